@@ -1,0 +1,113 @@
+//! The runner: applies a chain of stages to records and does all the accounting.
+
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use crate::{DropReason, Document, RunStats, Stage, Verdict};
+
+/// A dropped record with the stage and reason, as written to `excluded/<stage>/`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Excluded {
+    /// The stage that dropped it.
+    pub stage: String,
+    /// The fixed reason.
+    pub reason: String,
+    /// Detail for record errors.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The record itself (with the attrs that led to the decision).
+    pub doc: Document,
+}
+
+/// An ordered chain of stages with per-stage accounting. Dropped documents are collected
+/// (see [`Chain::take_excluded`]) for the exclusion sink.
+#[derive(Debug)]
+pub struct Chain {
+    group: String,
+    stages: Vec<Stage>,
+    stats: RunStats,
+    excluded: Vec<Excluded>,
+}
+
+impl Chain {
+    /// A chain named `group` (the storage folder of its output, e.g. `filter`).
+    pub fn new(group: impl Into<String>, stages: Vec<Stage>) -> Self {
+        let mut stats = RunStats::default();
+        for s in &stages {
+            stats.stage_mut(s.name());
+        }
+        Chain { group: group.into(), stages, stats, excluded: Vec::new() }
+    }
+
+    /// The name of the chain (its output folder).
+    pub fn group(&self) -> &str {
+        &self.group
+    }
+
+    /// Run one document through every stage; `Some` if it survived.
+    pub fn process(&mut self, mut doc: Document) -> Option<Document> {
+        for stage in &mut self.stages {
+            let name = stage.name();
+            let st = self.stats.stage_mut(name);
+            st.seen += 1;
+            st.bytes_in += doc.text.len() as u64;
+            let t0 = Instant::now();
+            let result = stage.apply(&mut doc);
+            st.nanos += t0.elapsed().as_nanos() as u64;
+            match result {
+                Ok(Verdict::Keep) => {
+                    st.kept += 1;
+                    st.bytes_out += doc.text.len() as u64;
+                }
+                Ok(Verdict::Drop(reason)) => {
+                    st.drop_for(reason.as_str());
+                    self.excluded.push(Excluded {
+                        stage: name.to_string(),
+                        reason: reason.as_str().to_string(),
+                        error: None,
+                        doc,
+                    });
+                    return None;
+                }
+                Err(e) => {
+                    st.drop_for(DropReason::RECORD_ERROR.as_str());
+                    *st.errors.entry(e.kind.to_string()).or_default() += 1;
+                    tracing::debug!(stage = name, url = %doc.url, error = %e, "record error");
+                    self.excluded.push(Excluded {
+                        stage: name.to_string(),
+                        reason: DropReason::RECORD_ERROR.as_str().to_string(),
+                        error: Some(e.to_string()),
+                        doc,
+                    });
+                    return None;
+                }
+            }
+        }
+        Some(doc)
+    }
+
+    /// Stats so far.
+    pub fn stats(&self) -> &RunStats {
+        &self.stats
+    }
+
+    /// Take the stats accumulated since the last call (for per-shard flushing).
+    pub fn take_stats(&mut self) -> RunStats {
+        let mut fresh = RunStats::default();
+        for s in &self.stages {
+            fresh.stage_mut(s.name());
+        }
+        std::mem::replace(&mut self.stats, fresh)
+    }
+
+    /// Take the dropped records collected since the last call.
+    pub fn take_excluded(&mut self) -> Vec<Excluded> {
+        std::mem::take(&mut self.excluded)
+    }
+
+    /// Mutable access to the stages (e.g. to seed a dedup index).
+    pub fn stages_mut(&mut self) -> &mut [Stage] {
+        &mut self.stages
+    }
+}

@@ -1,0 +1,112 @@
+//! The three stage kinds, preferred in this order: [`Filter`], [`Map`], [`Task`].
+
+use std::fmt;
+
+use crate::{Document, RecordError};
+
+/// A fixed, typed reason for dropping a record: a `&'static str` constant declared beside
+/// the filter (never built with `format!`), so reasons form a closed set the runner counts.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DropReason(&'static str);
+
+impl DropReason {
+    /// A reason; by convention snake_case, e.g. `DropReason::new("lang_not_allowed")`.
+    pub const fn new(reason: &'static str) -> Self {
+        DropReason(reason)
+    }
+
+    /// The reason string used in stats and exclusion files.
+    pub const fn as_str(&self) -> &'static str {
+        self.0
+    }
+
+    /// The reason for records whose processing failed (see [`RecordError`]).
+    pub const RECORD_ERROR: DropReason = DropReason("record_error");
+}
+
+impl fmt::Display for DropReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl fmt::Debug for DropReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "DropReason({})", self.0)
+    }
+}
+
+/// What a stage decided for one record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The record goes on.
+    Keep,
+    /// The record is removed, for this reason.
+    Drop(DropReason),
+}
+
+/// Keep or drop one document, deciding from the document (usually its `attrs`).
+pub trait Filter: Send {
+    /// Stage name used in stats (snake_case).
+    fn name(&self) -> &'static str;
+    /// The decision.
+    fn filter(&self, doc: &Document) -> Verdict;
+}
+
+/// Rewrite or annotate one document.
+pub trait Map: Send {
+    /// Stage name used in stats (snake_case).
+    fn name(&self) -> &'static str;
+    /// Annotate or rewrite in place; an error drops the record as `record_error`.
+    fn map(&self, doc: &mut Document) -> Result<(), RecordError>;
+}
+
+/// A stage with state across records (dedup, packing). Records arrive in a deterministic
+/// order; the verdict may depend on records seen before.
+pub trait Task: Send {
+    /// Stage name used in stats (snake_case).
+    fn name(&self) -> &'static str;
+    /// Process one record; it may be annotated in place.
+    fn process(&mut self, doc: &mut Document) -> Result<Verdict, RecordError>;
+}
+
+/// A stage of any kind, as the runner holds it.
+pub enum Stage {
+    /// A [`Filter`].
+    Filter(Box<dyn Filter>),
+    /// A [`Map`].
+    Map(Box<dyn Map>),
+    /// A [`Task`].
+    Task(Box<dyn Task>),
+}
+
+impl Stage {
+    /// The stage's name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Stage::Filter(f) => f.name(),
+            Stage::Map(m) => m.name(),
+            Stage::Task(t) => t.name(),
+        }
+    }
+
+    /// Apply the stage to one document.
+    pub fn apply(&mut self, doc: &mut Document) -> Result<Verdict, RecordError> {
+        match self {
+            Stage::Filter(f) => Ok(f.filter(doc)),
+            Stage::Map(m) => m.map(doc).map(|()| Verdict::Keep),
+            Stage::Task(t) => t.process(doc),
+        }
+    }
+}
+
+impl fmt::Debug for Stage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = match self {
+            Stage::Filter(_) => "Filter",
+            Stage::Map(_) => "Map",
+            Stage::Task(_) => "Task",
+        };
+        write!(f, "{kind}({})", self.name())
+    }
+}
