@@ -1,0 +1,78 @@
+//! Completion markers and stats files.
+//!
+//! A shard is done when `_done/<stage>/<shard>` exists. The marker is written last, after
+//! every output of the shard has been committed, and carries the shard's stats and the
+//! input it was made from, so a rerun skips finished shards and the report can merge
+//! stats without reading any data.
+
+use serde::{Deserialize, Serialize};
+use trawl_core::RunStats;
+
+use crate::{Storage, StorageError};
+
+/// The content of a completion marker.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Marker {
+    /// Stage (folder) name.
+    pub stage: String,
+    /// Shard name (`00042`).
+    pub shard: String,
+    /// Inputs the shard was made from.
+    pub inputs: Vec<String>,
+    /// Outputs committed for the shard.
+    pub outputs: Vec<String>,
+    /// The shard's stats.
+    pub stats: RunStats,
+}
+
+fn marker_key(stage: &str, shard: &str) -> String {
+    format!("_done/{stage}/{shard}")
+}
+
+/// Reads the marker of a shard, if the shard is done.
+pub async fn read(root: &Storage, stage: &str, shard: &str) -> Result<Option<Marker>, StorageError> {
+    let key = marker_key(stage, shard);
+    match root.get_opt(&key).await? {
+        None => Ok(None),
+        Some(b) => serde_json::from_slice(&b)
+            .map(Some)
+            .map_err(|e| StorageError::Malformed { what: "completion marker", url: root.url_of(&key), reason: e.to_string() }),
+    }
+}
+
+/// Whether the shard is done and was made from the same inputs.
+pub async fn is_done(root: &Storage, stage: &str, shard: &str, inputs: &[String]) -> Result<bool, StorageError> {
+    Ok(match read(root, stage, shard).await? {
+        Some(m) => m.inputs == inputs,
+        None => false,
+    })
+}
+
+/// Commits a shard: writes its stats file, then the marker (last).
+pub async fn commit(root: &Storage, marker: &Marker) -> Result<(), StorageError> {
+    let stats = serde_json::to_vec_pretty(&marker.stats).expect("stats serialise");
+    root.put(&format!("stats/{}/{}.json", marker.stage, marker.shard), stats.into()).await?;
+    let m = serde_json::to_vec_pretty(marker).expect("marker serialises");
+    root.put(&marker_key(&marker.stage, &marker.shard), m.into()).await
+}
+
+/// Merges every committed shard's stats of a stage.
+pub async fn merged_stats(root: &Storage, stage: &str) -> Result<(RunStats, usize), StorageError> {
+    let mut total = RunStats::default();
+    let keys = root.list(&format!("_done/{stage}")).await?;
+    for k in &keys {
+        let b = root.get(k).await?;
+        let m: Marker = serde_json::from_slice(&b)
+            .map_err(|e| StorageError::Malformed { what: "completion marker", url: root.url_of(k), reason: e.to_string() })?;
+        total += &m.stats;
+    }
+    Ok((total, keys.len()))
+}
+
+/// Removes every marker of a stage (for `--force` reruns).
+pub async fn clear(root: &Storage, stage: &str) -> Result<(), StorageError> {
+    for k in root.list(&format!("_done/{stage}")).await? {
+        root.delete(&k).await?;
+    }
+    Ok(())
+}

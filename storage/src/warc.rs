@@ -1,0 +1,367 @@
+//! WARC 1.1 (ISO 28500) with one gzip member per record, so any record can be read from its
+//! offset. The crawler writes, per page: a `request`, a `response` (headers as received
+//! except transfer framing, body decompressed), and a `metadata` record holding trawl's
+//! JSON (consent, depth, final URL, rendered DOM) that refers to the response.
+
+use std::io::{Read, Write};
+
+use trawl_core::{FetchedPage, WarcLocation};
+
+use crate::StorageError;
+
+/// One WARC record.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Record {
+    /// Header fields in order.
+    pub headers: Vec<(String, String)>,
+    /// The record block.
+    pub block: Vec<u8>,
+    /// Byte offset of the record (its gzip member) in the file.
+    pub offset: u64,
+}
+
+impl Record {
+    /// The first header with this name (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+}
+
+/// A deterministic record id from its identifying parts, so a rewritten file is identical.
+pub fn record_id(parts: &[&str]) -> String {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    for p in parts {
+        h.update(p.as_bytes());
+        h.update(&[0]);
+    }
+    let s = format!("{:032x}", h.digest128());
+    format!("<urn:uuid:{}-{}-{}-{}-{}>", &s[0..8], &s[8..12], &s[12..16], &s[16..20], &s[20..32])
+}
+
+/// Writes a WARC file into memory.
+#[derive(Debug)]
+pub struct WarcWriter {
+    buf: Vec<u8>,
+    file: String,
+}
+
+impl WarcWriter {
+    /// A writer for the file `file` (its name relative to the run root), starting with a
+    /// `warcinfo` record.
+    pub fn new(file: &str, software: &str, date: &str) -> WarcWriter {
+        let mut w = WarcWriter { buf: Vec::new(), file: file.to_string() };
+        let info = format!("software: {software}\r\nformat: WARC File Format 1.1\r\nconformsTo: http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n");
+        w.record(
+            &[
+                ("WARC-Type", "warcinfo".into()),
+                ("WARC-Record-ID", record_id(&[file, "warcinfo"])),
+                ("WARC-Date", date.into()),
+                ("WARC-Filename", file.rsplit('/').next().unwrap_or(file).into()),
+                ("Content-Type", "application/warc-fields".into()),
+            ],
+            info.as_bytes(),
+        );
+        w
+    }
+
+    /// Appends a record; returns its offset.
+    pub fn record(&mut self, headers: &[(&str, String)], block: &[u8]) -> u64 {
+        let offset = self.buf.len() as u64;
+        let mut head = String::from("WARC/1.1\r\n");
+        for (k, v) in headers {
+            head.push_str(k);
+            head.push_str(": ");
+            head.push_str(&v.replace(['\r', '\n'], " "));
+            head.push_str("\r\n");
+        }
+        head.push_str(&format!("Content-Length: {}\r\n\r\n", block.len()));
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(6));
+        gz.write_all(head.as_bytes()).expect("memory");
+        gz.write_all(block).expect("memory");
+        gz.write_all(b"\r\n\r\n").expect("memory");
+        self.buf.extend_from_slice(&gz.finish().expect("memory"));
+        offset
+    }
+
+    /// Appends request, response and metadata records for a fetched page; sets
+    /// `page.warc` to the response's location.
+    pub fn write_page(&mut self, page: &mut FetchedPage, request_headers: &[(String, String)]) {
+        let (path, host) = split_target(&page.url);
+        let mut req = format!("GET {path} HTTP/1.1\r\nHost: {host}\r\n");
+        for (k, v) in request_headers {
+            req.push_str(&format!("{k}: {v}\r\n"));
+        }
+        req.push_str("\r\n");
+        let req_id = record_id(&[&self.file, &page.url, "request"]);
+        let resp_id = record_id(&[&self.file, &page.url, "response"]);
+        self.record(
+            &[
+                ("WARC-Type", "request".into()),
+                ("WARC-Record-ID", req_id),
+                ("WARC-Date", page.fetch_time.clone()),
+                ("WARC-Target-URI", page.url.clone()),
+                ("WARC-Concurrent-To", resp_id.clone()),
+                ("Content-Type", "application/http;msgtype=request".into()),
+            ],
+            req.as_bytes(),
+        );
+        let mut block = format!("HTTP/1.1 {} {}\r\n", page.status, reason_phrase(page.status)).into_bytes();
+        for (k, v) in &page.headers {
+            block.extend_from_slice(format!("{k}: {v}\r\n").as_bytes());
+        }
+        block.extend_from_slice(b"\r\n");
+        block.extend_from_slice(&page.body);
+        let offset = self.record(
+            &[
+                ("WARC-Type", "response".into()),
+                ("WARC-Record-ID", resp_id.clone()),
+                ("WARC-Date", page.fetch_time.clone()),
+                ("WARC-Target-URI", page.url.clone()),
+                ("Content-Type", "application/http;msgtype=response".into()),
+            ],
+            &block,
+        );
+        page.warc = Some(WarcLocation { file: self.file.clone(), offset });
+        let meta = serde_json::to_vec(&*page).expect("page metadata serialises");
+        self.record(
+            &[
+                ("WARC-Type", "metadata".into()),
+                ("WARC-Record-ID", record_id(&[&self.file, &page.url, "metadata"])),
+                ("WARC-Date", page.fetch_time.clone()),
+                ("WARC-Target-URI", page.url.clone()),
+                ("WARC-Refers-To", resp_id),
+                ("Content-Type", "application/vnd.trawl.page+json".into()),
+            ],
+            &meta,
+        );
+    }
+
+    /// The finished file.
+    pub fn finish(self) -> Vec<u8> {
+        self.buf
+    }
+}
+
+fn split_target(url: &str) -> (String, String) {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let (host, path) = rest.find('/').map_or((rest, "/"), |i| (&rest[..i], &rest[i..]));
+    (path.split('#').next().unwrap_or("/").to_string(), host.to_string())
+}
+
+fn reason_phrase(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        301 => "Moved Permanently",
+        302 => "Found",
+        304 => "Not Modified",
+        403 => "Forbidden",
+        404 => "Not Found",
+        500 => "Internal Server Error",
+        503 => "Service Unavailable",
+        _ => "",
+    }
+}
+
+/// Reads every record of a WARC file (gzip per record, or uncompressed). Stops at the first
+/// malformed or truncated record with an error naming its offset; records before it are
+/// returned with it, so nothing readable is lost.
+pub fn read_records(name: &str, data: &[u8]) -> (Vec<Record>, Option<StorageError>) {
+    let mut out = Vec::new();
+    let gz = data.starts_with(&[0x1f, 0x8b]);
+    let mut pos = 0usize;
+    while pos < data.len() {
+        if !gz && data[pos..].iter().all(|b| b.is_ascii_whitespace()) {
+            break;
+        }
+        let offset = pos as u64;
+        let (raw, consumed) = if gz {
+            let mut dec = flate2::bufread::GzDecoder::new(&data[pos..]);
+            let mut raw = Vec::new();
+            if let Err(e) = dec.read_to_end(&mut raw) {
+                return (out, Some(malformed(name, offset, format!("bad gzip member: {e}"))));
+            }
+            let rest = dec.into_inner();
+            (raw, data.len() - pos - rest.len())
+        } else {
+            (data[pos..].to_vec(), 0)
+        };
+        match parse_record(&raw, offset) {
+            Ok((rec, used)) => {
+                out.push(rec);
+                pos += if gz { consumed } else { used };
+            }
+            Err(reason) => return (out, Some(malformed(name, offset, reason))),
+        }
+        if gz && consumed == 0 {
+            break;
+        }
+    }
+    (out, None)
+}
+
+fn malformed(name: &str, offset: u64, reason: String) -> StorageError {
+    StorageError::Malformed { what: "WARC record", url: format!("{name}@{offset}"), reason }
+}
+
+fn parse_record(raw: &[u8], offset: u64) -> Result<(Record, usize), String> {
+    let head_end = find(raw, b"\r\n\r\n").ok_or("no end of WARC header")?;
+    let head = std::str::from_utf8(&raw[..head_end]).map_err(|_| "WARC header is not UTF-8")?;
+    let mut lines = head.split("\r\n");
+    let version = lines.next().unwrap_or("");
+    if !version.starts_with("WARC/1.") {
+        return Err(format!("not a WARC record (starts with {:?})", &version.chars().take(20).collect::<String>()));
+    }
+    let mut headers = Vec::new();
+    for l in lines {
+        if let Some((k, v)) = l.split_once(':') {
+            headers.push((k.trim().to_string(), v.trim().to_string()));
+        }
+    }
+    let len: usize = headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("Content-Length"))
+        .and_then(|(_, v)| v.parse().ok())
+        .ok_or("missing or invalid Content-Length")?;
+    let start = head_end + 4;
+    if raw.len() < start + len {
+        return Err(format!("truncated: block of {len} bytes, {} present", raw.len().saturating_sub(start)));
+    }
+    let block = raw[start..start + len].to_vec();
+    let mut used = start + len;
+    while used < raw.len() && (raw[used] == b'\r' || raw[used] == b'\n') {
+        used += 1;
+    }
+    Ok((Record { headers, block, offset }, used))
+}
+
+fn find(h: &[u8], n: &[u8]) -> Option<usize> {
+    h.windows(n.len()).position(|w| w == n)
+}
+
+/// Reassembles the pages of a WARC file: each `response` with its trawl `metadata` record
+/// when present. Responses from other crawlers (no metadata) become pages with the
+/// response's URL, date, status, headers and body.
+pub fn read_pages(name: &str, data: &[u8]) -> (Vec<FetchedPage>, Option<StorageError>) {
+    let (records, err) = read_records(name, data);
+    let mut pages: Vec<FetchedPage> = Vec::new();
+    let mut by_id: std::collections::HashMap<String, usize> = Default::default();
+    for r in &records {
+        match r.header("WARC-Type") {
+            Some("response") => {
+                let mut p = FetchedPage {
+                    url: r.header("WARC-Target-URI").unwrap_or("").trim_matches(['<', '>']).to_string(),
+                    fetch_time: r.header("WARC-Date").unwrap_or("").to_string(),
+                    warc: Some(WarcLocation { file: name.to_string(), offset: r.offset }),
+                    ..Default::default()
+                };
+                p.final_url = p.url.clone();
+                if let Some(i) = find(&r.block, b"\r\n\r\n") {
+                    let head = String::from_utf8_lossy(&r.block[..i]);
+                    let mut lines = head.split("\r\n");
+                    let status_line = lines.next().unwrap_or("");
+                    p.status = status_line.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+                    for l in lines {
+                        if let Some((k, v)) = l.split_once(':') {
+                            p.headers.push((k.trim().to_ascii_lowercase(), v.trim().to_string()));
+                        }
+                    }
+                    p.body = r.block[i + 4..].to_vec();
+                } else {
+                    p.body = r.block.clone();
+                }
+                if let Some(id) = r.header("WARC-Record-ID") {
+                    by_id.insert(id.to_string(), pages.len());
+                }
+                pages.push(p);
+            }
+            Some("metadata") => {
+                let target = r.header("WARC-Refers-To").and_then(|id| by_id.get(id)).copied();
+                if let (Some(i), Some("application/vnd.trawl.page+json")) = (target, r.header("Content-Type")) {
+                    if let Ok(meta) = serde_json::from_slice::<FetchedPage>(&r.block) {
+                        let body = std::mem::take(&mut pages[i].body);
+                        let warc = pages[i].warc.clone();
+                        pages[i] = FetchedPage { body, warc, ..meta };
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    (pages, err)
+}
+
+/// Whether a key looks like a WARC file.
+pub fn is_warc(name: &str) -> bool {
+    name.ends_with(".warc.gz") || name.ends_with(".warc")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use trawl_core::Consent;
+
+    fn page(url: &str, body: &str) -> FetchedPage {
+        FetchedPage {
+            url: url.into(),
+            final_url: url.into(),
+            fetch_time: "2026-01-01T00:00:00Z".into(),
+            status: 200,
+            headers: vec![("content-type".into(), "text/html; charset=utf-8".into())],
+            body: body.as_bytes().to_vec(),
+            consent: Consent { crawl_allowed: Some(true), ..Default::default() },
+            depth: 2,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn roundtrip_pages() {
+        let mut w = WarcWriter::new("crawl/warc/00000.warc.gz", "trawl test", "2026-01-01T00:00:00Z");
+        let mut a = page("http://a.test/x", "<p>hello</p>");
+        let mut b = page("http://b.test/", "<p>world \r\n\r\n with blank lines</p>");
+        w.write_page(&mut a, &[("User-Agent".into(), "trawl".into())]);
+        w.write_page(&mut b, &[]);
+        let bytes = w.finish();
+        let (pages, err) = read_pages("crawl/warc/00000.warc.gz", &bytes);
+        assert!(err.is_none(), "{err:?}");
+        assert_eq!(pages.len(), 2);
+        assert_eq!(pages[0], a);
+        assert_eq!(pages[1].body, b.body);
+        assert_eq!(pages[1].depth, 2);
+        // deterministic bytes
+        let mut w2 = WarcWriter::new("crawl/warc/00000.warc.gz", "trawl test", "2026-01-01T00:00:00Z");
+        let (mut a2, mut b2) = (page("http://a.test/x", "<p>hello</p>"), page("http://b.test/", "<p>world \r\n\r\n with blank lines</p>"));
+        w2.write_page(&mut a2, &[("User-Agent".into(), "trawl".into())]);
+        w2.write_page(&mut b2, &[]);
+        assert_eq!(w2.finish(), bytes);
+    }
+
+    #[test]
+    fn truncated_file_keeps_what_is_readable() {
+        let mut w = WarcWriter::new("f.warc.gz", "t", "2026-01-01T00:00:00Z");
+        for i in 0..5 {
+            w.write_page(&mut page(&format!("http://a.test/{i}"), "<p>x</p>"), &[]);
+        }
+        let bytes = w.finish();
+        let cut = &bytes[..bytes.len() - 30];
+        let (pages, err) = read_pages("f.warc.gz", cut);
+        assert_eq!(pages.len(), 5, "responses before the damaged metadata record survive");
+        assert!(err.is_some());
+        let (_, err) = read_pages("junk.warc.gz", b"\x1f\x8bnot really gzip");
+        assert!(err.is_some());
+        let (pages, err) = read_pages("junk.warc", b"hello");
+        assert!(pages.is_empty() && err.is_some());
+    }
+
+    #[test]
+    fn reads_uncompressed_foreign_warc() {
+        let body = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<p>x</p>";
+        let rec = format!("WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://z.test/\r\nWARC-Date: 2020-01-01T00:00:00Z\r\nContent-Length: {}\r\n\r\n{body}\r\n\r\n", body.len());
+        let data = format!("{rec}{rec}");
+        let (pages, err) = read_pages("x.warc", data.as_bytes());
+        assert!(err.is_none(), "{err:?}");
+        assert_eq!(pages.len(), 2);
+        assert_eq!(pages[0].status, 200);
+        assert_eq!(pages[0].body, b"<p>x</p>");
+    }
+}
