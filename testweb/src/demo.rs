@@ -1,0 +1,159 @@
+//! The bundled demo web: a handful of sites in several languages, with boilerplate, images,
+//! robots.txt opt-outs for both product tokens, a duplicate page, redirects, a dead link, a
+//! slow page and a host whose robots.txt fails.
+//!
+//! | site   | what it exercises |
+//! |--------|-------------------|
+//! | news   | English articles with navigation, footer and figures; `/private/` disallowed for all; `/no-train/` disallowed for the training token |
+//! | blog   | French and German posts; one post copies a news article verbatim (exact dedup) |
+//! | wiki   | Spanish and English pages with lists and tables, a redirect, a 404 and a slow page |
+//! | shop   | `Disallow: /` for everyone: nothing may be fetched |
+//! | broken | robots.txt answers 503: the whole host is treated as disallowed |
+
+use std::time::Duration;
+
+use crate::{Response, Site};
+
+const EN: &[&str] = &[
+    "The harbour town woke slowly on Monday as the first ferries crossed the grey water. Fishermen who had been out since four o'clock unloaded crates of mackerel and cod, and the market stalls opened one by one along the quay. Local officials say the new breakwater, finished last spring, has already reduced the damage caused by winter storms.",
+    "Engineers at the regional water authority have begun replacing pipes that were laid more than a century ago. The work will take three years and cost an estimated forty million euros. Residents should expect short interruptions to their supply, which will be announced at least two days in advance on the authority's website and in the local press.",
+    "A small bookshop on the corner of Mill Street celebrated its fiftieth anniversary with readings, a quiz for children and a cake shaped like a stack of novels. The owner, who took over the shop from her parents, said that loyal customers and a growing interest in local history had kept the business alive through difficult years.",
+    "Scientists studying the coastal wetlands have counted more wading birds this winter than in any year since records began. They believe that the restoration of old salt marshes, together with a ban on motorboats in the inner lagoon, has given the birds quieter places to feed and rest during the coldest months.",
+    "The city council approved a plan to plant two thousand trees along the main avenues over the next five years. Supporters argue that the trees will cool the streets in summer, absorb rainwater and make walking more pleasant. Critics worry about the cost of maintenance and the roots damaging pavements and underground cables.",
+    "For the first time in a decade, the annual rowing race between the two neighbouring villages ended in a draw. Judges reviewed the photographs for almost an hour before declaring that both boats had crossed the line at the same moment. The crews agreed to share the trophy and to meet again next year for a decisive rematch.",
+    "A new exhibition at the maritime museum tells the story of the lighthouse keepers who lived on the rocky islands off the coast. Letters, logbooks and photographs show how families spent months in isolation, keeping the lamps burning through fog and gales, and how radio and automation finally made their work unnecessary.",
+    "Farmers in the valley report that the late frost in April damaged a large part of the apple blossom. Some orchards expect to harvest less than half of a normal crop. Agricultural advisers recommend that growers consider frost protection systems, such as wind machines or sprinklers, which have proved effective in other regions.",
+    "The library has extended its opening hours on weekday evenings after a survey showed that many students and working adults could not visit during the day. It will also lend laptops and portable internet devices to people who do not have them at home, a service that proved popular during a trial last autumn.",
+    "Volunteers cleared more than two tonnes of litter from the beaches during the spring clean-up weekend. Plastic bottles, fishing nets and food packaging made up most of the rubbish. Organisers hope that the figures will persuade nearby businesses to reduce single-use packaging and to support more recycling points along the seafront.",
+    "The old railway line that once carried coal from the hills to the port has been turned into a cycling and walking path. Along the twenty kilometres of the route, information boards explain the history of the mines, the stations and the people who worked there, and several cafés have opened in former station buildings.",
+    "Doctors at the district hospital have started a programme that sends nurses to visit elderly patients at home after they leave hospital. Early results suggest that the visits help people recover more quickly and reduce the number who need to return to hospital within a month, which also frees beds for other patients.",
+];
+
+const FR: &[&str] = &[
+    "Le petit village de montagne accueille chaque été des milliers de randonneurs venus découvrir ses sentiers et ses lacs. Les habitants ont restauré l'ancienne fromagerie, qui propose désormais des visites et des ateliers pour apprendre à fabriquer le fromage selon les méthodes traditionnelles transmises de génération en génération.",
+    "La municipalité a décidé de rénover la place du marché afin de la rendre plus accueillante pour les piétons. Les travaux commenceront en septembre et dureront environ six mois. Pendant cette période, le marché hebdomadaire sera déplacé dans la rue voisine, et des panneaux indiqueront aux visiteurs le nouvel emplacement des commerçants.",
+    "Une équipe de chercheurs de l'université étudie depuis plusieurs années la migration des saumons dans la rivière. Grâce à de petites balises électroniques, ils peuvent suivre le trajet des poissons jusqu'à la mer et mieux comprendre les obstacles qu'ils rencontrent, comme les barrages et la pollution de l'eau.",
+    "La bibliothèque municipale organise tout au long de l'année des lectures pour les enfants, des rencontres avec des auteurs et des expositions de photographies anciennes. Son directeur souhaite en faire un lieu de vie ouvert à tous, où chacun peut venir lire, travailler ou simplement discuter autour d'un café.",
+];
+
+const DE: &[&str] = &[
+    "Die kleine Stadt am Fluss hat in diesem Jahr ihr neues Schwimmbad eröffnet. Nach drei Jahren Bauzeit können Familien, Schulklassen und Vereine nun wieder das ganze Jahr über schwimmen. Der Bürgermeister betonte bei der Eröffnung, dass das Bad dank einer modernen Heizung deutlich weniger Energie verbraucht als das alte Gebäude.",
+    "Im Stadtwald wurden in den vergangenen Monaten zahlreiche junge Bäume gepflanzt, um die Schäden der letzten trockenen Sommer auszugleichen. Förster setzen dabei auf eine Mischung aus Eichen, Buchen und Douglasien, die besser mit Hitze und Trockenheit zurechtkommen sollen als die bisher vorherrschenden Fichten.",
+    "Die Volkshochschule bietet ab Herbst neue Kurse in Fotografie, Kochen und Programmieren an. Besonders gefragt sind die Abendkurse, die sich an Berufstätige richten. Anmeldungen sind ab sofort online und im Büro der Volkshochschule möglich, wobei für einige Kurse bereits lange Wartelisten bestehen.",
+    "Ein Verein von Eisenbahnfreunden restauriert seit zehn Jahren eine alte Dampflokomotive. An den Wochenenden treffen sich die Mitglieder in der Werkstatt am Bahnhof, um Kessel, Räder und Führerstand in mühevoller Handarbeit wieder instand zu setzen. Im nächsten Sommer soll die Lokomotive zum ersten Mal wieder fahren.",
+];
+
+const ES: &[&str] = &[
+    "El mercado central de la ciudad celebra este mes su centenario con conciertos, talleres de cocina y una exposición de fotografías antiguas. Los comerciantes recuerdan cómo ha cambiado el barrio a lo largo de los años y destacan la importancia de mantener vivo un lugar que reúne a vecinos de todas las edades.",
+    "Un grupo de voluntarios ha recuperado un antiguo huerto abandonado a las afueras del pueblo. Ahora cultivan tomates, pimientos y calabacines, y enseñan a los niños de la escuela cómo cuidar las plantas. La cosecha se reparte entre las familias participantes y el comedor social de la comarca.",
+    "La universidad ha puesto en marcha un programa para estudiar la calidad del aire en los barrios más transitados. Los investigadores instalarán sensores en farolas y edificios públicos, y publicarán los datos en tiempo real para que cualquier ciudadano pueda consultarlos y conocer mejor el aire que respira.",
+    "El museo de la ciudad ha inaugurado una sala dedicada a la historia de la navegación en la costa. Maquetas de barcos, cartas náuticas e instrumentos antiguos muestran cómo los marineros se orientaban antes de la llegada de los satélites, y cómo el puerto se convirtió en el motor económico de la región.",
+];
+
+fn layout(site: &str, title: &str, body: &str) -> String {
+    format!(
+        r#"<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{title} | {site}</title>
+<script>window.analytics = {{ track: function() {{}} }};</script>
+<style>body {{ font-family: sans-serif; }}</style></head>
+<body>
+<header class="site-header"><a href="/">{site} home</a>
+<nav class="menu"><ul><li><a href="/">Home</a></li><li><a href="/about">About</a></li><li><a href="/contact">Contact</a></li></ul></nav></header>
+<main><article>
+<h1>{title}</h1>
+{body}
+</article></main>
+<aside class="sidebar"><h3>Popular</h3><ul><li><a href="/">Most read today</a></li></ul></aside>
+<footer class="footer"><p>Copyright 2026 {site}. All rights reserved.</p><p><a href="/privacy">Privacy</a> · <a href="/cookies">Cookie settings</a></p></footer>
+</body></html>"#
+    )
+}
+
+fn paras(ps: &[&str]) -> String {
+    ps.iter().map(|p| format!("<p>{p}</p>\n")).collect()
+}
+
+fn png(seed: u8, w: u32, h: u32) -> Vec<u8> {
+    let img = image::RgbImage::from_fn(w, h, |x, y| {
+        image::Rgb([(x * 4) as u8 ^ seed, (y * 5) as u8, seed.wrapping_mul(37) ^ ((x + y) as u8)])
+    });
+    let mut out = std::io::Cursor::new(Vec::new());
+    image::DynamicImage::ImageRgb8(img).write_to(&mut out, image::ImageFormat::Png).expect("encode png");
+    out.into_inner()
+}
+
+fn article(i: usize) -> (String, String) {
+    let title = format!("Town report {}", i + 1);
+    let a = EN[i % EN.len()];
+    let b = EN[(i + 3) % EN.len()];
+    let c = EN[(i + 7) % EN.len()];
+    let body = format!(
+        "<p class=\"byline\">By the newsroom</p>\n{}<figure><img src=\"/img/photo{i}.png\" alt=\"Photograph for report {}: the harbour at dawn\" width=\"96\" height=\"64\"><figcaption>The harbour, seen from the quay.</figcaption></figure>\n{}<p>Read also: <a href=\"/articles/{}.html\">the next report</a>, <a href=\"{{{{site:wiki}}}}/es/mercado.html\">el mercado</a>.</p>",
+        paras(&[a, b]),
+        i + 1,
+        paras(&[c]),
+        (i + 1) % 6
+    );
+    (title, body)
+}
+
+/// The demo sites.
+pub fn sites() -> Vec<Site> {
+    let mut news = Site::new("news").route(
+        "/robots.txt",
+        Response::text("User-agent: *\nDisallow: /private/\n\nUser-agent: trawl-extended\nDisallow: /no-train/\n"),
+    );
+    let mut index = String::from("<p>Today's reports from the coast.</p><ul>");
+    for i in 0..6 {
+        index.push_str(&format!("<li><a href=\"/articles/{i}.html\">Town report {}</a></li>", i + 1));
+    }
+    index.push_str("<li><a href=\"/private/draft.html\">Draft (private)</a></li><li><a href=\"/no-train/opinion.html\">Opinion</a></li>");
+    index.push_str("<li><a href=\"{{site:blog}}/\">Our partner blog</a></li><li><a href=\"{{site:shop}}/\">Shop</a></li><li><a href=\"{{site:broken}}/\">Archive</a></li></ul>");
+    news = news.route("/", Response::html(layout("news", "Coastal news", &index)));
+    for i in 0..6 {
+        let (t, b) = article(i);
+        news = news.route(&format!("/articles/{i}.html"), Response::html(layout("news", &t, &b)));
+        news = news.route(&format!("/img/photo{i}.png"), Response::with_type(200, "image/png", png(i as u8 * 40, 96, 64)));
+    }
+    news = news
+        .route("/private/draft.html", Response::html(layout("news", "Draft", &paras(&[EN[0]]))))
+        .route("/no-train/opinion.html", Response::html(layout("news", "Opinion: why the breakwater matters", &paras(&[EN[9], EN[10]]))));
+
+    let mut blog = Site::new("blog").route("/robots.txt", Response::text("User-agent: *\nAllow: /\n"));
+    let blog_index = "<ul><li><a href=\"/fr/village.html\">Le village</a></li><li><a href=\"/fr/recherche.html\">La recherche</a></li>\
+        <li><a href=\"/de/stadt.html\">Die Stadt</a></li><li><a href=\"/de/verein.html\">Der Verein</a></li><li><a href=\"/copy.html\">Shared story</a></li></ul>";
+    blog = blog
+        .route("/", Response::html(layout("blog", "A blog in many languages", blog_index)))
+        .route("/fr/village.html", Response::html(layout("blog", "Le village", &paras(&[FR[0], FR[1]])).replace("lang=\"en\"", "lang=\"fr\"")))
+        .route("/fr/recherche.html", Response::html(layout("blog", "La recherche", &paras(&[FR[2], FR[3]])).replace("lang=\"en\"", "lang=\"fr\"")))
+        .route("/de/stadt.html", Response::html(layout("blog", "Die Stadt", &paras(&[DE[0], DE[1]])).replace("lang=\"en\"", "lang=\"de\"")))
+        .route("/de/verein.html", Response::html(layout("blog", "Der Verein", &paras(&[DE[2], DE[3]])).replace("lang=\"en\"", "lang=\"de\"")));
+    // A verbatim copy of a news article: the exact-dedup stage must drop one of the two.
+    let (t, b) = article(2);
+    blog = blog.route("/copy.html", Response::html(layout("news", &t, &b)));
+
+    let wiki_table = "<table><tr><th>Año</th><th>Visitantes</th></tr><tr><td>2024</td><td>120000</td></tr><tr><td>2025</td><td>135000</td></tr></table>";
+    let wiki = Site::new("wiki")
+        .route("/robots.txt", Response::text("User-agent: *\nDisallow: /w/edit\nCrawl-delay: 0\n"))
+        .route("/", Response::redirect(301, "/es/"))
+        .route("/es/", Response::html(layout("wiki", "Portada", "<ul><li><a href=\"/es/mercado.html\">Mercado</a></li><li><a href=\"/es/huerto.html\">Huerto</a></li><li><a href=\"/es/museo.html\">Museo</a></li><li><a href=\"/missing.html\">Página perdida</a></li><li><a href=\"/w/edit?page=1\">Editar</a></li><li><a href=\"/en/trains.html\">Trains</a></li></ul>")))
+        .route("/es/mercado.html", Response::html(layout("wiki", "Mercado central", &format!("{}{}", paras(&[ES[0]]), wiki_table))))
+        .route("/es/huerto.html", Response::html(layout("wiki", "El huerto", &paras(&[ES[1], ES[2]]))))
+        .route("/es/museo.html", Response::html(layout("wiki", "El museo", &paras(&[ES[3]]))).delayed(Duration::from_millis(150)))
+        .route("/en/trains.html", Response::html(layout("wiki", "The railway path", &format!("{}<ul><li>Length: twenty kilometres</li><li>Surface: gravel and tarmac</li></ul>", paras(&[EN[10], EN[11]])))));
+
+    let shop = Site::new("shop")
+        .route("/robots.txt", Response::text("User-agent: *\nDisallow: /\n"))
+        .route("/", Response::html(layout("shop", "Shop", &paras(&[EN[4]]))));
+
+    let broken = Site::new("broken")
+        .route("/robots.txt", Response::status(503))
+        .route("/", Response::html(layout("broken", "Archive", &paras(&[EN[5]]))));
+
+    vec![news, blog, wiki, shop, broken]
+}
+
+/// Seed URLs of the demo web.
+pub fn seeds(web: &crate::TestWeb) -> Vec<String> {
+    ["news", "wiki"].iter().filter_map(|n| web.base_url(n)).map(|b| format!("{b}/")).collect()
+}
