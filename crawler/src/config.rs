@@ -1,0 +1,148 @@
+use serde::{Deserialize, Serialize};
+
+/// The `[crawl]` section.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CrawlConfig {
+    /// Whether `trawl run` crawls (false: start from existing WARC under `crawl/warc/`).
+    pub enabled: bool,
+    /// Start URLs.
+    pub seeds: Vec<String>,
+    /// The product token robots.txt rules are matched against for fetching.
+    pub crawl_token: String,
+    /// The token whose robots.txt rules decide training use (recorded in consent).
+    pub training_token: String,
+    /// The full User-Agent header sent (should contain the crawl token and a contact URL).
+    pub user_agent: String,
+    /// Stop after this many fetched pages.
+    pub max_pages: usize,
+    /// Links deeper than this from a seed are not followed.
+    pub max_depth: u32,
+    /// At most this many pages per host.
+    pub max_pages_per_host: usize,
+    /// Hosts allowed (suffix match, e.g. `example.org`); empty = any.
+    pub allowed_domains: Vec<String>,
+    /// Hosts never crawled (suffix match).
+    pub blocked_domains: Vec<String>,
+    /// URLs containing any of these substrings are skipped.
+    pub blocked_patterns: Vec<String>,
+    /// Query parameters removed during canonicalisation (session ids, trackers).
+    pub strip_query_params: Vec<String>,
+    /// Minimum delay between two requests to the same host, milliseconds.
+    pub delay_ms: u64,
+    /// Crawl-delay from robots.txt is honoured up to this many seconds; above it the host
+    /// is skipped.
+    pub max_crawl_delay_secs: f64,
+    /// Hosts fetched concurrently.
+    pub concurrency: usize,
+    /// Per-request timeout, seconds.
+    pub timeout_secs: u64,
+    /// Bodies larger than this (after decompression) are dropped as `too_large`.
+    pub max_body_bytes: usize,
+    /// Pages per WARC part (the unit of commit and of downstream shards).
+    pub pages_per_part: usize,
+}
+
+impl Default for CrawlConfig {
+    fn default() -> Self {
+        CrawlConfig {
+            enabled: true,
+            seeds: Vec::new(),
+            crawl_token: "trawl".into(),
+            training_token: "trawl-extended".into(),
+            user_agent: "trawl/0.1 (+https://example.invalid/trawl-bot)".into(),
+            max_pages: 1000,
+            max_depth: 5,
+            max_pages_per_host: 1000,
+            allowed_domains: Vec::new(),
+            blocked_domains: Vec::new(),
+            blocked_patterns: Vec::new(),
+            strip_query_params: vec!["utm_source".into(), "utm_medium".into(), "utm_campaign".into(), "sessionid".into(), "phpsessid".into(), "sid".into()],
+            delay_ms: 1000,
+            max_crawl_delay_secs: 30.0,
+            concurrency: 16,
+            timeout_secs: 30,
+            max_body_bytes: 10 * 1024 * 1024,
+            pages_per_part: 1000,
+        }
+    }
+}
+
+impl CrawlConfig {
+    /// Checks values; returns the offending key and reason.
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        let bad = |k: &str, r: String| Err((format!("crawl.{k}"), r));
+        for s in &self.seeds {
+            match url::Url::parse(s) {
+                Ok(u) if u.scheme() == "http" || u.scheme() == "https" => {}
+                Ok(u) => return bad("seeds", format!("`{s}`: scheme `{}` is not http or https", u.scheme())),
+                Err(e) => return bad("seeds", format!("`{s}` is not a URL: {e}")),
+            }
+        }
+        if self.crawl_token.is_empty() || !self.crawl_token.chars().all(|c| c.is_ascii_alphabetic() || c == '-' || c == '_') {
+            return bad("crawl_token", format!("`{}` must be a non-empty product token of letters, `-` and `_` (RFC 9309)", self.crawl_token));
+        }
+        if self.training_token.is_empty() || !self.training_token.chars().all(|c| c.is_ascii_alphabetic() || c == '-' || c == '_') {
+            return bad("training_token", format!("`{}` must be a non-empty product token of letters, `-` and `_`", self.training_token));
+        }
+        if !self.user_agent.to_ascii_lowercase().contains(&self.crawl_token.to_ascii_lowercase()) {
+            return bad("user_agent", format!("`{}` must contain the crawl token `{}` so site owners can match it", self.user_agent, self.crawl_token));
+        }
+        if self.concurrency == 0 {
+            return bad("concurrency", "must be at least 1".into());
+        }
+        if self.pages_per_part == 0 {
+            return bad("pages_per_part", "must be at least 1".into());
+        }
+        if self.timeout_secs == 0 {
+            return bad("timeout_secs", "must be at least 1".into());
+        }
+        if !(self.max_crawl_delay_secs >= 0.0) {
+            return bad("max_crawl_delay_secs", "must be a non-negative number".into());
+        }
+        Ok(())
+    }
+}
+
+/// When to render a page in a headless browser.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RenderMode {
+    /// Never render (static HTML only).
+    #[default]
+    Never,
+    /// Render when the static HTML needs it.
+    Auto,
+    /// Always render.
+    Always,
+}
+
+/// The `[render]` section: headless rendering with Chromium.
+///
+/// This build fetches static HTML only; the rendering pool is developed separately, and
+/// until it lands `mode` other than `never` is rejected at validation rather than
+/// silently ignored.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RenderConfig {
+    /// `never`, `auto` or `always`.
+    pub mode: RenderMode,
+    /// The Chromium binary (Debian's package).
+    pub chromium: String,
+}
+
+impl Default for RenderConfig {
+    fn default() -> Self {
+        RenderConfig { mode: RenderMode::Never, chromium: "/usr/bin/chromium".into() }
+    }
+}
+
+impl RenderConfig {
+    /// Checks values; returns the offending key and reason.
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        if self.mode != RenderMode::Never {
+            return Err(("render.mode".into(), "headless rendering is not available in this build yet; use `never`".into()));
+        }
+        Ok(())
+    }
+}

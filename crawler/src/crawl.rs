@@ -1,0 +1,422 @@
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+use tokio::sync::{mpsc, Mutex, Semaphore};
+use trawl_core::{Consent, ConsentBasis, DropReason, FetchedPage, RunStats};
+use trawl_storage::jsonl::JsonlWriter;
+use trawl_storage::markers::{self, Marker};
+use trawl_storage::warc::{self, WarcWriter};
+use trawl_storage::{shard_name, Storage, StorageError};
+use url::Url;
+
+use crate::canon::canonicalize;
+use crate::fetch::{FetchFail, Fetched, Fetcher};
+use crate::robots::{authority, RobotsCache, RobotsDecision};
+use crate::{reasons, CrawlConfig};
+
+/// Stage name in stats and storage.
+pub const STAGE: &str = "crawl";
+
+/// Errors that stop a crawl.
+#[derive(Debug, Error)]
+pub enum CrawlError {
+    /// Invalid configuration.
+    #[error("invalid crawl configuration: {0}")]
+    Config(String),
+    /// Storage failed.
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+    /// Committed output does not match what this configuration produces.
+    #[error("crawl part {part} was committed by a different configuration ({detail}); rerun with --force or use a new run root")]
+    Diverged {
+        /// The part.
+        part: usize,
+        /// What differs.
+        detail: String,
+    },
+    /// The downstream consumer went away.
+    #[error("downstream stopped")]
+    Closed,
+}
+
+/// One committed unit of the crawl, sent downstream.
+#[derive(Debug)]
+pub struct CrawlPart {
+    /// Part number (names `crawl/warc/NNNNN.warc.gz` and downstream shards).
+    pub index: usize,
+    /// WARC file of the part, relative to the run root.
+    pub warc: String,
+    /// Pages in crawl order (every HTTP response, whatever its status).
+    pub pages: Vec<FetchedPage>,
+    /// Stats of the part.
+    pub stats: RunStats,
+    /// True when the part was committed by an earlier run and replayed from its WARC.
+    pub replayed: bool,
+}
+
+/// `crawl/state.json`: whether the crawl finished and how many parts it has.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CrawlState {
+    /// The crawl reached its end.
+    pub complete: bool,
+    /// Number of parts.
+    pub parts: usize,
+}
+
+#[derive(Serialize)]
+struct ExcludedUrl<'a> {
+    url: &'a str,
+    reason: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    detail: Option<&'a str>,
+}
+
+/// The crawler.
+#[derive(Debug)]
+pub struct Crawler {
+    cfg: CrawlConfig,
+    fetcher: Fetcher,
+    robots: RobotsCache,
+}
+
+enum Plan {
+    Replay(FetchedPage),
+    Fetch(RobotsDecision),
+}
+
+struct PartBuf {
+    index: usize,
+    pages: Vec<FetchedPage>,
+    excluded: Vec<(String, DropReason, Option<String>)>,
+    stats: RunStats,
+}
+
+impl PartBuf {
+    fn new(index: usize) -> Self {
+        let mut stats = RunStats::default();
+        stats.stage_mut(STAGE);
+        PartBuf { index, pages: Vec::new(), excluded: Vec::new(), stats }
+    }
+    fn exclude(&mut self, url: &str, reason: DropReason, detail: Option<String>) {
+        let st = self.stats.stage_mut(STAGE);
+        st.seen += 1;
+        st.drop_for(reason.as_str());
+        self.excluded.push((url.to_string(), reason, detail));
+    }
+}
+
+impl Crawler {
+    /// A crawler for this configuration.
+    pub fn new(cfg: CrawlConfig) -> Result<Crawler, CrawlError> {
+        cfg.validate().map_err(|(k, r)| CrawlError::Config(format!("{k}: {r}")))?;
+        let fetcher = Fetcher::new(&cfg.user_agent, Duration::from_secs(cfg.timeout_secs), cfg.max_body_bytes, 5).map_err(CrawlError::Config)?;
+        let robots = RobotsCache::new(fetcher.clone(), &cfg.crawl_token, &cfg.training_token);
+        Ok(Crawler { cfg, fetcher, robots })
+    }
+
+    fn in_scope(&self, u: &Url) -> bool {
+        let host = u.host_str().unwrap_or("");
+        let matches = |d: &String| host == d || host.ends_with(&format!(".{d}"));
+        (self.cfg.allowed_domains.is_empty() || self.cfg.allowed_domains.iter().any(matches))
+            && !self.cfg.blocked_domains.iter().any(matches)
+            && !self.cfg.blocked_patterns.iter().any(|p| u.as_str().contains(p.as_str()))
+    }
+
+    /// Runs (or resumes) the crawl under `root`, sending each committed part downstream.
+    /// `progress` is called with the number of pages fetched so far.
+    pub async fn run(
+        &self,
+        root: &Storage,
+        tx: mpsc::Sender<CrawlPart>,
+        progress: Option<Arc<dyn Fn(u64) + Send + Sync>>,
+    ) -> Result<CrawlState, CrawlError> {
+        // Load what earlier runs committed.
+        let mut committed: Vec<(Vec<FetchedPage>, Marker)> = Vec::new();
+        loop {
+            let name = shard_name(committed.len());
+            let Some(marker) = markers::read(root, STAGE, &name).await? else { break };
+            let file = format!("crawl/warc/{name}.warc.gz");
+            let data = root.get(&file).await?;
+            let (pages, err) = warc::read_pages(&file, &data);
+            if let Some(e) = err {
+                return Err(CrawlError::Storage(e));
+            }
+            committed.push((pages, marker));
+        }
+        let state: CrawlState = match root.get_opt("crawl/state.json").await? {
+            Some(b) => serde_json::from_slice(&b).unwrap_or_default(),
+            None => CrawlState::default(),
+        };
+        if state.complete && state.parts == committed.len() {
+            tracing::info!(parts = committed.len(), "crawl already complete; replaying committed parts");
+            for (i, (pages, marker)) in committed.into_iter().enumerate() {
+                let part = CrawlPart { index: i, warc: format!("crawl/warc/{}.warc.gz", shard_name(i)), pages, stats: marker.stats, replayed: true };
+                tx.send(part).await.map_err(|_| CrawlError::Closed)?;
+            }
+            return Ok(state);
+        }
+        if !committed.is_empty() {
+            tracing::info!(parts = committed.len(), "resuming crawl after committed parts");
+        }
+        let replay: HashMap<String, FetchedPage> = committed.iter().flat_map(|(ps, _)| ps.iter().map(|p| (p.url.clone(), p.clone()))).collect();
+        let committed_urls: Vec<Vec<String>> = committed.iter().map(|(ps, _)| ps.iter().map(|p| p.url.clone()).collect()).collect();
+        let committed_stats: Vec<RunStats> = committed.into_iter().map(|(_, m)| m.stats).collect();
+
+        let strip = &self.cfg.strip_query_params;
+        let mut seen: BTreeSet<String> = BTreeSet::new();
+        let mut level: Vec<Url> = Vec::new();
+        for s in &self.cfg.seeds {
+            if let Some(u) = canonicalize(s, None, strip) {
+                if seen.insert(u.to_string()) {
+                    level.push(u);
+                }
+            }
+        }
+        let mut fetched_total = 0usize;
+        let mut per_host: HashMap<String, usize> = HashMap::new();
+        let next_slot: Arc<Mutex<HashMap<String, Instant>>> = Default::default();
+        let mut buf = PartBuf::new(0);
+        let mut parts_done = 0usize;
+        let ctx = Ctx { root, tx: &tx, committed_urls: &committed_urls, committed_stats: &committed_stats };
+
+        let mut depth = 0u32;
+        while !level.is_empty() {
+            level.sort_by(|a, b| a.as_str().cmp(b.as_str()));
+            // 1. decide, in order
+            let plans: Vec<(Url, bool)> = level.iter().map(|u| (u.clone(), self.in_scope(u))).collect();
+            let mut to_fetch = 0usize;
+            // robots.txt for every authority of the level, fetched concurrently
+            let mut auths: BTreeMap<String, Url> = BTreeMap::new();
+            for (u, in_scope) in &plans {
+                if *in_scope && !replay.contains_key(u.as_str()) {
+                    auths.entry(authority(u)).or_insert_with(|| u.clone());
+                }
+            }
+            futures::future::join_all(auths.values().map(|u| self.robots.decide(u))).await;
+            let mut decided: Vec<(Url, Result<Plan, (DropReason, Option<String>)>)> = Vec::new();
+            for (u, in_scope) in plans {
+                if !in_scope {
+                    decided.push((u, Err((reasons::OUT_OF_SCOPE, None))));
+                    continue;
+                }
+                let host = authority(&u);
+                let host_count = per_host.get(&host).copied().unwrap_or(0);
+                if fetched_total + to_fetch >= self.cfg.max_pages || host_count >= self.cfg.max_pages_per_host {
+                    decided.push((u, Err((reasons::BUDGET, None))));
+                    continue;
+                }
+                if let Some(page) = replay.get(u.as_str()) {
+                    to_fetch += 1;
+                    *per_host.entry(host).or_default() += 1;
+                    decided.push((u, Ok(Plan::Replay(page.clone()))));
+                    continue;
+                }
+                let d = self.robots.decide(&u).await;
+                if d.unreachable {
+                    decided.push((u, Err((reasons::ROBOTS_UNREACHABLE, d.status.map(|s| format!("robots.txt status {s}"))))));
+                } else if !d.crawl_allowed {
+                    decided.push((u, Err((reasons::ROBOTS_DISALLOWED, None))));
+                } else if d.crawl_delay.is_some_and(|cd| cd as f64 > self.cfg.max_crawl_delay_secs) {
+                    decided.push((u, Err((reasons::CRAWL_DELAY_TOO_HIGH, d.crawl_delay.map(|cd| format!("Crawl-delay {cd}"))))));
+                } else {
+                    to_fetch += 1;
+                    *per_host.entry(host).or_default() += 1;
+                    decided.push((u, Ok(Plan::Fetch(d))));
+                }
+            }
+            // 2. fetch: hosts in parallel, one request at a time per host
+            let mut by_host: BTreeMap<String, Vec<(Url, RobotsDecision)>> = BTreeMap::new();
+            for (u, p) in &decided {
+                if let Ok(Plan::Fetch(d)) = p {
+                    by_host.entry(authority(u)).or_default().push((u.clone(), d.clone()));
+                }
+            }
+            let sem = Arc::new(Semaphore::new(self.cfg.concurrency));
+            let results: Arc<Mutex<HashMap<String, Result<Fetched, FetchFail>>>> = Default::default();
+            let counter = Arc::new(std::sync::atomic::AtomicU64::new(fetched_total as u64));
+            let mut tasks = Vec::new();
+            for (host, urls) in by_host {
+                let sem = sem.clone();
+                let results = results.clone();
+                let fetcher = self.fetcher.clone();
+                let slots = next_slot.clone();
+                let delay_ms = self.cfg.delay_ms;
+                let progress = progress.clone();
+                let counter = counter.clone();
+                tasks.push(tokio::spawn(async move {
+                    let _permit = sem.acquire().await.expect("semaphore open");
+                    for (u, d) in urls {
+                        let wait = slots.lock().await.get(&host).map(|t| t.saturating_duration_since(Instant::now()));
+                        if let Some(w) = wait {
+                            tokio::time::sleep(w).await;
+                        }
+                        let r = fetcher.get(u.as_str(), None).await;
+                        let gap = Duration::from_millis(delay_ms).max(Duration::from_secs_f32(d.crawl_delay.unwrap_or(0.0).max(0.0)));
+                        slots.lock().await.insert(host.clone(), Instant::now() + gap);
+                        results.lock().await.insert(u.to_string(), r);
+                        let n = counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                        if let Some(p) = &progress {
+                            p(n);
+                        }
+                    }
+                }));
+            }
+            for t in tasks {
+                t.await.map_err(|e| CrawlError::Config(format!("fetch task failed: {e}")))?;
+            }
+            let mut results = std::mem::take(&mut *results.lock().await);
+            // 3. emit in order, collect links
+            let mut next: Vec<Url> = Vec::new();
+            for (u, p) in decided {
+                let page = match p {
+                    Err((reason, detail)) => {
+                        buf.exclude(u.as_str(), reason, detail);
+                        continue;
+                    }
+                    Ok(Plan::Replay(page)) => page,
+                    Ok(Plan::Fetch(d)) => match results.remove(u.as_str()) {
+                        Some(Ok(f)) => self.page_from(u.as_str(), f, &d, depth),
+                        Some(Err(fail)) => {
+                            buf.exclude(u.as_str(), fail.reason, Some(fail.detail));
+                            continue;
+                        }
+                        None => {
+                            buf.exclude(u.as_str(), reasons::FETCH_ERROR, Some("no result (task lost)".into()));
+                            continue;
+                        }
+                    },
+                };
+                fetched_total += 1;
+                if depth < self.cfg.max_depth {
+                    for link in links(&page, strip) {
+                        if seen.insert(link.to_string()) {
+                            next.push(link);
+                        }
+                    }
+                }
+                let st = buf.stats.stage_mut(STAGE);
+                st.seen += 1;
+                st.kept += 1;
+                st.bytes_out += page.body.len() as u64;
+                *st.counters.entry(format!("status_{}xx", page.status / 100)).or_default() += 1;
+                buf.pages.push(page);
+                if buf.pages.len() >= self.cfg.pages_per_part {
+                    let full = std::mem::replace(&mut buf, PartBuf::new(parts_done + 1));
+                    self.flush(&ctx, full).await?;
+                    parts_done += 1;
+                }
+            }
+            level = next;
+            depth += 1;
+        }
+        if !buf.pages.is_empty() || !buf.excluded.is_empty() || parts_done == 0 {
+            self.flush(&ctx, buf).await?;
+            parts_done += 1;
+        }
+        let state = CrawlState { complete: true, parts: parts_done };
+        root.put("crawl/state.json", serde_json::to_vec_pretty(&state).expect("state").into()).await?;
+        Ok(state)
+    }
+
+    fn page_from(&self, url: &str, f: Fetched, d: &RobotsDecision, depth: u32) -> FetchedPage {
+        let fetch_time = trawl_core::time::rfc3339(trawl_core::time::record_now());
+        let xrt: String = f.headers.iter().filter(|(k, _)| k == "x-robots-tag").map(|(_, v)| v.to_ascii_lowercase()).collect::<Vec<_>>().join(",");
+        let consent = Consent {
+            basis: ConsentBasis::Robots,
+            crawl_token: Some(self.cfg.crawl_token.clone()),
+            crawl_allowed: Some(d.crawl_allowed),
+            crawl_rule: None,
+            training_token: Some(self.cfg.training_token.clone()),
+            training_allowed: Some(d.training_allowed),
+            training_rule: None,
+            robots_url: Some(d.robots_url.clone()),
+            robots_status: d.status,
+            noai: has_directive(&xrt, "noai"),
+            noimageai: has_directive(&xrt, "noimageai") || has_directive(&xrt, "noai"),
+            fetch_time: Some(fetch_time.clone()),
+        };
+        FetchedPage {
+            url: url.to_string(),
+            final_url: f.final_url,
+            fetch_time,
+            status: f.status,
+            headers: f.headers,
+            body: f.body,
+            rendered: None,
+            warc: None,
+            consent,
+            depth,
+        }
+    }
+
+    async fn flush(&self, ctx: &Ctx<'_>, mut buf: PartBuf) -> Result<(), CrawlError> {
+        let name = shard_name(buf.index);
+        let file = format!("crawl/warc/{name}.warc.gz");
+        let replayed = buf.index < ctx.committed_urls.len();
+        if replayed {
+            let urls: Vec<String> = buf.pages.iter().map(|p| p.url.clone()).collect();
+            if urls != ctx.committed_urls[buf.index] {
+                return Err(CrawlError::Diverged { part: buf.index, detail: format!("{} pages now, {} committed", urls.len(), ctx.committed_urls[buf.index].len()) });
+            }
+            buf.stats = ctx.committed_stats[buf.index].clone();
+        } else {
+            let date = buf.pages.first().map(|p| p.fetch_time.clone()).unwrap_or_else(|| trawl_core::time::rfc3339(trawl_core::time::record_now()));
+            let mut w = WarcWriter::new(&file, concat!("trawl/", env!("CARGO_PKG_VERSION")), &date);
+            let req_headers = vec![("User-Agent".to_string(), self.cfg.user_agent.clone())];
+            for p in &mut buf.pages {
+                w.write_page(p, &req_headers);
+            }
+            ctx.root.put(&file, w.finish().into()).await?;
+            let mut ex = JsonlWriter::for_name("x.jsonl.zst");
+            for (url, reason, detail) in &buf.excluded {
+                ex.write(&ExcludedUrl { url, reason: reason.as_str(), detail: detail.as_deref() });
+            }
+            let ex_file = format!("excluded/crawl/{name}.jsonl.zst");
+            ctx.root.put(&ex_file, ex.finish().into()).await?;
+            markers::commit(ctx.root, &Marker { stage: STAGE.into(), shard: name.clone(), inputs: vec![], outputs: vec![file.clone(), ex_file], stats: buf.stats.clone() }).await?;
+            tracing::debug!(part = buf.index, pages = buf.pages.len(), "crawl part committed");
+        }
+        let part = CrawlPart { index: buf.index, warc: file, pages: buf.pages, stats: buf.stats, replayed };
+        ctx.tx.send(part).await.map_err(|_| CrawlError::Closed)
+    }
+}
+
+struct Ctx<'a> {
+    root: &'a Storage,
+    tx: &'a mpsc::Sender<CrawlPart>,
+    committed_urls: &'a [Vec<String>],
+    committed_stats: &'a [RunStats],
+}
+
+fn has_directive(list: &str, d: &str) -> bool {
+    list.split([',', ' ', ';', ':']).any(|t| t.trim() == d)
+}
+
+/// Outgoing links of an HTML page, canonicalised, in document order.
+fn links(page: &FetchedPage, strip: &[String]) -> Vec<Url> {
+    if !(200..300).contains(&page.status) {
+        return Vec::new();
+    }
+    let ct = page.header("content-type").unwrap_or("text/html");
+    if !ct.contains("html") {
+        return Vec::new();
+    }
+    let Ok(base) = Url::parse(&page.final_url).or_else(|_| Url::parse(&page.url)) else { return Vec::new() };
+    let html = String::from_utf8_lossy(&page.body);
+    let doc = scraper::Html::parse_document(&html);
+    let sel = scraper::Selector::parse("a[href]").expect("static selector");
+    let nofollow_page = doc
+        .select(&scraper::Selector::parse("meta[name=robots]").expect("static selector"))
+        .any(|m| m.value().attr("content").is_some_and(|c| c.to_ascii_lowercase().contains("nofollow")));
+    if nofollow_page {
+        return Vec::new();
+    }
+    doc.select(&sel)
+        .filter(|a| !a.value().attr("rel").is_some_and(|r| r.to_ascii_lowercase().contains("nofollow")))
+        .filter_map(|a| a.value().attr("href"))
+        .filter_map(|h| canonicalize(h, Some(&base), strip))
+        .collect()
+}

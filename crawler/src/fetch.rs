@@ -1,0 +1,100 @@
+use std::time::Duration;
+
+use futures::StreamExt;
+use trawl_core::DropReason;
+
+use crate::reasons;
+
+/// A completed HTTP exchange.
+#[derive(Debug)]
+pub(crate) struct Fetched {
+    pub status: u16,
+    pub final_url: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+/// A failed fetch: a fixed reason plus detail.
+#[derive(Debug)]
+pub(crate) struct FetchFail {
+    pub reason: DropReason,
+    pub detail: String,
+}
+
+/// Headers describing transfer framing of the original response; the stored body is
+/// decompressed, so they no longer apply.
+const FRAMING: &[&str] = &["content-length", "transfer-encoding", "content-encoding", "connection", "keep-alive"];
+
+#[derive(Debug, Clone)]
+pub(crate) struct Fetcher {
+    client: reqwest::Client,
+    max_body: usize,
+}
+
+impl Fetcher {
+    pub fn new(user_agent: &str, timeout: Duration, max_body: usize, max_redirects: usize) -> Result<Fetcher, String> {
+        let client = reqwest::Client::builder()
+            .user_agent(user_agent)
+            .timeout(timeout)
+            .connect_timeout(timeout.min(Duration::from_secs(10)))
+            .redirect(reqwest::redirect::Policy::limited(max_redirects))
+            .pool_max_idle_per_host(2)
+            .build()
+            .map_err(|e| e.to_string())?;
+        Ok(Fetcher { client, max_body })
+    }
+
+    /// GET with a body cap. `cut_at` truncates instead of failing (robots.txt's 500 KiB rule).
+    pub async fn get(&self, url: &str, cut_at: Option<usize>) -> Result<Fetched, FetchFail> {
+        let resp = self.client.get(url).send().await.map_err(classify)?;
+        let status = resp.status().as_u16();
+        let final_url = resp.url().to_string();
+        let headers: Vec<(String, String)> = resp
+            .headers()
+            .iter()
+            .filter(|(k, _)| !FRAMING.contains(&k.as_str()))
+            .map(|(k, v)| (k.as_str().to_ascii_lowercase(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
+            .collect();
+        let limit = cut_at.unwrap_or(self.max_body);
+        if cut_at.is_none() {
+            if let Some(len) = resp.content_length() {
+                // Content-Length is of the encoded body; decoded size is checked while reading.
+                if len as usize > limit && !resp.headers().contains_key("content-encoding") {
+                    return Err(FetchFail { reason: reasons::TOO_LARGE, detail: format!("Content-Length {len} > {limit}") });
+                }
+            }
+        }
+        let mut body = Vec::new();
+        let mut stream = resp.bytes_stream();
+        while let Some(chunk) = stream.next().await {
+            let chunk = chunk.map_err(classify)?;
+            if body.len() + chunk.len() > limit {
+                if cut_at.is_some() {
+                    body.extend_from_slice(&chunk[..limit - body.len()]);
+                    break;
+                }
+                return Err(FetchFail { reason: reasons::TOO_LARGE, detail: format!("body exceeds {limit} bytes after decoding") });
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(Fetched { status, final_url, headers, body })
+    }
+}
+
+fn classify(e: reqwest::Error) -> FetchFail {
+    let reason = if e.is_timeout() {
+        reasons::TIMEOUT
+    } else if e.is_redirect() {
+        reasons::REDIRECTS
+    } else {
+        reasons::FETCH_ERROR
+    };
+    let mut detail = e.to_string();
+    let mut src = std::error::Error::source(&e);
+    while let Some(s) = src {
+        detail.push_str(": ");
+        detail.push_str(&s.to_string());
+        src = s.source();
+    }
+    FetchFail { reason, detail }
+}

@@ -1,0 +1,91 @@
+//! Crawls the demo test web over loopback and checks robots handling, consent and resume.
+
+use std::collections::BTreeSet;
+
+use trawl_crawler::{CrawlConfig, Crawler};
+use trawl_storage::{Storage, StorageConfig};
+use trawl_testweb::{demo, TestWeb};
+
+async fn crawl(web: &TestWeb, root: &Storage, pages_per_part: usize) -> Vec<trawl_crawler::CrawlPart> {
+    let cfg = CrawlConfig { seeds: demo::seeds(web), delay_ms: 0, pages_per_part, ..Default::default() };
+    let crawler = Crawler::new(cfg).unwrap();
+    let (tx, mut rx) = tokio::sync::mpsc::channel(4);
+    let root2 = root.clone();
+    let h = tokio::spawn(async move { crawler.run(&root2, tx, None).await });
+    let mut parts = Vec::new();
+    while let Some(p) = rx.recv().await {
+        parts.push(p);
+    }
+    h.await.unwrap().unwrap();
+    parts
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crawls_demo_web_obeying_robots() {
+    let web = TestWeb::start(demo::sites()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let root = Storage::open(dir.path().to_str().unwrap(), &StorageConfig::default()).unwrap();
+    let parts = crawl(&web, &root, 5).await;
+    let pages: Vec<_> = parts.iter().flat_map(|p| p.pages.iter()).collect();
+    let urls: BTreeSet<String> = pages.iter().map(|p| p.url.clone()).collect();
+    assert!(urls.len() >= 15, "crawled {urls:?}");
+    // robots: nothing under /private/, nothing on shop (Disallow: /), nothing on broken (503 robots)
+    let requested = web.requests();
+    let shop = web.base_url("shop").unwrap().replace("http://", "");
+    let broken = web.base_url("broken").unwrap().replace("http://", "");
+    for (host, path) in &requested {
+        assert!(!path.starts_with("/private/"), "fetched disallowed {path}");
+        if host == &shop || host == &broken {
+            assert_eq!(path, "/robots.txt", "fetched {path} on a disallowed host");
+        }
+    }
+    // consent: the training token is disallowed under /no-train/
+    let opinion = pages.iter().find(|p| p.url.ends_with("/no-train/opinion.html")).expect("opinion page crawled");
+    assert_eq!(opinion.consent.training_allowed, Some(false));
+    assert_eq!(opinion.consent.crawl_allowed, Some(true));
+    // stats account for every decision
+    let mut reasons = BTreeSet::new();
+    for p in &parts {
+        let st = p.stats.stage("crawl").unwrap();
+        assert_eq!(st.seen, st.kept + st.dropped_total());
+        reasons.extend(st.dropped.keys().cloned());
+    }
+    assert!(reasons.contains("robots_disallowed"), "{reasons:?}");
+    assert!(reasons.contains("robots_unreachable"), "{reasons:?}");
+    // every page is in a committed WARC
+    let warcs = root.list("crawl/warc").await.unwrap();
+    assert_eq!(warcs.len(), parts.len());
+
+    // a second run replays the committed parts without fetching pages again
+    let before = web.requests().len();
+    let again = crawl(&web, &root, 5).await;
+    assert!(again.iter().all(|p| p.replayed));
+    assert_eq!(web.requests().len(), before, "a complete crawl is not fetched again");
+    let again_urls: Vec<_> = again.iter().flat_map(|p| p.pages.iter().map(|x| x.url.clone())).collect();
+    let first_urls: Vec<_> = parts.iter().flat_map(|p| p.pages.iter().map(|x| x.url.clone())).collect();
+    assert_eq!(again_urls, first_urls);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resumes_after_partial_crawl() {
+    let web = TestWeb::start(demo::sites()).await.unwrap();
+    let full_dir = tempfile::tempdir().unwrap();
+    let full_root = Storage::open(full_dir.path().to_str().unwrap(), &StorageConfig::default()).unwrap();
+    let full = crawl(&web, &full_root, 4).await;
+
+    let dir = tempfile::tempdir().unwrap();
+    let root = Storage::open(dir.path().to_str().unwrap(), &StorageConfig::default()).unwrap();
+    crawl(&web, &root, 4).await;
+    // simulate a crash after part 1: remove later parts and the state file
+    root.delete("crawl/state.json").await.unwrap();
+    for k in root.list("_done/crawl").await.unwrap() {
+        if !k.ends_with("00000") && !k.ends_with("00001") {
+            root.delete(&k).await.unwrap();
+        }
+    }
+    let resumed = crawl(&web, &root, 4).await;
+    assert!(resumed[0].replayed && resumed[1].replayed && !resumed[2].replayed);
+    let a: Vec<_> = full.iter().flat_map(|p| p.pages.iter().map(|x| x.url.clone())).collect();
+    let b: Vec<_> = resumed.iter().flat_map(|p| p.pages.iter().map(|x| x.url.clone())).collect();
+    assert_eq!(a, b, "resume yields the same pages in the same order");
+}
