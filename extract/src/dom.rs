@@ -1,0 +1,426 @@
+//! The DOM walk: choose the content root, then emit blocks as Markdown-ish text.
+
+use scraper::node::Node;
+use scraper::{ElementRef, Html, Selector};
+use trawl_core::ImageRef;
+
+pub(crate) struct Extracted {
+    pub text: String,
+    pub images: Vec<ImageRef>,
+    pub title: Option<String>,
+    pub html_lang: Option<String>,
+    pub noai: bool,
+    pub noimageai: bool,
+}
+
+/// Elements that never hold main content.
+const SKIP_TAGS: &[&str] = &[
+    "script", "style", "noscript", "nav", "footer", "aside", "form", "iframe", "svg", "button", "select", "option",
+    "template", "textarea", "input", "label", "head", "canvas", "object", "embed", "dialog", "menu",
+];
+
+/// class/id tokens of boilerplate containers.
+const BOILERPLATE: &[&str] = &[
+    "nav", "navbar", "navigation", "menu", "footer", "sidebar", "cookie", "cookies", "consent", "banner", "share",
+    "sharing", "social", "breadcrumb", "breadcrumbs", "comments", "comment", "related", "advert", "advertisement",
+    "ads", "ad", "promo", "newsletter", "subscribe", "popup", "modal", "skip", "pagination", "pager", "widget",
+    "byline", "toolbar",
+];
+
+const BLOCK_TAGS: &[&str] = &[
+    "p", "div", "section", "article", "main", "header", "blockquote", "figure", "figcaption", "dl", "dt", "dd",
+    "address", "details", "summary", "center", "hgroup",
+];
+
+pub(crate) fn extract(html: &str, base_url: &str, keep_images: bool) -> Extracted {
+    let doc = Html::parse_document(html);
+    let base = url::Url::parse(base_url).ok();
+    let title = first_text(&doc, "title").or_else(|| {
+        let sel = Selector::parse("meta[property=\"og:title\"]").expect("static selector");
+        doc.select(&sel).next().and_then(|m| m.value().attr("content")).map(|s| collapse(s))
+    });
+    let html_lang = doc.root_element().value().attr("lang").map(|l| l.trim().to_ascii_lowercase()).filter(|l| !l.is_empty());
+    let (mut noai, mut noimageai) = (false, false);
+    let meta_sel = Selector::parse("meta[name][content]").expect("static selector");
+    for m in doc.select(&meta_sel) {
+        let name = m.value().attr("name").unwrap_or("").to_ascii_lowercase();
+        if name == "robots" || name == "trawl" {
+            let c = m.value().attr("content").unwrap_or("").to_ascii_lowercase();
+            let toks: Vec<&str> = c.split([',', ' ']).map(str::trim).collect();
+            noai |= toks.contains(&"noai");
+            noimageai |= toks.contains(&"noimageai");
+        }
+    }
+
+    let root = choose_root(&doc);
+    let root_is_content = matches!(root.value().name(), "article" | "main") || root.value().attr("role") == Some("main");
+    let mut w = Walker { out: String::new(), cur: String::new(), images: Vec::new(), base, keep_images, root_is_content, depth: 0 };
+    w.walk(root, 0);
+    w.flush();
+    let text = w.out;
+    let len = text.len();
+    let mut images = w.images;
+    for im in &mut images {
+        im.offset = im.offset.min(len);
+    }
+    Extracted { text, images, title, html_lang, noai, noimageai }
+}
+
+fn first_text(doc: &Html, sel: &str) -> Option<String> {
+    let s = Selector::parse(sel).expect("static selector");
+    doc.select(&s).next().map(|e| collapse(&e.text().collect::<String>())).filter(|t| !t.is_empty())
+}
+
+fn collapse(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn visible_text_len(e: ElementRef<'_>) -> usize {
+    e.descendants()
+        .filter_map(|n| match n.value() {
+            Node::Text(t) => {
+                let in_skip = n.ancestors().filter_map(ElementRef::wrap).any(|a| SKIP_TAGS.contains(&a.value().name()));
+                (!in_skip).then(|| t.trim().len())
+            }
+            _ => None,
+        })
+        .sum()
+}
+
+/// The largest `<article>`, `<main>` or `[role=main]` holding at least a third of the
+/// body's visible text; otherwise `<body>`.
+fn choose_root(doc: &Html) -> ElementRef<'_> {
+    let body_sel = Selector::parse("body").expect("static selector");
+    let body = doc.select(&body_sel).next().unwrap_or_else(|| doc.root_element());
+    let cand_sel = Selector::parse("article, main, [role=main]").expect("static selector");
+    let body_len = visible_text_len(body).max(1);
+    doc.select(&cand_sel)
+        .map(|e| (visible_text_len(e), e))
+        .filter(|(l, _)| *l * 3 >= body_len)
+        .max_by_key(|(l, _)| *l)
+        .map(|(_, e)| e)
+        .unwrap_or(body)
+}
+
+struct Walker {
+    out: String,
+    cur: String,
+    images: Vec<ImageRef>,
+    base: Option<url::Url>,
+    keep_images: bool,
+    root_is_content: bool,
+    depth: usize,
+}
+
+/// Nesting beyond this is flattened to inline text, so hostile pages cannot overflow the
+/// stack (browsers cap nesting similarly).
+const MAX_DEPTH: usize = 256;
+
+impl Walker {
+    fn flush(&mut self) {
+        let block = self.cur.trim();
+        let only_marker = block.trim_start_matches(['#', '-', '>', ' ']).trim().is_empty();
+        if !block.is_empty() && !only_marker {
+            if !self.out.is_empty() {
+                self.out.push_str("\n\n");
+            }
+            let cleaned: Vec<&str> = block.lines().map(str::trim_end).collect();
+            self.out.push_str(&cleaned.join("\n"));
+        }
+        self.cur.clear();
+    }
+
+    fn push_text(&mut self, t: &str) {
+        let mut last_space = self.cur.is_empty() || self.cur.ends_with([' ', '\n']);
+        for ch in t.chars() {
+            if ch.is_whitespace() {
+                if !last_space {
+                    self.cur.push(' ');
+                    last_space = true;
+                }
+            } else {
+                self.cur.push(ch);
+                last_space = false;
+            }
+        }
+    }
+
+    fn is_boilerplate(&self, e: &ElementRef<'_>) -> bool {
+        let v = e.value();
+        if v.attr("hidden").is_some() || v.attr("aria-hidden") == Some("true") {
+            return true;
+        }
+        if let Some(style) = v.attr("style") {
+            let s = style.replace(' ', "").to_ascii_lowercase();
+            if s.contains("display:none") || s.contains("visibility:hidden") {
+                return true;
+            }
+        }
+        let role = v.attr("role").unwrap_or("");
+        if matches!(role, "navigation" | "banner" | "contentinfo" | "complementary" | "search") {
+            return true;
+        }
+        let tokens = v.attr("class").into_iter().chain(v.attr("id"));
+        for t in tokens {
+            for tok in t.split(|c: char| c.is_whitespace() || c == '-' || c == '_') {
+                if BOILERPLATE.contains(&tok.to_ascii_lowercase().as_str()) {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    fn walk(&mut self, e: ElementRef<'_>, list_depth: usize) {
+        if self.depth >= MAX_DEPTH {
+            for t in e.text() {
+                self.push_text(t);
+            }
+            return;
+        }
+        self.depth += 1;
+        self.walk_children(e, list_depth);
+        self.depth -= 1;
+    }
+
+    fn walk_children(&mut self, e: ElementRef<'_>, list_depth: usize) {
+        for child in e.children() {
+            match child.value() {
+                Node::Text(t) => self.push_text(t),
+                Node::Element(_) => {
+                    let Some(ce) = ElementRef::wrap(child) else { continue };
+                    self.element(ce, list_depth);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn element(&mut self, e: ElementRef<'_>, list_depth: usize) {
+        let name = e.value().name();
+        if SKIP_TAGS.contains(&name) || self.is_boilerplate(&e) {
+            return;
+        }
+        if name == "header" && !self.root_is_content {
+            return;
+        }
+        match name {
+            "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
+                self.flush();
+                let level = name[1..].parse::<usize>().unwrap_or(1);
+                self.cur.push_str(&"#".repeat(level));
+                self.cur.push(' ');
+                self.walk(e, list_depth);
+                self.flush();
+            }
+            "ul" | "ol" => {
+                if link_dense_list(e) {
+                    return;
+                }
+                self.flush();
+                let ordered = name == "ol";
+                let mut n = 0;
+                for li in e.children().filter_map(ElementRef::wrap) {
+                    if li.value().name() != "li" {
+                        self.element(li, list_depth + 1);
+                        continue;
+                    }
+                    n += 1;
+                    self.flush();
+                    self.cur.push_str(&"  ".repeat(list_depth));
+                    if ordered {
+                        self.cur.push_str(&format!("{n}. "));
+                    } else {
+                        self.cur.push_str("- ");
+                    }
+                    self.walk(li, list_depth + 1);
+                    self.flush_list_item();
+                }
+                self.flush();
+            }
+            "pre" => {
+                self.flush();
+                let code: String = e.text().collect();
+                let code = code.trim_matches('\n');
+                if !code.trim().is_empty() {
+                    self.cur.push_str("```\n");
+                    self.cur.push_str(code);
+                    self.cur.push_str("\n```");
+                    // verbatim: bypass trimming of inner lines
+                    if !self.out.is_empty() {
+                        self.out.push_str("\n\n");
+                    }
+                    self.out.push_str(&self.cur);
+                    self.cur.clear();
+                }
+            }
+            "table" => {
+                self.flush();
+                let table = render_table(e);
+                if !table.is_empty() {
+                    if !self.out.is_empty() {
+                        self.out.push_str("\n\n");
+                    }
+                    self.out.push_str(&table);
+                }
+            }
+            "br" => self.cur.push('\n'),
+            "hr" => self.flush(),
+            "img" => self.image(e, None),
+            "figure" => {
+                self.flush();
+                let first = self.images.len();
+                self.walk(e, list_depth);
+                self.flush();
+                let cap_sel = Selector::parse("figcaption").expect("static selector");
+                if let Some(cap) = e.select(&cap_sel).next() {
+                    let c = collapse(&cap.text().collect::<String>());
+                    if !c.is_empty() {
+                        for im in &mut self.images[first..] {
+                            im.caption = Some(c.clone());
+                        }
+                    }
+                }
+            }
+            "blockquote" => {
+                self.flush();
+                self.cur.push_str("> ");
+                self.walk(e, list_depth);
+                self.flush();
+            }
+            n if BLOCK_TAGS.contains(&n) => {
+                self.flush();
+                self.walk(e, list_depth);
+                self.flush();
+            }
+            _ => self.walk(e, list_depth),
+        }
+    }
+
+    /// List items are single lines joined by one newline, not a blank line.
+    fn flush_list_item(&mut self) {
+        let item = self.cur.trim_end().to_string();
+        self.cur.clear();
+        let content = item.trim_start().trim_start_matches(|c: char| c == '-' || c.is_ascii_digit() || c == '.').trim();
+        if content.is_empty() {
+            return;
+        }
+        if !self.out.is_empty() {
+            let prev_is_item = self.out.rsplit('\n').next().is_some_and(|l| {
+                let l = l.trim_start();
+                l.starts_with("- ") || l.split_once(". ").is_some_and(|(n, _)| n.chars().all(|c| c.is_ascii_digit()))
+            });
+            self.out.push_str(if prev_is_item { "\n" } else { "\n\n" });
+        }
+        self.out.push_str(&item);
+    }
+
+    fn image(&mut self, e: ElementRef<'_>, caption: Option<String>) {
+        if !self.keep_images {
+            return;
+        }
+        let v = e.value();
+        let src = v.attr("src").or_else(|| v.attr("data-src")).unwrap_or("").trim();
+        if src.is_empty() || src.starts_with("data:") {
+            return;
+        }
+        let abs = match &self.base {
+            Some(b) => b.join(src).map(|u| u.to_string()).unwrap_or_else(|_| src.to_string()),
+            None => src.to_string(),
+        };
+        self.flush();
+        let dim = |k: &str| v.attr(k).and_then(|s| s.trim().trim_end_matches("px").parse::<u32>().ok());
+        self.images.push(ImageRef {
+            src: abs,
+            alt: collapse(v.attr("alt").unwrap_or("")),
+            offset: self.out.len(),
+            title: v.attr("title").map(collapse).filter(|t| !t.is_empty()),
+            caption,
+            width: dim("width"),
+            height: dim("height"),
+        });
+    }
+}
+
+/// A list that is mostly short links (menus, tag clouds) is boilerplate.
+fn link_dense_list(e: ElementRef<'_>) -> bool {
+    let total: usize = e.text().map(|t| t.trim().len()).sum();
+    if total == 0 {
+        return true;
+    }
+    let a_sel = Selector::parse("a").expect("static selector");
+    let linked: usize = e.select(&a_sel).flat_map(|a| a.text()).map(|t| t.trim().len()).sum();
+    let items = e.children().filter_map(ElementRef::wrap).filter(|c| c.value().name() == "li").count().max(1);
+    linked * 10 >= total * 8 && total / items < 40
+}
+
+fn render_table(t: ElementRef<'_>) -> String {
+    let tr = Selector::parse("tr").expect("static selector");
+    let cell = Selector::parse("th, td").expect("static selector");
+    let rows: Vec<Vec<String>> = t
+        .select(&tr)
+        .map(|r| r.select(&cell).map(|c| collapse(&c.text().collect::<String>()).replace('|', "\\|")).collect::<Vec<_>>())
+        .filter(|r| r.iter().any(|c| !c.is_empty()))
+        .collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let width = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let mut out = String::new();
+    for (i, r) in rows.iter().enumerate() {
+        let mut cells = r.clone();
+        cells.resize(width, String::new());
+        out.push_str(&format!("| {} |\n", cells.join(" | ")));
+        if i == 0 {
+            out.push_str(&format!("|{}\n", " --- |".repeat(width)));
+        }
+    }
+    out.trim_end().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn structure_and_boilerplate() {
+        let html = r#"<html lang="en"><head><title> The title </title><meta name="robots" content="index, noai"></head><body>
+            <div class="cookie-banner">We use cookies</div>
+            <nav><ul><li><a href="/">Home</a></li></ul></nav>
+            <main>
+              <h2>Section</h2>
+              <p>First   paragraph<br>second line.</p>
+              <ul><li>one item that is long enough</li><li>two <a href="/x">link</a> and text</li></ul>
+              <figure><img src="/a.png" alt=" A  cat " width="640" height="480"><figcaption>The cat.</figcaption></figure>
+              <pre>fn main() {
+    println!("hi");
+}</pre>
+              <table><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>2</td></tr></table>
+              <p style="display: none">hidden</p>
+            </main>
+            <footer>Copyright</footer></body></html>"#;
+        let x = extract(html, "https://h.example/dir/page", true);
+        assert_eq!(x.title.as_deref(), Some("The title"));
+        assert!(x.noai && !x.noimageai);
+        assert_eq!(x.html_lang.as_deref(), Some("en"));
+        let expected = "## Section\n\nFirst paragraph\nsecond line.\n\n- one item that is long enough\n- two link and text\n\nThe cat.\n\n```\nfn main() {\n    println!(\"hi\");\n}\n```\n\n| a | b |\n| --- | --- |\n| 1 | 2 |";
+        assert_eq!(x.text, expected);
+        assert_eq!(x.images.len(), 1);
+        let im = &x.images[0];
+        assert_eq!(im.src, "https://h.example/a.png");
+        assert_eq!(im.alt, "A cat");
+        assert_eq!(im.caption.as_deref(), Some("The cat."));
+        assert_eq!((im.width, im.height), (Some(640), Some(480)));
+        assert_eq!(&x.text[..im.offset], "## Section\n\nFirst paragraph\nsecond line.\n\n- one item that is long enough\n- two link and text");
+    }
+
+    #[test]
+    fn malformed_html_does_not_panic() {
+        for html in ["", "<", "<p>unclosed <b>bold <i>it", "<table><td>x</table></td>", "\u{0}\u{fffd}<html><<<>>>", "<ul><li><ul><li>deep"] {
+            let _ = extract(html, "not a url", true);
+        }
+        let deep = "<div>".repeat(5000) + "text" + &"</div>".repeat(5000);
+        let x = extract(&deep, "https://h/", true);
+        assert_eq!(x.text, "text");
+    }
+}
