@@ -1,1 +1,255 @@
-//! placeholder
+//! `trawl-filter`: annotators write signals to `attrs`; filters decide from `attrs`.
+//!
+//! This first version annotates language (whatlang, ISO 639-3 codes such as `eng`) and word
+//! counts, and filters on the language allow list, language confidence, a minimum word
+//! count and the consent record (documents whose robots.txt forbids the training token, or
+//! that carry `noai`, are dropped).
+//!
+//! ```
+//! use trawl_filter::FilterConfig;
+//! let stages = FilterConfig { min_words: 3, ..Default::default() }.build();
+//! let mut chain = trawl_core::Chain::new("filter", stages);
+//! let doc = trawl_core::Document::new("u", "The quick brown fox jumps over the lazy dog near the river bank.");
+//! let kept = chain.process(doc).unwrap();
+//! assert_eq!(kept.meta.lang.as_deref(), Some("eng"));
+//! ```
+#![deny(missing_docs)]
+
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use trawl_core::{Document, DropReason, Filter, Map, RecordError, Stage, Verdict};
+
+/// Drop reasons of the filter stage.
+pub mod reasons {
+    use trawl_core::DropReason;
+    /// Language not in the allow list.
+    pub const LANG_NOT_ALLOWED: DropReason = DropReason::new("lang_not_allowed");
+    /// Language confidence below the threshold.
+    pub const LANG_LOW_CONFIDENCE: DropReason = DropReason::new("lang_low_confidence");
+    /// Fewer words than the minimum.
+    pub const TOO_FEW_WORDS: DropReason = DropReason::new("too_few_words");
+    /// robots.txt disallows the training token, or the page says `noai`.
+    pub const TRAINING_OPT_OUT: DropReason = DropReason::new("training_opt_out");
+}
+
+/// The `[filter]` section.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FilterConfig {
+    /// Whether `trawl run` filters.
+    pub enabled: bool,
+    /// Languages kept (ISO 639-3, e.g. `eng`, `fra`); empty keeps every language.
+    pub languages: Vec<String>,
+    /// Documents whose language confidence is below this are dropped (0 disables).
+    pub min_lang_confidence: f64,
+    /// Documents with fewer words are dropped.
+    pub min_words: usize,
+    /// Drop documents whose consent record forbids training use.
+    pub respect_training_opt_out: bool,
+}
+
+impl Default for FilterConfig {
+    fn default() -> Self {
+        FilterConfig { enabled: true, languages: Vec::new(), min_lang_confidence: 0.0, min_words: 50, respect_training_opt_out: true }
+    }
+}
+
+impl FilterConfig {
+    /// Checks values; returns the offending key and reason.
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        if !(0.0..=1.0).contains(&self.min_lang_confidence) {
+            return Err(("filter.min_lang_confidence".into(), format!("{} is outside 0..=1", self.min_lang_confidence)));
+        }
+        for l in &self.languages {
+            if whatlang::Lang::from_code(l).is_none() {
+                return Err(("filter.languages".into(), format!("`{l}` is not an ISO 639-3 code whatlang knows (e.g. eng, fra, deu, cmn)")));
+            }
+        }
+        Ok(())
+    }
+
+    /// The stages, in order: annotate, then decide.
+    pub fn build(&self) -> Vec<Stage> {
+        let mut v: Vec<Stage> = vec![Stage::Map(Box::new(Annotate))];
+        if self.respect_training_opt_out {
+            v.push(Stage::Filter(Box::new(ConsentFilter)));
+        }
+        v.push(Stage::Filter(Box::new(LanguageFilter { languages: self.languages.clone(), min_confidence: self.min_lang_confidence })));
+        v.push(Stage::Filter(Box::new(MinWords { min: self.min_words })));
+        v
+    }
+}
+
+/// Counts words in a way that works for languages without spaces: CJK ideographs, kana,
+/// hangul syllables and Thai characters count one word each; other text splits on
+/// whitespace.
+pub fn word_count(text: &str) -> usize {
+    let mut n = 0;
+    for tok in text.split_whitespace() {
+        let dense = tok.chars().filter(|c| is_dense_script(*c)).count();
+        n += if dense > 0 { dense + usize::from(tok.chars().any(|c| c.is_alphanumeric() && !is_dense_script(c))) } else { 1 };
+    }
+    n
+}
+
+fn is_dense_script(c: char) -> bool {
+    matches!(c as u32, 0x4E00..=0x9FFF | 0x3400..=0x4DBF | 0x3040..=0x30FF | 0xAC00..=0xD7AF | 0x0E00..=0x0E7F | 0x20000..=0x2A6DF)
+}
+
+/// Annotates `attrs.lang` (`{code, confidence, reliable}`), `meta.lang` and `attrs.words`.
+#[derive(Debug)]
+pub struct Annotate;
+
+impl Map for Annotate {
+    fn name(&self) -> &'static str {
+        "annotate"
+    }
+
+    fn map(&self, doc: &mut Document) -> Result<(), RecordError> {
+        // whatlang's accuracy saturates long before 20 KB; bound the cost on huge pages
+        let mut end = doc.text.len().min(20_000);
+        while !doc.text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let sample = &doc.text[..end];
+        let (code, conf, reliable) = match whatlang::detect(sample) {
+            Some(info) => (info.lang().code().to_string(), info.confidence(), info.is_reliable()),
+            None => ("und".to_string(), 0.0, false),
+        };
+        doc.attrs.insert("lang".into(), json!({ "code": code, "confidence": (conf * 1000.0).round() / 1000.0, "reliable": reliable }));
+        doc.attrs.insert("words".into(), json!(word_count(&doc.text)));
+        doc.meta.lang = Some(code);
+        Ok(())
+    }
+}
+
+/// Drops documents whose consent forbids training use.
+#[derive(Debug)]
+pub struct ConsentFilter;
+
+impl Filter for ConsentFilter {
+    fn name(&self) -> &'static str {
+        "consent"
+    }
+
+    fn filter(&self, doc: &Document) -> Verdict {
+        if doc.consent.permits_training() {
+            Verdict::Keep
+        } else {
+            Verdict::Drop(reasons::TRAINING_OPT_OUT)
+        }
+    }
+}
+
+/// Language allow list and confidence threshold, decided from `attrs.lang`.
+#[derive(Debug)]
+pub struct LanguageFilter {
+    /// Allowed codes; empty allows all.
+    pub languages: Vec<String>,
+    /// Minimum confidence.
+    pub min_confidence: f64,
+}
+
+impl Filter for LanguageFilter {
+    fn name(&self) -> &'static str {
+        "language"
+    }
+
+    fn filter(&self, doc: &Document) -> Verdict {
+        let lang = doc.attrs.get("lang");
+        let code = lang.and_then(|l| l["code"].as_str()).unwrap_or("und");
+        let conf = lang.and_then(|l| l["confidence"].as_f64()).unwrap_or(0.0);
+        if !self.languages.is_empty() && !self.languages.iter().any(|l| l == code) {
+            return Verdict::Drop(reasons::LANG_NOT_ALLOWED);
+        }
+        if conf < self.min_confidence {
+            return Verdict::Drop(reasons::LANG_LOW_CONFIDENCE);
+        }
+        Verdict::Keep
+    }
+}
+
+/// Minimum word count, decided from `attrs.words` (computed if absent).
+#[derive(Debug)]
+pub struct MinWords {
+    /// Minimum.
+    pub min: usize,
+}
+
+impl Filter for MinWords {
+    fn name(&self) -> &'static str {
+        "min_words"
+    }
+
+    fn filter(&self, doc: &Document) -> Verdict {
+        let words = doc.attrs.get("words").and_then(|w| w.as_u64()).map(|w| w as usize).unwrap_or_else(|| word_count(&doc.text));
+        if words < self.min {
+            Verdict::Drop(reasons::TOO_FEW_WORDS)
+        } else {
+            Verdict::Keep
+        }
+    }
+}
+
+/// Every reason this crate can drop for (for reports and docs).
+pub const ALL_REASONS: &[DropReason] = &[reasons::LANG_NOT_ALLOWED, reasons::LANG_LOW_CONFIDENCE, reasons::TOO_FEW_WORDS, reasons::TRAINING_OPT_OUT];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use trawl_core::compliance::check_stage;
+
+    const EN: &str = "The library has extended its opening hours on weekday evenings after a survey showed that many students could not visit during the day.";
+    const FR: &str = "La bibliothèque municipale organise tout au long de l'année des lectures pour les enfants et des rencontres avec des auteurs.";
+
+    fn annotated(text: &str) -> Document {
+        let mut d = Document::new("u", text);
+        Annotate.map(&mut d).unwrap();
+        d
+    }
+
+    #[test]
+    fn language_annotation_and_filter() {
+        let d = annotated(EN);
+        assert_eq!(d.meta.lang.as_deref(), Some("eng"));
+        assert!(d.attrs["lang"]["confidence"].as_f64().unwrap() > 0.5);
+        let f = LanguageFilter { languages: vec!["eng".into()], min_confidence: 0.0 };
+        let (kept, stats) = check_stage(Stage::Filter(Box::new(f)), vec![annotated(EN), annotated(FR)]);
+        assert_eq!(kept.len(), 1);
+        assert_eq!(stats.stage("language").unwrap().dropped["lang_not_allowed"], 1);
+    }
+
+    #[test]
+    fn min_words_and_cjk() {
+        assert_eq!(word_count("one two three"), 3);
+        assert_eq!(word_count("我们今天去公园"), 7);
+        assert_eq!(word_count("ภาษาไทย"), 7);
+        let (kept, stats) = check_stage(Stage::Filter(Box::new(MinWords { min: 5 })), vec![annotated("too short"), annotated(EN)]);
+        assert_eq!(kept.len(), 1);
+        assert_eq!(stats.stage("min_words").unwrap().dropped["too_few_words"], 1);
+    }
+
+    #[test]
+    fn consent_opt_out() {
+        let mut no = annotated(EN);
+        no.consent.training_allowed = Some(false);
+        let mut noai = annotated(EN);
+        noai.consent.noai = true;
+        let (kept, stats) = check_stage(Stage::Filter(Box::new(ConsentFilter)), vec![no, noai, annotated(FR)]);
+        assert_eq!(kept.len(), 1);
+        assert_eq!(stats.stage("consent").unwrap().dropped["training_opt_out"], 2);
+    }
+
+    #[test]
+    fn annotate_is_a_compliant_map() {
+        let (kept, _) = check_stage(Stage::Map(Box::new(Annotate)), vec![annotated(EN), Document::new("u", "")]);
+        assert_eq!(kept.len(), 2);
+        assert_eq!(kept[1].meta.lang.as_deref(), Some("und"));
+    }
+
+    #[test]
+    fn config_validation_names_key() {
+        let c = FilterConfig { languages: vec!["english".into()], ..Default::default() };
+        assert_eq!(c.validate().unwrap_err().0, "filter.languages");
+    }
+}
