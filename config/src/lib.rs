@@ -1,1 +1,170 @@
-//! placeholder
+//! `trawl-config`: the pipeline TOML schema. Each stage crate owns its section's struct
+//! (`deny_unknown_fields`, documented defaults); this crate gathers them, validates, and
+//! reports errors naming the file, the key and the reason.
+//!
+//! ```
+//! let cfg = trawl_config::PipelineConfig::parse("[filter]\nmin_words = 10\n", "inline.toml").unwrap();
+//! assert_eq!(cfg.filter.min_words, 10);
+//! let err = trawl_config::PipelineConfig::parse("[filter]\nmin_wrods = 10\n", "inline.toml").unwrap_err();
+//! assert_eq!(err.key, "filter.min_wrods");
+//! ```
+#![deny(missing_docs)]
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+pub use trawl_captions::CaptionsConfig;
+pub use trawl_crawler::{CrawlConfig, RenderConfig};
+pub use trawl_dedup::DedupConfig;
+pub use trawl_extract::ExtractConfig;
+pub use trawl_filter::FilterConfig;
+pub use trawl_report::ReportConfig;
+pub use trawl_shards::ShardsConfig;
+pub use trawl_storage::StorageConfig;
+
+/// The fully commented default configuration (`trawl config default`).
+pub const DEFAULT_TOML: &str = include_str!("../examples/default.toml");
+
+/// A configuration error: which file, which key, and why.
+#[derive(Debug, Error, PartialEq)]
+#[error("{file}: `{key}`: {reason}")]
+pub struct ConfigError {
+    /// The file (or a label for inline text).
+    pub file: String,
+    /// Dotted key path (`crawl.max_pages`); empty when the file itself is unreadable.
+    pub key: String,
+    /// Why.
+    pub reason: String,
+}
+
+/// One pipeline: a section per stage.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PipelineConfig {
+    /// Where output goes.
+    pub storage: StorageConfig,
+    /// Crawling.
+    pub crawl: CrawlConfig,
+    /// Headless rendering.
+    pub render: RenderConfig,
+    /// Main-content extraction.
+    pub extract: ExtractConfig,
+    /// Language, quality and consent filters.
+    pub filter: FilterConfig,
+    /// Duplicate removal.
+    pub dedup: DedupConfig,
+    /// Image/alt-text pairs and interleaved documents.
+    pub captions: CaptionsConfig,
+    /// Token shards.
+    pub shards: ShardsConfig,
+    /// Sampling report.
+    pub report: ReportConfig,
+}
+
+impl PipelineConfig {
+    /// Parses and validates TOML text; `file` names it in errors.
+    pub fn parse(text: &str, file: &str) -> Result<PipelineConfig, ConfigError> {
+        let de = toml::Deserializer::new(text);
+        let cfg: PipelineConfig = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            let msg = inner.message().to_string();
+            let mut key = if path == "." { String::new() } else { path };
+            // unknown fields: name the field itself, not only its section
+            if let Some(rest) = msg.strip_prefix("unknown field `") {
+                if let Some(name) = rest.split('`').next() {
+                    if !key.ends_with(name) {
+                        key = if key.is_empty() { name.to_string() } else { format!("{key}.{name}") };
+                    }
+                }
+            }
+            let location = inner.span().map(|s| {
+                let line = text[..s.start.min(text.len())].matches('\n').count() + 1;
+                format!(" (line {line})")
+            });
+            ConfigError { file: file.to_string(), key, reason: format!("{msg}{}", location.unwrap_or_default()) }
+        })?;
+        cfg.validate().map_err(|(key, reason)| ConfigError { file: file.to_string(), key, reason })?;
+        Ok(cfg)
+    }
+
+    /// Reads, parses and validates a file.
+    pub fn load(path: &Path) -> Result<PipelineConfig, ConfigError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError { file: file.clone(), key: String::new(), reason: format!("cannot read: {e}") })?;
+        Self::parse(&text, &file)
+    }
+
+    /// Validates every section.
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        self.storage.validate()?;
+        self.crawl.validate()?;
+        self.render.validate()?;
+        self.extract.validate()?;
+        self.filter.validate()?;
+        self.dedup.validate()?;
+        self.captions.validate()?;
+        self.shards.validate()?;
+        self.report.validate()?;
+        Ok(())
+    }
+
+    /// The configuration as TOML.
+    pub fn to_toml(&self) -> String {
+        toml::to_string_pretty(self).expect("config serialises")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commented_default_equals_code_default() {
+        let parsed = PipelineConfig::parse(DEFAULT_TOML, "default.toml").unwrap();
+        assert_eq!(parsed, PipelineConfig::default(), "examples/default.toml is out of date with the code defaults");
+    }
+
+    #[test]
+    fn every_example_is_valid() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+        let mut n = 0;
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "toml") {
+                PipelineConfig::load(&p).unwrap_or_else(|e| panic!("{e}"));
+                n += 1;
+            }
+        }
+        assert!(n >= 3);
+    }
+
+    #[test]
+    fn roundtrip_through_toml() {
+        let mut c = PipelineConfig::default();
+        c.crawl.seeds = vec!["https://example.org/".into()];
+        c.filter.languages = vec!["eng".into(), "fra".into()];
+        let back = PipelineConfig::parse(&c.to_toml(), "x").unwrap();
+        assert_eq!(back, c);
+    }
+
+    #[test]
+    fn errors_name_file_key_and_reason() {
+        let e = PipelineConfig::parse("[crawl]\nmax_pages = \"many\"\n", "p.toml").unwrap_err();
+        assert_eq!((e.file.as_str(), e.key.as_str()), ("p.toml", "crawl.max_pages"));
+        assert!(e.reason.contains("line 2"), "{}", e.reason);
+        let e = PipelineConfig::parse("[crawl]\nseeds = [\"ftp://x/\"]\n", "p.toml").unwrap_err();
+        assert_eq!(e.key, "crawl.seeds");
+        let e = PipelineConfig::parse("[nope]\n", "p.toml").unwrap_err();
+        assert_eq!(e.key, "nope");
+        let e = PipelineConfig::parse("[shards]\ntokenizer = \"gpt5\"\n", "p.toml").unwrap_err();
+        assert_eq!(e.key, "shards.tokenizer");
+        let e = PipelineConfig::parse("[storage\n", "p.toml").unwrap_err();
+        assert!(e.reason.contains("line 1"), "{e}");
+        let e = PipelineConfig::parse("[render]\nmode = \"always\"\n", "p.toml").unwrap_err();
+        assert_eq!(e.key, "render.mode");
+        assert!(PipelineConfig::load(Path::new("/nonexistent.toml")).unwrap_err().reason.contains("cannot read"));
+    }
+}
