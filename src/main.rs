@@ -1,1 +1,67 @@
-fn main() {}
+//! The `trawl` binary: parse flags, load and validate the config, wire the stages, run, and
+//! map errors to exit codes (0 ok, 1 run failed, 2 usage or config error).
+
+mod cli;
+mod commands;
+mod pipeline;
+mod progress;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+/// An error that is the user's to fix (bad flags or config): exit code 2.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+fn init_logging(cli: &cli::Cli) {
+    use tracing_subscriber::EnvFilter;
+    let default = match cli.verbose {
+        0 => "info",
+        1 => "debug",
+        _ => "trace",
+    };
+    let filter = EnvFilter::try_from_env("TRAWL_LOG").unwrap_or_else(|_| EnvFilter::new(format!("{default},html5ever=warn,selectors=warn,hyper=warn,reqwest=warn")));
+    let b = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
+    match cli.log_format {
+        cli::LogFormat::Text => b.init(),
+        cli::LogFormat::Json => b.json().init(),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = cli::Cli::parse();
+    init_logging(&cli);
+    let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let result = commands::dispatch(cli, &rt);
+    rt.shutdown_timeout(std::time::Duration::from_secs(2));
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            if let Some(u) = e.downcast_ref::<UsageError>() {
+                eprintln!("error: {u}");
+                return ExitCode::from(2);
+            }
+            if let Some(c) = e.downcast_ref::<trawl_config::ConfigError>() {
+                eprintln!("error: invalid config: {c}");
+                return ExitCode::from(2);
+            }
+            eprintln!("error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}

@@ -106,8 +106,11 @@ impl Chain {
         std::mem::take(&mut self.excluded)
     }
 
-    /// Mutable access to the stages (e.g. to seed a dedup index).
-    pub fn stages_mut(&mut self) -> &mut [Stage] {
-        &mut self.stages
+    /// Registers a document that survived this chain in an earlier, committed run, so
+    /// stateful stages (dedup) resume with the same state.
+    pub fn seed(&mut self, kept: &Document) {
+        for s in &mut self.stages {
+            s.seed(kept);
+        }
     }
 }

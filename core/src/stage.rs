@@ -68,6 +68,10 @@ pub trait Task: Send {
     fn name(&self) -> &'static str;
     /// Process one record; it may be annotated in place.
     fn process(&mut self, doc: &mut Document) -> Result<Verdict, RecordError>;
+
+    /// Registers a document this task kept in an earlier, committed run, so a resumed run
+    /// rebuilds its state and makes the same decisions. Stateless tasks ignore it.
+    fn seed(&mut self, _kept: &Document) {}
 }
 
 /// A stage of any kind, as the runner holds it.
@@ -87,6 +91,13 @@ impl Stage {
             Stage::Filter(f) => f.name(),
             Stage::Map(m) => m.name(),
             Stage::Task(t) => t.name(),
+        }
+    }
+
+    /// Registers a document kept by an earlier run (see [`Task::seed`]).
+    pub fn seed(&mut self, kept: &Document) {
+        if let Stage::Task(t) = self {
+            t.seed(kept);
         }
     }
 

@@ -81,11 +81,6 @@ pub struct ExactDedup {
 }
 
 impl ExactDedup {
-    /// Registers a document kept earlier.
-    pub fn seed(&mut self, doc: &Document) {
-        self.seen.entry(text_key(&doc.text)).or_insert_with(|| doc.id.clone());
-    }
-
     /// Number of distinct texts seen.
     pub fn len(&self) -> usize {
         self.seen.len()
@@ -100,6 +95,10 @@ impl ExactDedup {
 impl Task for ExactDedup {
     fn name(&self) -> &'static str {
         "exact_dedup"
+    }
+
+    fn seed(&mut self, doc: &Document) {
+        self.seen.entry(text_key(&doc.text)).or_insert_with(|| doc.id.clone());
     }
 
     fn process(&mut self, doc: &mut Document) -> Result<Verdict, RecordError> {
@@ -137,7 +136,7 @@ mod tests {
         assert_eq!(kept.iter().map(|d| d.url.as_str()).collect::<Vec<_>>(), vec!["a", "b"]);
         assert_eq!(stats.stage("exact_dedup").unwrap().dropped["exact_duplicate"], 2);
         let mut d = ExactDedup::default();
-        d.seed(&kept[0]);
+        Task::seed(&mut d, &kept[0]);
         let mut again = Document::new("c", "hello world");
         assert_eq!(d.process(&mut again).unwrap(), Verdict::Drop(reasons::EXACT_DUPLICATE));
         assert_eq!(again.attrs["dedup"]["exact_of"], first.as_str());

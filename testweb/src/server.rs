@@ -139,14 +139,23 @@ impl TestWeb {
 
     /// Like [`TestWeb::start`], adding `delay` to every response (to make runs slow enough
     /// to interrupt in tests).
-    pub async fn start_with_delay(mut sites: Vec<Site>, delay: Duration) -> std::io::Result<TestWeb> {
+    pub async fn start_with_delay(sites: Vec<Site>, delay: Duration) -> std::io::Result<TestWeb> {
+        Self::start_on(sites, 0, delay).await
+    }
+
+    /// Like [`TestWeb::start_with_delay`], binding site `i` to `127.0.0.(2+i):port`, so
+    /// URLs are the same from one start to the next (0 picks ephemeral ports).
+    pub async fn start_on(mut sites: Vec<Site>, port: u16, delay: Duration) -> std::io::Result<TestWeb> {
         let mut listeners = Vec::new();
         let mut addrs = Vec::new();
         for (i, site) in sites.iter_mut().enumerate() {
             site.delay += delay;
             let ip = Ipv4Addr::new(127, 0, 0, 2 + (i % 250) as u8);
-            let l = match TcpListener::bind(SocketAddr::new(IpAddr::V4(ip), 0)).await {
+            let l = match TcpListener::bind(SocketAddr::new(IpAddr::V4(ip), port)).await {
                 Ok(l) => l,
+                Err(e) if port != 0 => {
+                    return Err(std::io::Error::new(e.kind(), format!("cannot bind test web site `{}` to {ip}:{port}: {e}", site.name)))
+                }
                 Err(_) => TcpListener::bind("127.0.0.1:0").await?,
             };
             addrs.push((site.name.clone(), l.local_addr()?));

@@ -1,0 +1,151 @@
+//! Command-line flags. Flags say how to run (where, how fast, how loud); what changes the
+//! output lives in the config file.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use trawl_storage::ShardSpec;
+
+/// trawl turns the live web into pretraining data: crawl, extract, filter, dedup, caption
+/// and shard, writing to a local folder or S3.
+#[derive(Debug, Parser)]
+#[command(name = "trawl", version, propagate_version = true, max_term_width = 100)]
+pub struct Cli {
+    /// No progress bars (they are also hidden when stderr is not a terminal).
+    #[arg(long, short, global = true)]
+    pub quiet: bool,
+    /// More log output (-v: debug, -vv: trace). TRAWL_LOG=<filter> overrides.
+    #[arg(long, short, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    /// Log format on stderr.
+    #[arg(long, global = true, value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+    /// The command.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Log output formats.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object per line.
+    Json,
+}
+
+/// Commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run every enabled stage in one process, streaming from crawl to shards and report.
+    /// Without --config, runs the embedded demo: the bundled test web served on loopback.
+    Run(RunArgs),
+    /// Crawl the configured seeds into WARC parts under crawl/warc/.
+    Crawl(StageArgs),
+    /// Extract Documents from WARC files (or .html/.html.gz files).
+    Extract(ExtractArgs),
+    /// Annotate documents (language, word counts) and filter them.
+    Filter(StageArgs),
+    /// Remove duplicate documents.
+    Dedup(StageArgs),
+    /// Build image/alt-text pairs and interleaved documents.
+    Captions(StageArgs),
+    /// Tokenize documents into Megatron .bin/.idx shards with manifests.
+    Shards(StageArgs),
+    /// Write the sampling report (report/index.html) of a run root.
+    Report(ReportArgs),
+    /// Validate a config file or print the commented default.
+    #[command(subcommand)]
+    Config(ConfigCommand),
+}
+
+/// Flags of `trawl run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Pipeline config (TOML). Without it, the embedded demo config and test web are used.
+    #[arg(long, short)]
+    pub config: Option<PathBuf>,
+    /// Run root (local folder, file://, or s3://bucket/prefix); overrides storage.root.
+    #[arg(long, short)]
+    pub output: Option<String>,
+    /// Ignore completion markers and recompute every shard.
+    #[arg(long)]
+    pub force: bool,
+    /// Demo only: port the embedded test web binds on 127.0.0.2, 127.0.0.3, ... (fixed, so
+    /// a rerun sees the same URLs and resumes).
+    #[arg(long, default_value_t = 18080)]
+    pub demo_port: u16,
+    /// Demo only: latency added to every test-web response, in milliseconds (to watch or
+    /// interrupt a slower run).
+    #[arg(long, default_value_t = 0)]
+    pub demo_delay_ms: u64,
+}
+
+/// Flags shared by the stage subcommands.
+#[derive(Debug, Args)]
+pub struct StageArgs {
+    /// Input: a file, a folder or a prefix (local or s3://), listed recursively. The crawl
+    /// reads seed URLs from it (one per line) in addition to the config's seeds.
+    #[arg(long, short)]
+    pub input: Option<String>,
+    /// Run root the stage writes under (its folder, excluded/, stats/, _done/); overrides
+    /// storage.root.
+    #[arg(long, short)]
+    pub output: Option<String>,
+    /// Pipeline config (TOML); only this stage's section (and [storage]) is used.
+    #[arg(long, short)]
+    pub config: Option<PathBuf>,
+    /// This worker's share of the inputs, `i/n` (0-based). Defaults to SLURM_ARRAY_TASK_ID
+    /// with SLURM_ARRAY_TASK_COUNT, or JOB_COMPLETION_INDEX with TRAWL_SHARD_COUNT, else 0/1.
+    #[arg(long)]
+    pub shard: Option<ShardSpec>,
+    /// Ignore completion markers and recompute.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Flags of `trawl extract`.
+#[derive(Debug, Args)]
+pub struct ExtractArgs {
+    /// Stage flags.
+    #[command(flatten)]
+    pub stage: StageArgs,
+    /// `jsonl` writes Documents under the run root; `text` prints the main text of the input
+    /// to stdout (for inspecting single pages).
+    #[arg(long, value_enum, default_value_t = ExtractFormat::Jsonl)]
+    pub format: ExtractFormat,
+}
+
+/// Output of `trawl extract`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ExtractFormat {
+    /// Documents as JSONL.zst under the run root.
+    Jsonl,
+    /// Main text on stdout.
+    Text,
+}
+
+/// Flags of `trawl report`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The run root to report on (same as --output).
+    pub root: Option<String>,
+    /// The run root to report on.
+    #[arg(long, short)]
+    pub output: Option<String>,
+    /// Pipeline config (TOML); the [report] section is used.
+    #[arg(long, short)]
+    pub config: Option<PathBuf>,
+}
+
+/// `trawl config` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Validate a config file: errors name the file, the key and the reason.
+    Check {
+        /// The file.
+        file: PathBuf,
+    },
+    /// Print the fully commented default config.
+    Default,
+}

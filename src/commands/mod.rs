@@ -1,0 +1,42 @@
+//! One module per command.
+
+mod run;
+mod stage;
+
+use std::path::Path;
+
+use anyhow::Result;
+use trawl_config::PipelineConfig;
+
+use crate::cli::{Cli, Command, ConfigCommand};
+
+pub fn dispatch(cli: Cli, rt: &tokio::runtime::Runtime) -> Result<()> {
+    let quiet = cli.quiet;
+    match cli.command {
+        Command::Run(a) => run::run(a, quiet, rt),
+        Command::Crawl(a) => stage::crawl(a, quiet, rt),
+        Command::Extract(a) => stage::extract(a, quiet, rt),
+        Command::Filter(a) => stage::docs_stage("filter", a, quiet, rt),
+        Command::Dedup(a) => stage::docs_stage("dedup", a, quiet, rt),
+        Command::Captions(a) => stage::docs_stage("captions", a, quiet, rt),
+        Command::Shards(a) => stage::docs_stage("shards", a, quiet, rt),
+        Command::Report(a) => stage::report(a, rt),
+        Command::Config(ConfigCommand::Default) => {
+            print!("{}", trawl_config::DEFAULT_TOML);
+            Ok(())
+        }
+        Command::Config(ConfigCommand::Check { file }) => {
+            PipelineConfig::load(&file)?;
+            println!("{}: ok", file.display());
+            Ok(())
+        }
+    }
+}
+
+/// Loads the config file, or the code defaults.
+pub fn load_config(path: Option<&Path>) -> Result<PipelineConfig> {
+    Ok(match path {
+        Some(p) => PipelineConfig::load(p)?,
+        None => PipelineConfig::default(),
+    })
+}

@@ -1,0 +1,124 @@
+//! `trawl run`: every enabled stage in one process. The crawler (async) sends committed
+//! parts over a bounded channel to a CPU thread that runs extract -> filter -> dedup ->
+//! captions -> shards per part; the manifest and the report are written at the end.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use trawl_config::PipelineConfig;
+use trawl_crawler::{CrawlPart, Crawler};
+use trawl_storage::{shard_name, warc, Storage};
+
+use crate::cli::RunArgs;
+use crate::pipeline::{Io, Pipeline};
+use crate::{progress, UsageError};
+
+/// The embedded demo config (`config/examples/demo.toml`).
+const DEMO_TOML: &str = include_str!("../../config/examples/demo.toml");
+
+pub fn run(a: RunArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<()> {
+    let demo = a.config.is_none();
+    let mut cfg = match &a.config {
+        Some(p) => PipelineConfig::load(p)?,
+        None => PipelineConfig::parse(DEMO_TOML, "<embedded demo config>")?,
+    };
+    if let Some(o) = &a.output {
+        cfg.storage.root = o.clone();
+    }
+    let _web = if demo {
+        let web = rt
+            .block_on(trawl_testweb::TestWeb::start_on(trawl_testweb::demo::sites(), a.demo_port, Duration::from_millis(a.demo_delay_ms)))
+            .map_err(|e| UsageError(format!("{e} (choose another port with --demo-port)")))?;
+        cfg.crawl.seeds = trawl_testweb::demo::seeds(&web);
+        tracing::info!(seeds = ?cfg.crawl.seeds, "demo: serving the bundled test web on loopback");
+        Some(web)
+    } else {
+        None
+    };
+    if cfg.crawl.enabled && cfg.crawl.seeds.is_empty() {
+        return Err(UsageError(format!("{}: `crawl.seeds`: no seed URLs (add seeds, or set crawl.enabled = false to process existing WARC under crawl/warc/)", a.config.as_ref().map(|p| p.display().to_string()).unwrap_or_default())).into());
+    }
+    let root = Storage::open(&cfg.storage.root, &cfg.storage)?;
+    rt.block_on(root.check()).with_context(|| format!("cannot use run root {}", root.url()))?;
+    tracing::info!(root = root.url(), "run started");
+    if a.force {
+        for stage in ["crawl", "extract", "filter", "dedup", "captions", "shards"] {
+            rt.block_on(trawl_storage::markers::clear(&root, stage))?;
+        }
+        rt.block_on(root.delete("crawl/state.json"))?;
+    }
+
+    let show = progress::enabled(quiet);
+    let crawl_bar = progress::bar(show, None, "crawl");
+    crawl_bar.set_message("pages fetched");
+    let (tx, mut rx) = tokio::sync::mpsc::channel::<CrawlPart>(2);
+    let crawl_task = if cfg.crawl.enabled {
+        let crawler = Crawler::new(cfg.crawl.clone())?;
+        let root2 = root.clone();
+        let pb = crawl_bar.clone();
+        let progress: Arc<dyn Fn(u64) + Send + Sync> = Arc::new(move |n| pb.set_position(n));
+        rt.spawn(async move { crawler.run(&root2, tx, Some(progress)).await.map(|s| s.parts).map_err(anyhow::Error::from) })
+    } else {
+        let root2 = root.clone();
+        rt.spawn(async move {
+            let keys: Vec<String> = root2.list("crawl/warc").await?.into_iter().filter(|k| warc::is_warc(k)).collect();
+            for (i, key) in keys.iter().enumerate() {
+                let data = root2.get(key).await?;
+                let (pages, err) = warc::read_pages(key, &data);
+                if let Some(e) = err {
+                    tracing::warn!(error = %e, "damaged WARC: keeping the records before the damage");
+                }
+                let part = CrawlPart { index: i, warc: key.clone(), pages, stats: Default::default(), replayed: true };
+                if tx.send(part).await.is_err() {
+                    break;
+                }
+            }
+            Ok(keys.len())
+        })
+    };
+
+    let io = Io::new(rt.handle().clone());
+    let parts_bar = progress::bar(show, None, "process");
+    parts_bar.set_message("parts through extract..shards");
+    let pb = parts_bar.clone();
+    let root2 = root.clone();
+    let cfg2 = cfg.clone();
+    let force = a.force;
+    let worker = std::thread::Builder::new().name("trawl-stages".into()).spawn(move || -> Result<usize> {
+        let mut p = Pipeline::new(cfg2, root2, io, force);
+        let mut n = 0;
+        while let Some(part) = rx.blocking_recv() {
+            let name = shard_name(part.index);
+            let pages = part.pages;
+            p.process_part(&name, &part.warc, move || Ok(pages)).with_context(|| format!("processing part {name}"))?;
+            n += 1;
+            pb.set_position(n as u64);
+        }
+        Ok(n)
+    })?;
+    let processed = worker.join().map_err(|_| anyhow::anyhow!("internal error: the stage thread panicked"))?;
+    let crawled = rt.block_on(crawl_task).context("crawl task")?;
+    crawl_bar.finish_and_clear();
+    parts_bar.finish_and_clear();
+    let processed = processed?;
+    let parts = crawled?;
+    if processed != parts {
+        anyhow::bail!("internal error: {parts} crawl parts but {processed} processed");
+    }
+
+    let p = Pipeline::new(cfg.clone(), root.clone(), Io::new(rt.handle().clone()), false);
+    let manifest = if cfg.shards.enabled { p.merge_manifest(parts)? } else { None };
+    let report = if cfg.report.enabled { Some(rt.block_on(trawl_report::write(&root, &cfg.report))?) } else { None };
+    let (fstats, _) = rt.block_on(trawl_storage::markers::merged_stats(&root, "crawl"))?;
+    let fetched = fstats.stage("crawl").map(|s| s.kept).unwrap_or(0);
+    println!("trawl: run complete: {} pages fetched, {} parts", fetched, parts);
+    if let Some(m) = &manifest {
+        println!("  shards:   {} ({} documents, {} tokens, {} shards, tokenizer {})", root.url_of("shards/tokens/"), m.documents, m.tokens, m.shards.len(), m.tokenizer.name);
+        println!("  manifest: {}", root.url_of("shards/manifest.json"));
+    }
+    if let Some(r) = report {
+        println!("  report:   {r}");
+    }
+    Ok(())
+}

@@ -1,0 +1,232 @@
+//! The stage subcommands: one stage over files, so a stage can be rerun alone after a
+//! config change. Output shard `k` is named after input `k` of the full sorted listing,
+//! so names do not depend on the number of workers.
+
+use std::io::Read;
+
+use anyhow::{Context, Result};
+use trawl_config::PipelineConfig;
+use trawl_core::FetchedPage;
+use trawl_crawler::Crawler;
+use trawl_storage::{jsonl, shard_name, warc, InputSet, ShardSpec, Storage};
+
+use super::load_config;
+use crate::cli::{ExtractArgs, ExtractFormat, ReportArgs, StageArgs};
+use crate::pipeline::{read_docs_bytes, Io, Pipeline};
+use crate::{progress, UsageError};
+
+/// HTML files per extract shard when the input is a folder of pages.
+const HTML_PER_SHARD: usize = 1000;
+
+fn shard_of(a: &StageArgs) -> ShardSpec {
+    a.shard.or_else(ShardSpec::from_env).unwrap_or_default()
+}
+
+fn open_root(cfg: &mut PipelineConfig, output: Option<&String>, rt: &tokio::runtime::Runtime) -> Result<Storage> {
+    if let Some(o) = output {
+        cfg.storage.root = o.clone();
+    }
+    let root = Storage::open(&cfg.storage.root, &cfg.storage)?;
+    rt.block_on(root.check()).with_context(|| format!("cannot use run root {}", root.url()))?;
+    Ok(root)
+}
+
+fn require_input(a: &StageArgs, stage: &str) -> Result<String> {
+    a.input.clone().ok_or_else(|| UsageError(format!("trawl {stage} needs --input (a file, folder or s3:// prefix)")).into())
+}
+
+pub fn crawl(a: StageArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<()> {
+    let mut cfg = load_config(a.config.as_deref())?;
+    let shard = shard_of(&a);
+    if shard.count > 1 {
+        return Err(UsageError(format!("--shard {shard}: a crawl runs as one worker in this version (one frontier per run root)")).into());
+    }
+    if let Some(input) = &a.input {
+        let text = if input.starts_with("s3://") {
+            let (parent, name) = input.rsplit_once('/').unwrap_or((input, ""));
+            let s = Storage::open(parent, &cfg.storage)?;
+            String::from_utf8_lossy(&rt.block_on(s.get(name))?).into_owned()
+        } else {
+            std::fs::read_to_string(input.strip_prefix("file://").unwrap_or(input)).with_context(|| format!("reading seeds from {input}"))?
+        };
+        cfg.crawl.seeds.extend(text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(String::from));
+        cfg.validate().map_err(|(k, r)| trawl_config::ConfigError { file: input.clone(), key: k, reason: r })?;
+    }
+    if cfg.crawl.seeds.is_empty() {
+        return Err(UsageError("no seed URLs: set crawl.seeds in the config or pass --input SEEDS_FILE".into()).into());
+    }
+    let root = open_root(&mut cfg, a.output.as_ref(), rt)?;
+    if a.force {
+        rt.block_on(trawl_storage::markers::clear(&root, "crawl"))?;
+        rt.block_on(root.delete("crawl/state.json"))?;
+    }
+    let crawler = Crawler::new(cfg.crawl.clone())?;
+    let bar = progress::bar(progress::enabled(quiet), None, "crawl");
+    bar.set_message("pages fetched");
+    let pb = bar.clone();
+    let progress: std::sync::Arc<dyn Fn(u64) + Send + Sync> = std::sync::Arc::new(move |n| pb.set_position(n));
+    let (tx, mut rx) = tokio::sync::mpsc::channel(2);
+    let root2 = root.clone();
+    let task = rt.spawn(async move { crawler.run(&root2, tx, Some(progress)).await });
+    let mut pages = 0;
+    while let Some(p) = rx.blocking_recv() {
+        pages += p.pages.len();
+    }
+    let state = rt.block_on(task)??;
+    bar.finish_and_clear();
+    println!("trawl crawl: {pages} pages in {} parts under {}", state.parts, root.url_of("crawl/warc/"));
+    Ok(())
+}
+
+fn is_html(k: &str) -> bool {
+    [".html", ".htm", ".html.gz", ".htm.gz", ".xhtml"].iter().any(|e| k.to_ascii_lowercase().ends_with(e))
+}
+
+fn html_page(url: String, key: &str, bytes: &[u8]) -> Result<FetchedPage> {
+    let body = if key.ends_with(".gz") {
+        let mut out = Vec::new();
+        // bounded: a gzip bomb stops at 64 MiB and the page is then dropped as too large
+        flate2::read::GzDecoder::new(bytes).take(64 * 1024 * 1024).read_to_end(&mut out).with_context(|| format!("decompressing {key}"))?;
+        out
+    } else {
+        bytes.to_vec()
+    };
+    Ok(FetchedPage { url: url.clone(), final_url: url, status: 200, body, ..Default::default() })
+}
+
+fn pages_of(storage: &Storage, key: &str, rt: &tokio::runtime::Runtime) -> Result<Vec<FetchedPage>> {
+    let data = rt.block_on(storage.get(key))?;
+    if warc::is_warc(key) {
+        let (pages, err) = warc::read_pages(key, &data);
+        if let Some(e) = err {
+            tracing::warn!(error = %e, "damaged WARC: keeping the records before the damage");
+        }
+        Ok(pages)
+    } else {
+        let url = if storage.is_local() { format!("file://{}", storage.url_of(key)) } else { storage.url_of(key) };
+        Ok(vec![html_page(url, key, &data)?])
+    }
+}
+
+pub fn extract(a: ExtractArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<()> {
+    let mut cfg = load_config(a.stage.config.as_deref())?;
+    let input = require_input(&a.stage, "extract")?;
+    let accept = |k: &str| warc::is_warc(k) || is_html(k);
+    let all = rt.block_on(InputSet::open(&input, &cfg.storage, ShardSpec::default(), accept))?;
+    if all.objects.is_empty() {
+        return Err(UsageError(format!("no WARC or HTML files under {input}")).into());
+    }
+    if a.format == ExtractFormat::Text {
+        let mut ex_cfg = cfg.extract.clone();
+        ex_cfg.min_text_chars = 0;
+        let ex = trawl_extract::Extractor::new(ex_cfg);
+        for (_, key) in &all.objects {
+            for p in pages_of(&all.storage, key, rt)? {
+                match ex.extract(&p) {
+                    Ok(d) => println!("{}", d.text),
+                    Err(r) => eprintln!("{}: dropped: {r}", p.url),
+                }
+            }
+        }
+        return Ok(());
+    }
+    let shard = shard_of(&a.stage);
+    let root = open_root(&mut cfg, a.stage.output.as_ref(), rt)?;
+    let p = Pipeline::new(cfg, root, Io::new(rt.handle().clone()), a.stage.force);
+    // WARC files are one shard each; loose HTML files are grouped HTML_PER_SHARD at a time.
+    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+    let mut html_group: Vec<String> = Vec::new();
+    for (_, key) in &all.objects {
+        if warc::is_warc(key) {
+            groups.push((key.clone(), vec![key.clone()]));
+        } else {
+            html_group.push(key.clone());
+        }
+    }
+    for chunk in html_group.chunks(HTML_PER_SHARD) {
+        groups.push((chunk[0].clone(), chunk.to_vec()));
+    }
+    groups.sort();
+    let mine: Vec<(usize, Vec<String>)> = groups.into_iter().enumerate().filter(|(k, _)| shard.owns(*k)).map(|(k, (_, keys))| (k, keys)).collect();
+    let bar = progress::bar(progress::enabled(quiet), Some(mine.len() as u64), "extract");
+    let (mut done, mut skipped) = (0, 0);
+    for (k, keys) in mine {
+        let name = shard_name(k);
+        let inputs: Vec<String> = keys.iter().map(|key| all.storage.url_of(key)).collect();
+        if p.done("extract", &name, &inputs)? {
+            skipped += 1;
+        } else {
+            let mut pages = Vec::new();
+            for key in &keys {
+                match pages_of(&all.storage, key, rt) {
+                    Ok(ps) => pages.extend(ps),
+                    Err(e) => tracing::warn!(input = %all.storage.url_of(key), error = %format!("{e:#}"), "unreadable input skipped"),
+                }
+            }
+            p.extract(&name, &pages, inputs)?;
+            done += 1;
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    println!("trawl extract: {done} shards written, {skipped} already done, under {}", p.root.url_of("extract/"));
+    Ok(())
+}
+
+pub fn docs_stage(stage: &str, a: StageArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<()> {
+    let mut cfg = load_config(a.config.as_deref())?;
+    let input = require_input(&a, stage)?;
+    let shard = shard_of(&a);
+    if stage == "dedup" && shard.count > 1 {
+        return Err(UsageError(format!("--shard {shard}: exact dedup needs every document in order, so it runs as one worker in this version")).into());
+    }
+    let set = rt.block_on(InputSet::open(&input, &cfg.storage, shard, jsonl::is_jsonl))?;
+    if set.total == 0 {
+        return Err(UsageError(format!("no JSONL files (.jsonl, .jsonl.gz, .jsonl.zst) under {input}")).into());
+    }
+    let root = open_root(&mut cfg, a.output.as_ref(), rt)?;
+    let mut p = Pipeline::new(cfg, root, Io::new(rt.handle().clone()), a.force);
+    let bar = progress::bar(progress::enabled(quiet), Some(set.objects.len() as u64), stage);
+    let (mut done, mut skipped) = (0, 0);
+    for (k, key) in &set.objects {
+        let name = shard_name(*k);
+        let inputs = vec![set.storage.url_of(key)];
+        if p.done(stage, &name, &inputs)? {
+            if stage == "dedup" {
+                let kept = p.read_docs(&format!("dedup/{name}.jsonl.zst"))?;
+                p.seed_dedup(&kept);
+            }
+            skipped += 1;
+            bar.inc(1);
+            continue;
+        }
+        let bytes = rt.block_on(set.storage.get(key))?;
+        let docs = read_docs_bytes(key, &bytes)?;
+        match stage {
+            "filter" => drop(p.filter(&name, docs, inputs)?),
+            "dedup" => drop(p.dedup(&name, docs, inputs)?),
+            "captions" => p.captions(&name, &docs, inputs)?,
+            "shards" => drop(p.shards(&name, &docs, inputs)?),
+            other => return Err(anyhow::anyhow!("internal error: unknown stage {other}")),
+        }
+        done += 1;
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    if stage == "shards" {
+        if let Some(m) = p.merge_manifest(set.total)? {
+            println!("trawl shards: manifest with {} documents, {} tokens in {} shards", m.documents, m.tokens, m.shards.len());
+        }
+    }
+    println!("trawl {stage}: {done} shards written, {skipped} already done, under {}", p.root.url_of(&format!("{stage}/")));
+    Ok(())
+}
+
+pub fn report(a: ReportArgs, rt: &tokio::runtime::Runtime) -> Result<()> {
+    let mut cfg = load_config(a.config.as_deref())?;
+    let out = a.root.or(a.output);
+    let root = open_root(&mut cfg, out.as_ref(), rt)?;
+    let url = rt.block_on(trawl_report::write(&root, &cfg.report))?;
+    println!("trawl report: {url}");
+    Ok(())
+}

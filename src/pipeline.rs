@@ -1,0 +1,306 @@
+//! The per-shard pipeline shared by `trawl run` and the stage subcommands. Every stage
+//! writes its shard's outputs, then its stats file, then its completion marker (last), so
+//! a shard is either fully there or redone; names are derived from the shard index, so a
+//! rerun overwrites and never duplicates.
+
+use std::future::Future;
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+use trawl_captions::Captioner;
+use trawl_config::PipelineConfig;
+use trawl_core::{Chain, Document, FetchedPage, RunStats};
+use trawl_extract::Extractor;
+use trawl_shards::{Manifest, ShardBuilder, ShardManifest};
+use trawl_storage::jsonl::{self, JsonlWriter};
+use trawl_storage::markers::{self, Marker};
+use trawl_storage::Storage;
+
+/// Blocks on storage futures from CPU threads.
+#[derive(Clone, Debug)]
+pub struct Io {
+    rt: tokio::runtime::Handle,
+}
+
+impl Io {
+    pub fn new(rt: tokio::runtime::Handle) -> Io {
+        Io { rt }
+    }
+    pub fn block<F: Future>(&self, f: F) -> F::Output {
+        self.rt.block_on(f)
+    }
+}
+
+#[derive(Serialize)]
+struct ExcludedPage<'a> {
+    stage: &'static str,
+    reason: &'static str,
+    url: &'a str,
+    status: u16,
+}
+
+/// Stage runtimes built from one config.
+pub struct Pipeline {
+    pub cfg: PipelineConfig,
+    pub root: Storage,
+    pub io: Io,
+    pub force: bool,
+    extractor: Extractor,
+    filter: Chain,
+    dedup: Chain,
+    captioner: Captioner,
+}
+
+pub fn jsonl_name(stage: &str, name: &str) -> String {
+    format!("{stage}/{name}.jsonl.zst")
+}
+
+impl Pipeline {
+    pub fn new(cfg: PipelineConfig, root: Storage, io: Io, force: bool) -> Pipeline {
+        let extractor = Extractor::new(cfg.extract.clone());
+        let filter = Chain::new("filter", cfg.filter.build());
+        let mut dedup_stages = Vec::new();
+        if cfg.dedup.exact {
+            dedup_stages.push(trawl_core::Stage::Task(Box::new(trawl_dedup::ExactDedup::default())));
+        }
+        let dedup = Chain::new("dedup", dedup_stages);
+        let captioner = Captioner::new(cfg.captions.clone());
+        Pipeline { cfg, root, io, force, extractor, filter, dedup, captioner }
+    }
+
+    /// Whether `stage` is already done for shard `name` from these inputs.
+    pub fn done(&self, stage: &str, name: &str, inputs: &[String]) -> Result<bool> {
+        if self.force {
+            return Ok(false);
+        }
+        Ok(self.io.block(markers::is_done(&self.root, stage, name, inputs))?)
+    }
+
+    fn put(&self, key: &str, bytes: Vec<u8>) -> Result<()> {
+        self.io.block(self.root.put(key, bytes.into())).with_context(|| format!("writing {}", self.root.url_of(key)))
+    }
+
+    fn commit(&self, stage: &str, name: &str, inputs: Vec<String>, outputs: Vec<String>, stats: RunStats) -> Result<()> {
+        let m = Marker { stage: stage.into(), shard: name.into(), inputs, outputs, stats };
+        self.io.block(markers::commit(&self.root, &m)).with_context(|| format!("committing {stage}/{name}"))
+    }
+
+    /// Reads documents from a JSONL object under the run root. Malformed lines are counted
+    /// and logged, not fatal.
+    pub fn read_docs(&self, key: &str) -> Result<Vec<Document>> {
+        let bytes = self.io.block(self.root.get(key)).with_context(|| format!("reading {}", self.root.url_of(key)))?;
+        read_docs_bytes(key, &bytes)
+    }
+
+    /// Extracts one shard of pages.
+    pub fn extract(&self, name: &str, pages: &[FetchedPage], inputs: Vec<String>) -> Result<Vec<Document>> {
+        let mut stats = RunStats::default();
+        let st = stats.stage_mut("extract");
+        let mut out = JsonlWriter::for_name("x.jsonl.zst");
+        let mut ex = JsonlWriter::for_name("x.jsonl.zst");
+        let mut docs = Vec::new();
+        let t0 = std::time::Instant::now();
+        for p in pages {
+            st.seen += 1;
+            st.bytes_in += p.body.len() as u64;
+            match self.extractor.extract(p) {
+                Ok(d) => {
+                    st.kept += 1;
+                    st.bytes_out += d.text.len() as u64;
+                    out.write(&d);
+                    docs.push(d);
+                }
+                Err(reason) => {
+                    st.drop_for(reason.as_str());
+                    ex.write(&ExcludedPage { stage: "extract", reason: reason.as_str(), url: &p.url, status: p.status });
+                }
+            }
+        }
+        st.nanos = t0.elapsed().as_nanos() as u64;
+        let (o, e) = (jsonl_name("extract", name), jsonl_name("excluded/extract", name));
+        self.put(&o, out.finish())?;
+        self.put(&e, ex.finish())?;
+        self.commit("extract", name, inputs, vec![o, e], stats)?;
+        Ok(docs)
+    }
+
+    fn run_chain(&mut self, which: &str, name: &str, docs: Vec<Document>, inputs: Vec<String>) -> Result<Vec<Document>> {
+        let chain = if which == "filter" { &mut self.filter } else { &mut self.dedup };
+        let kept: Vec<Document> = docs.into_iter().filter_map(|d| chain.process(d)).collect();
+        let excluded = chain.take_excluded();
+        let stats = chain.take_stats();
+        let mut out = JsonlWriter::for_name("x.jsonl.zst");
+        for d in &kept {
+            out.write(d);
+        }
+        let mut ex = JsonlWriter::for_name("x.jsonl.zst");
+        for e in &excluded {
+            ex.write(e);
+        }
+        let (o, e) = (jsonl_name(which, name), jsonl_name(&format!("excluded/{which}"), name));
+        self.put(&o, out.finish())?;
+        self.put(&e, ex.finish())?;
+        self.commit(which, name, inputs, vec![o, e], stats)?;
+        Ok(kept)
+    }
+
+    pub fn filter(&mut self, name: &str, docs: Vec<Document>, inputs: Vec<String>) -> Result<Vec<Document>> {
+        self.run_chain("filter", name, docs, inputs)
+    }
+
+    pub fn dedup(&mut self, name: &str, docs: Vec<Document>, inputs: Vec<String>) -> Result<Vec<Document>> {
+        self.run_chain("dedup", name, docs, inputs)
+    }
+
+    /// Registers documents a committed dedup shard kept (resume).
+    pub fn seed_dedup(&mut self, kept: &[Document]) {
+        for d in kept {
+            self.dedup.seed(d);
+        }
+    }
+
+    pub fn captions(&self, name: &str, docs: &[Document], inputs: Vec<String>) -> Result<()> {
+        let mut stats = RunStats::default();
+        let st = stats.stage_mut("captions");
+        let mut pairs = JsonlWriter::for_name("x.jsonl.zst");
+        let mut inter = JsonlWriter::for_name("x.jsonl.zst");
+        let mut ex = JsonlWriter::for_name("x.jsonl.zst");
+        for d in docs {
+            let p = self.captioner.pairs(d);
+            Captioner::account(&p, st);
+            for pair in &p.pairs {
+                pairs.write(pair);
+            }
+            for (pair, reason) in &p.dropped {
+                ex.write(&serde_json::json!({ "stage": "captions", "reason": reason.as_str(), "url": pair.image_url, "doc": { "id": pair.doc_id, "url": pair.page_url, "text": pair.alt, "attrs": pair.attrs } }));
+            }
+            if !d.images.is_empty() {
+                inter.write(&self.captioner.interleaved(d));
+            }
+        }
+        let keys = [jsonl_name("captions/pairs", name), jsonl_name("captions/interleaved", name), jsonl_name("excluded/captions", name)];
+        self.put(&keys[0], pairs.finish())?;
+        self.put(&keys[1], inter.finish())?;
+        self.put(&keys[2], ex.finish())?;
+        self.commit("captions", name, inputs, keys.to_vec(), stats)
+    }
+
+    pub fn shards(&self, name: &str, docs: &[Document], inputs: Vec<String>) -> Result<ShardManifest> {
+        let t0 = std::time::Instant::now();
+        let mut b = ShardBuilder::new(&self.cfg.shards, name).map_err(anyhow::Error::msg)?;
+        let mut stats = RunStats::default();
+        let st = stats.stage_mut("shards");
+        for d in docs {
+            st.seen += 1;
+            st.kept += 1;
+            st.bytes_in += d.text.len() as u64;
+            let n = b.add(d);
+            st.count("tokens", n);
+        }
+        st.nanos = t0.elapsed().as_nanos() as u64;
+        let out = b.finish();
+        let part = format!("shards/parts/{name}.json");
+        self.put(&out.manifest.bin, out.bin)?;
+        self.put(&out.manifest.idx, out.idx)?;
+        self.put(&part, serde_json::to_vec_pretty(&out.manifest)?)?;
+        self.commit("shards", name, inputs, vec![out.manifest.bin.clone(), out.manifest.idx.clone(), part], stats)?;
+        Ok(out.manifest)
+    }
+
+    /// Merges every shard manifest into `shards/manifest.json` when `expected` parts exist.
+    pub fn merge_manifest(&self, expected: usize) -> Result<Option<Manifest>> {
+        let keys = self.io.block(self.root.list("shards/parts"))?;
+        let keys: Vec<String> = keys.into_iter().filter(|k| k.ends_with(".json")).collect();
+        if keys.len() < expected {
+            return Ok(None);
+        }
+        let mut parts = Vec::new();
+        for k in &keys {
+            let b = self.io.block(self.root.get(k))?;
+            parts.push(serde_json::from_slice::<ShardManifest>(&b).with_context(|| format!("parsing {k}"))?);
+        }
+        let Some(m) = Manifest::merge(parts) else { return Ok(None) };
+        self.put("shards/manifest.json", serde_json::to_vec_pretty(&m)?)?;
+        Ok(Some(m))
+    }
+
+    /// Runs extract -> filter -> dedup -> captions -> shards for one crawl part, skipping
+    /// stages whose shard is already committed. `pages` is only read if extraction runs.
+    pub fn process_part(&mut self, name: &str, warc: &str, pages: impl FnOnce() -> Result<Vec<FetchedPage>>) -> Result<()> {
+        let c = self.cfg.clone();
+        let ex_out = jsonl_name("extract", name);
+        let fi_out = jsonl_name("filter", name);
+        let de_out = jsonl_name("dedup", name);
+        let mut docs: Option<Vec<Document>> = None;
+        let mut current = ex_out.clone();
+        if c.extract.enabled && !self.done("extract", name, &[warc.to_string()])? {
+            docs = Some(self.extract(name, &pages()?, vec![warc.to_string()])?);
+        }
+        if c.filter.enabled {
+            if !self.done("filter", name, std::slice::from_ref(&current))? {
+                let input = match docs.take() {
+                    Some(d) => d,
+                    None => self.read_docs(&current)?,
+                };
+                docs = Some(self.filter(name, input, vec![current.clone()])?);
+            } else {
+                docs = None;
+            }
+            current = fi_out;
+        }
+        if c.dedup.enabled {
+            if !self.done("dedup", name, std::slice::from_ref(&current))? {
+                let input = match docs.take() {
+                    Some(d) => d,
+                    None => self.read_docs(&current)?,
+                };
+                docs = Some(self.dedup(name, input, vec![current.clone()])?);
+            } else {
+                let kept = self.read_docs(&de_out)?;
+                self.seed_dedup(&kept);
+                docs = Some(kept);
+            }
+            current = de_out;
+        }
+        let mut final_docs = || -> Result<Vec<Document>> {
+            match docs.take() {
+                Some(d) => Ok(d),
+                None => self.read_docs(&current),
+            }
+        };
+        let mut loaded: Option<Vec<Document>> = None;
+        if c.captions.enabled && !self.done("captions", name, std::slice::from_ref(&current))? {
+            loaded = Some(final_docs()?);
+            self.captions(name, loaded.as_ref().expect("just set"), vec![current.clone()])?;
+        }
+        if c.shards.enabled && !self.done("shards", name, std::slice::from_ref(&current))? {
+            let d = match loaded.take() {
+                Some(d) => d,
+                None => final_docs()?,
+            };
+            self.shards(name, &d, vec![current.clone()])?;
+        }
+        Ok(())
+    }
+}
+
+/// Parses documents from JSONL bytes; malformed lines are logged and skipped.
+pub fn read_docs_bytes(key: &str, bytes: &[u8]) -> Result<Vec<Document>> {
+    let mut docs = Vec::new();
+    let mut bad = 0usize;
+    for r in jsonl::read_lines::<Document>(key, bytes)? {
+        match r {
+            Ok(d) => docs.push(d),
+            Err(e) => {
+                bad += 1;
+                if bad <= 5 {
+                    tracing::warn!(error = %e, "skipping malformed document line");
+                }
+            }
+        }
+    }
+    if bad > 5 {
+        tracing::warn!(file = key, count = bad, "malformed document lines skipped");
+    }
+    Ok(docs)
+}
