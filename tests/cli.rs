@@ -1,0 +1,162 @@
+//! The CLI: the demo run, stage reruns, config errors, foreign documents, help texts.
+
+use std::io::Write;
+
+use trawl_shards::{megatron, Manifest};
+
+use crate::support::{demo_port, ok, run, trawl};
+
+fn demo(out: &std::path::Path, port: u16) -> String {
+    ok(trawl().args(["run", "--quiet", "--demo-port", &port.to_string(), "--output"]).arg(out))
+}
+
+#[test]
+fn demo_run_writes_shards_manifest_and_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let stdout = demo(dir.path(), demo_port());
+    assert!(stdout.contains("shards/manifest.json") && stdout.contains("report/index.html"), "{stdout}");
+    let m: Manifest = serde_json::from_slice(&std::fs::read(dir.path().join("shards/manifest.json")).unwrap()).unwrap();
+    assert!(m.documents >= 10, "{} documents", m.documents);
+    let mut total = 0u64;
+    for s in &m.shards {
+        let docs = megatron::read(&std::fs::read(dir.path().join(&s.idx)).unwrap(), &std::fs::read(dir.path().join(&s.bin)).unwrap()).unwrap();
+        assert_eq!(docs.len() as u64, s.documents);
+        let n: u64 = docs.iter().map(|d| d.len() as u64).sum();
+        assert_eq!(n, s.tokens, "shard {} token count", s.shard);
+        for (d, md) in docs.iter().zip(&s.docs) {
+            assert_eq!(d.len() as u64, md.tokens);
+            assert_eq!(*d.last().unwrap(), m.tokenizer.eos, "documents end with EOS");
+        }
+        total += n;
+    }
+    assert_eq!(total, m.tokens);
+    // the pipeline did its job on the demo web
+    let langs: std::collections::BTreeSet<String> = m.shards.iter().flat_map(|s| s.languages.keys().cloned()).collect();
+    for l in ["eng", "fra", "deu", "spa"] {
+        assert!(langs.contains(l), "{l} missing from {langs:?}");
+    }
+    let report = std::fs::read_to_string(dir.path().join("report/index.html")).unwrap();
+    for reason in ["robots_disallowed", "training_opt_out", "exact_duplicate", "http_status"] {
+        assert!(report.contains(reason), "report lacks {reason}");
+    }
+    assert!(!report.contains("<script"), "report must not carry scripts");
+    // consent travels into the manifest
+    assert!(m.shards.iter().flat_map(|s| &s.docs).all(|d| d.consent.training_allowed == Some(true) && d.consent.fetch_time.is_some()));
+    // a rerun finds everything done and changes nothing
+    let before = crate::support::files(dir.path());
+    demo(dir.path(), demo_port());
+    let after = crate::support::files(dir.path());
+    for (k, v) in &before {
+        if !k.starts_with("report/") {
+            assert_eq!(Some(v), after.get(k), "{k} changed on rerun");
+        }
+    }
+}
+
+#[test]
+fn stage_rerun_after_config_change() {
+    let dir = tempfile::tempdir().unwrap();
+    demo(dir.path(), demo_port());
+    let cfg = dir.path().join("strict.toml");
+    std::fs::write(&cfg, "[filter]\nmin_words = 120\nlanguages = [\"eng\"]\n").unwrap();
+    let out2 = dir.path().join("rerun");
+    let s = ok(trawl().args(["filter", "--quiet", "--config"]).arg(&cfg).arg("--input").arg(dir.path().join("extract")).arg("--output").arg(&out2));
+    assert!(s.contains("shards written"), "{s}");
+    let stats: serde_json::Value = serde_json::from_slice(&std::fs::read(out2.join("stats/filter/00000.json")).unwrap()).unwrap();
+    assert!(stats["stages"]["language"].is_object());
+    // second time: everything already done
+    let s = ok(trawl().args(["filter", "--quiet", "--config"]).arg(&cfg).arg("--input").arg(dir.path().join("extract")).arg("--output").arg(&out2));
+    assert!(s.contains("0 shards written"), "{s}");
+    // and the other stages run alone too
+    ok(trawl().args(["dedup", "--quiet", "--input"]).arg(out2.join("filter")).arg("--output").arg(&out2));
+    let s = ok(trawl().args(["shards", "--quiet", "--input"]).arg(out2.join("dedup")).arg("--output").arg(&out2));
+    assert!(s.contains("manifest"), "{s}");
+    ok(trawl().args(["captions", "--quiet", "--input"]).arg(out2.join("dedup")).arg("--output").arg(&out2));
+    let s = ok(trawl().args(["report", "--quiet"]).arg(&out2));
+    assert!(s.contains("index.html"));
+    // --shard partitions inputs deterministically
+    let out3 = dir.path().join("sharded");
+    for i in 0..2 {
+        ok(trawl().args(["filter", "--quiet", "--shard", &format!("{i}/2"), "--input"]).arg(dir.path().join("extract")).arg("--output").arg(&out3));
+    }
+    let n_in = std::fs::read_dir(dir.path().join("extract")).unwrap().count();
+    assert_eq!(std::fs::read_dir(out3.join("filter")).unwrap().count(), n_in);
+}
+
+#[test]
+fn extract_prints_text_of_a_file_and_reads_html_folders() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("page.html");
+    std::fs::write(&page, "<html><body><nav>Menu</nav><article><h1>Title</h1><p>Some real text here.</p></article></body></html>").unwrap();
+    let s = ok(trawl().args(["extract", "--format", "text", "--input"]).arg(&page));
+    assert_eq!(s.trim(), "# Title\n\nSome real text here.");
+    let gz = dir.path().join("b.html.gz");
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    enc.write_all(format!("<p>{}</p>", "word ".repeat(100)).as_bytes()).unwrap();
+    std::fs::write(&gz, enc.finish().unwrap()).unwrap();
+    let out = dir.path().join("out");
+    ok(trawl().args(["extract", "--quiet", "--input"]).arg(dir.path()).arg("--output").arg(&out));
+    let docs = read_jsonl(&out.join("extract/00000.jsonl.zst"));
+    assert_eq!(docs.len(), 1, "the short page is dropped, the gzipped one kept");
+    assert!(docs[0]["url"].as_str().unwrap().starts_with("file://"));
+}
+
+fn read_jsonl(p: &std::path::Path) -> Vec<serde_json::Value> {
+    let bytes = std::fs::read(p).unwrap();
+    trawl_storage::jsonl::read_lines::<serde_json::Value>(&p.to_string_lossy(), &bytes).unwrap().into_iter().map(Result::unwrap).collect()
+}
+
+#[test]
+fn foreign_jsonl_documents_keep_their_ids() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    std::fs::create_dir_all(&input).unwrap();
+    let text = "The library has extended its opening hours on weekday evenings after a survey showed that many students and working adults could not visit during the day. It will also lend laptops and portable internet devices to people who do not have them at home, a service that proved popular during a trial last autumn.";
+    std::fs::write(
+        input.join("part.jsonl"),
+        format!("{{\"id\":\"dt-1\",\"text\":\"{text}\",\"metadata\":{{\"source\":\"cc\"}}}}\n{{\"id\":7,\"text\":\"{text} Again.\"}}\nnot json\n"),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    ok(trawl().args(["filter", "--quiet", "--input"]).arg(&input).arg("--output").arg(&out));
+    let docs = read_jsonl(&out.join("filter/00000.jsonl.zst"));
+    let ids: Vec<&str> = docs.iter().map(|d| d["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, vec!["dt-1", "7"]);
+    assert_eq!(docs[0]["metadata"]["source"], "cc", "unknown fields survive");
+    assert_eq!(docs[0]["meta"]["lang"], "eng");
+}
+
+#[test]
+fn config_errors_name_file_key_and_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(&bad, "[crawl]\nmax_pagse = 10\n").unwrap();
+    let o = run(trawl().args(["config", "check"]).arg(&bad));
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("bad.toml") && err.contains("crawl.max_pagse"), "{err}");
+    let o = run(trawl().args(["run", "--config"]).arg(&bad));
+    assert_eq!(o.status.code(), Some(2));
+    let o = run(trawl().args(["filter", "--shard", "3/2", "--input", "x"]));
+    assert_eq!(o.status.code(), Some(2), "bad --shard is a usage error");
+    let o = run(trawl().args(["filter", "--input"]).arg(dir.path().join("missing")));
+    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    // the printed default is valid and complete
+    let def = ok(trawl().args(["config", "default"]));
+    let f = dir.path().join("default.toml");
+    std::fs::write(&f, def).unwrap();
+    ok(trawl().args(["config", "check"]).arg(&f));
+}
+
+#[test]
+fn every_subcommand_explains_its_flags() {
+    for sub in ["run", "crawl", "extract", "filter", "dedup", "captions", "shards", "report", "config"] {
+        let s = ok(trawl().args([sub, "--help"]));
+        assert!(s.len() > 200, "{sub} --help too short:\n{s}");
+        if sub != "config" && sub != "report" && sub != "run" {
+            for flag in ["--input", "--output", "--config", "--shard"] {
+                assert!(s.contains(flag), "{sub} --help lacks {flag}");
+            }
+        }
+    }
+}

@@ -1,0 +1,28 @@
+//! megatron-core's own reader (IndexedDataset, in a venv made by scripts/setup.sh) reads
+//! the shards trawl writes, token for token.
+
+use crate::support::{demo_port, ok, python, trawl};
+use trawl_shards::{megatron, Manifest};
+
+#[test]
+fn megatron_core_reads_every_token() {
+    let Some(py) = python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    ok(trawl().args(["run", "--quiet", "--demo-port", &demo_port().to_string(), "--output"]).arg(dir.path()));
+    let m: Manifest = serde_json::from_slice(&std::fs::read(dir.path().join("shards/manifest.json")).unwrap()).unwrap();
+    let prefixes: Vec<String> = m.shards.iter().map(|s| dir.path().join(s.bin.trim_end_matches(".bin")).to_string_lossy().into_owned()).collect();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/read_megatron.py");
+    let o = std::process::Command::new(&py).arg(script).args(&prefixes).output().unwrap();
+    assert!(o.status.success(), "megatron-core failed:\n{}", String::from_utf8_lossy(&o.stderr));
+    let read: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let mut total = 0u64;
+    for (s, prefix) in m.shards.iter().zip(&prefixes) {
+        let theirs = &read[prefix];
+        assert_eq!(theirs["documents"].as_u64().unwrap(), s.documents);
+        let ours = megatron::read(&std::fs::read(dir.path().join(&s.idx)).unwrap(), &std::fs::read(dir.path().join(&s.bin)).unwrap()).unwrap();
+        let theirs: Vec<Vec<u32>> = serde_json::from_value(theirs["sequences"].clone()).unwrap();
+        assert_eq!(theirs, ours, "shard {}", s.shard);
+        total += theirs.iter().map(|d| d.len() as u64).sum::<u64>();
+    }
+    assert_eq!(total, m.tokens, "megatron-core's token count equals the manifest's");
+}

@@ -1,0 +1,9 @@
+//! The one integration-test binary: everything through the `trawl` executable and the
+//! real parts it uses (the loopback test web, an S3 server, megatron-core in a venv).
+
+mod support;
+
+mod cli;
+mod crash;
+mod megatron;
+mod s3;
