@@ -200,10 +200,16 @@ impl Pipeline {
         st.nanos = t0.elapsed().as_nanos() as u64;
         let out = b.finish();
         let part = format!("shards/parts/{name}.json");
-        self.put(&out.manifest.bin, out.bin)?;
-        self.put(&out.manifest.idx, out.idx)?;
+        let mut outputs = vec![part.clone()];
+        // megatron-core cannot open an empty .bin (mmap of an empty file fails), so a shard
+        // without documents has a manifest part but no token files
+        if out.manifest.documents > 0 {
+            self.put(&out.manifest.bin, out.bin)?;
+            self.put(&out.manifest.idx, out.idx)?;
+            outputs.extend([out.manifest.bin.clone(), out.manifest.idx.clone()]);
+        }
         self.put(&part, serde_json::to_vec_pretty(&out.manifest)?)?;
-        self.commit("shards", name, inputs, vec![out.manifest.bin.clone(), out.manifest.idx.clone(), part], stats)?;
+        self.commit("shards", name, inputs, outputs, stats)?;
         Ok(out.manifest)
     }
 

@@ -97,7 +97,7 @@ impl CrawlConfig {
         if self.timeout_secs == 0 {
             return bad("timeout_secs", "must be at least 1".into());
         }
-        if !(self.max_crawl_delay_secs >= 0.0) {
+        if self.max_crawl_delay_secs.is_nan() || self.max_crawl_delay_secs < 0.0 {
             return bad("max_crawl_delay_secs", "must be a non-negative number".into());
         }
         Ok(())

@@ -83,9 +83,12 @@ pub struct Crawler {
 }
 
 enum Plan {
-    Replay(FetchedPage),
+    Replay(Box<FetchedPage>),
     Fetch(RobotsDecision),
 }
+
+/// What was decided for a URL: fetch/replay it, or drop it with a reason and detail.
+type Decision = Result<Plan, (DropReason, Option<String>)>;
 
 struct PartBuf {
     index: usize,
@@ -196,7 +199,7 @@ impl Crawler {
                 }
             }
             futures::future::join_all(auths.values().map(|u| self.robots.decide(u))).await;
-            let mut decided: Vec<(Url, Result<Plan, (DropReason, Option<String>)>)> = Vec::new();
+            let mut decided: Vec<(Url, Decision)> = Vec::new();
             for (u, in_scope) in plans {
                 if !in_scope {
                     decided.push((u, Err((reasons::OUT_OF_SCOPE, None))));
@@ -211,7 +214,7 @@ impl Crawler {
                 if let Some(page) = replay.get(u.as_str()) {
                     to_fetch += 1;
                     *per_host.entry(host).or_default() += 1;
-                    decided.push((u, Ok(Plan::Replay(page.clone()))));
+                    decided.push((u, Ok(Plan::Replay(Box::new(page.clone())))));
                     continue;
                 }
                 let d = self.robots.decide(&u).await;
@@ -276,7 +279,7 @@ impl Crawler {
                         buf.exclude(u.as_str(), reason, detail);
                         continue;
                     }
-                    Ok(Plan::Replay(page)) => page,
+                    Ok(Plan::Replay(page)) => *page,
                     Ok(Plan::Fetch(d)) => match results.remove(u.as_str()) {
                         Some(Ok(f)) => self.page_from(u.as_str(), f, &d, depth),
                         Some(Err(fail)) => {

@@ -37,7 +37,7 @@ pub(crate) fn extract(html: &str, base_url: &str, keep_images: bool) -> Extracte
     let base = url::Url::parse(base_url).ok();
     let title = first_text(&doc, "title").or_else(|| {
         let sel = Selector::parse("meta[property=\"og:title\"]").expect("static selector");
-        doc.select(&sel).next().and_then(|m| m.value().attr("content")).map(|s| collapse(s))
+        doc.select(&sel).next().and_then(|m| m.value().attr("content")).map(collapse)
     });
     let html_lang = doc.root_element().value().attr("lang").map(|l| l.trim().to_ascii_lowercase()).filter(|l| !l.is_empty());
     let (mut noai, mut noimageai) = (false, false);

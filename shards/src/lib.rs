@@ -100,10 +100,12 @@ pub struct Manifest {
 }
 
 impl Manifest {
-    /// Merges shard manifests (sorted by shard name).
+    /// Merges shard manifests (sorted by shard name). Shards without documents have no
+    /// token files and are left out.
     pub fn merge(mut parts: Vec<ShardManifest>) -> Option<Manifest> {
         parts.sort_by(|a, b| a.shard.cmp(&b.shard));
         let tokenizer = parts.first()?.tokenizer.clone();
+        parts.retain(|p| p.documents > 0);
         Some(Manifest {
             tokenizer,
             documents: parts.iter().map(|p| p.documents).sum(),
