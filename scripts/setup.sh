@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Installs what trawl's demo and tests need, skipping whatever is already present.
+#
+#   scripts/setup.sh demo   nothing beyond the Rust toolchain (the demo is self-contained)
+#   scripts/setup.sh test   + the S3 test server (s3s-fs) and a Python venv with
+#                             megatron-core (reads our token shards back in the tests)
+#
+# Everything goes to $TRAWL_CACHE (default ~/.cache/trawl), outside the clone, so CI and
+# later sessions reuse it. Only package registries are contacted (crates.io, PyPI, Debian).
+set -euo pipefail
+
+mode="${1:-test}"
+CACHE="${TRAWL_CACHE:-$HOME/.cache/trawl}"
+mkdir -p "$CACHE"
+log() { printf 'setup: %s\n' "$*" >&2; }
+
+apt_install() {
+    local missing=()
+    for p in "$@"; do
+        dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+    done
+    if [ "${#missing[@]}" -gt 0 ]; then
+        log "apt-get install ${missing[*]}"
+        local sudo=""
+        [ "$(id -u)" -eq 0 ] || sudo="sudo"
+        $sudo apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+    fi
+}
+
+if ! command -v cargo >/dev/null; then
+    log "cargo not found: install the Rust toolchain first (https://rustup.rs)"
+    exit 2
+fi
+
+[ "$mode" = "demo" ] && exit 0
+
+# --- S3-compatible test server: s3s-fs checks request signatures, like real S3 ---------
+S3S="$CACHE/tools/bin/s3s-fs"
+if [ ! -x "$S3S" ]; then
+    log "installing s3s-fs 0.14.1 into $CACHE/tools (a few minutes, once)"
+    cargo install s3s-fs@0.14.1 --locked --features binary --root "$CACHE/tools" --quiet
+fi
+
+# --- Python venv with megatron-core (and its torch) -----------------------------------
+VENV="$CACHE/venv"
+if ! "$VENV/bin/python" -c 'import megatron.core.datasets.indexed_dataset' >/dev/null 2>&1; then
+    if ! command -v python3 >/dev/null || ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
+        apt_install python3 python3-venv
+    fi
+    log "creating $VENV with megatron-core (downloads torch, a few minutes, once)"
+    rm -rf "$VENV"
+    python3 -m venv "$VENV"
+    "$VENV/bin/pip" install --quiet --disable-pip-version-check 'megatron-core==0.16.1' numpy
+fi
+log "ready: s3s-fs=$S3S python=$VENV/bin/python"
