@@ -5,5 +5,6 @@ mod support;
 
 mod cli;
 mod crash;
+mod golden;
 mod megatron;
 mod s3;

@@ -78,26 +78,35 @@ pub struct Consent {
     /// Where this consent record comes from.
     pub basis: ConsentBasis,
     /// The product token that decides what may be fetched (e.g. `trawl`).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub crawl_token: Option<String>,
     /// Whether robots.txt allowed the crawl token to fetch the URL.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub crawl_allowed: Option<bool>,
     /// The robots.txt rule that decided for the crawl token, if any matched.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub crawl_rule: Option<String>,
     /// The token that decides training use (in the spirit of Applebot-Extended).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub training_token: Option<String>,
     /// Whether robots.txt allowed the training token.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub training_allowed: Option<bool>,
     /// The robots.txt rule that decided for the training token, if any matched.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub training_rule: Option<String>,
     /// The robots.txt URL consulted.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub robots_url: Option<String>,
     /// HTTP status of the robots.txt fetch (None when it failed at the transport level).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub robots_status: Option<u16>,
     /// `noai` in X-Robots-Tag or `<meta name="robots">`.
     pub noai: bool,
     /// `noimageai` in X-Robots-Tag or `<meta name="robots">`.
     pub noimageai: bool,
     /// When the page was fetched (RFC 3339).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub fetch_time: Option<String>,
 }
 

@@ -89,3 +89,72 @@ async fn resumes_after_partial_crawl() {
     let b: Vec<_> = resumed.iter().flat_map(|p| p.pages.iter().map(|x| x.url.clone())).collect();
     assert_eq!(a, b, "resume yields the same pages in the same order");
 }
+
+fn gzip(data: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_servers_are_counted_not_fatal() {
+    use std::time::Duration;
+    use trawl_testweb::{Fault, Response, Site};
+    let links = ["/slow", "/reset", "/trunc", "/loop", "/bomb", "/big", "/ok", "/hang", "/drip"]
+        .iter()
+        .map(|l| format!("<a href=\"{l}\">{l}</a>"))
+        .collect::<String>();
+    let bomb = gzip(&vec![0u8; 64 * 1024 * 1024]);
+    assert!(bomb.len() < 200_000);
+    let site = Site::new("faults")
+        .route("/robots.txt", Response::status(404))
+        .route("/", Response::html(format!("<p>index</p>{links}")))
+        .route("/slow", Response::html("<p>slow</p>").delayed(Duration::from_secs(5)))
+        .route("/hang", Response::html("<p>never</p>").fault(Fault::Hang))
+        .route("/reset", Response::html("<p>x</p>").fault(Fault::Reset))
+        .route("/trunc", Response::html("<p>".to_string() + &"x".repeat(10_000)).fault(Fault::Truncate(100)))
+        .route("/loop", Response::redirect(302, "/loop"))
+        .route("/bomb", Response::with_type(200, "text/html", bomb).header("Content-Encoding", "gzip"))
+        .route("/big", Response::html("x".repeat(3 * 1024 * 1024)))
+        .route("/drip", Response::html("<p>".to_string() + &"y".repeat(2000)).fault(Fault::Drip { chunk: 500, pause: Duration::from_millis(150) }))
+        .route("/ok", Response::html("<p>fine</p>"));
+    let web = TestWeb::start(vec![site]).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let root = Storage::open(dir.path().to_str().unwrap(), &StorageConfig::default()).unwrap();
+    let cfg = CrawlConfig {
+        seeds: vec![format!("{}/", web.base_url("faults").unwrap())],
+        delay_ms: 0,
+        timeout_secs: 2,
+        max_body_bytes: 1024 * 1024,
+        ..Default::default()
+    };
+    let crawler = Crawler::new(cfg).unwrap();
+    let (tx, mut rx) = tokio::sync::mpsc::channel(4);
+    let root2 = root.clone();
+    let t0 = std::time::Instant::now();
+    let h = tokio::spawn(async move { crawler.run(&root2, tx, None).await });
+    let mut parts = Vec::new();
+    while let Some(p) = rx.recv().await {
+        parts.push(p);
+    }
+    h.await.unwrap().unwrap();
+    assert!(t0.elapsed() < Duration::from_secs(30), "slow servers must not stall the crawl");
+    let urls: BTreeSet<String> = parts.iter().flat_map(|p| p.pages.iter().map(|x| x.url.rsplit('/').next().unwrap().to_string())).collect();
+    assert!(urls.contains("ok") && urls.contains(""), "{urls:?}");
+    let mut dropped = std::collections::BTreeMap::new();
+    for p in &parts {
+        for (r, n) in &p.stats.stage("crawl").unwrap().dropped {
+            *dropped.entry(r.clone()).or_insert(0) += n;
+        }
+    }
+    assert_eq!(dropped.get("timeout"), Some(&2), "{dropped:?}"); // slow + hang
+    assert_eq!(dropped.get("too_large"), Some(&2), "{dropped:?}"); // bomb + big
+    assert_eq!(dropped.get("too_many_redirects"), Some(&1), "{dropped:?}");
+    assert!(dropped.get("fetch_error").copied().unwrap_or(0) >= 2, "{dropped:?}"); // reset + trunc
+    // the slow drip finished within the timeout and was kept
+    assert!(urls.contains("drip"), "{urls:?}");
+    // every decision is accounted for
+    let st = &parts[0].stats.stage("crawl").unwrap();
+    assert_eq!(st.seen, st.kept + st.dropped_total());
+}
