@@ -50,8 +50,9 @@ pub enum Command {
     Dedup(StageArgs),
     /// Build image/alt-text pairs and interleaved documents.
     Captions(StageArgs),
-    /// Tokenize documents into Megatron .bin/.idx shards with manifests.
-    Shards(StageArgs),
+    /// Tokenize documents and pack them into Megatron (and datatrove) shards with
+    /// manifests; also: pack, train-tokenizer, takedown.
+    Shards(ShardsArgs),
     /// Write the sampling report (report/index.html) of a run root.
     Report(ReportArgs),
     /// Validate a config file or print the commented default.
@@ -123,6 +124,77 @@ pub enum ExtractFormat {
     Jsonl,
     /// Main text on stdout.
     Text,
+}
+
+/// `trawl shards`: without a subcommand, tokenize the input documents (one part per input
+/// file) and pack the final shards once every part is done.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct ShardsArgs {
+    /// A shards action; without one, tokenize and pack.
+    #[command(subcommand)]
+    pub action: Option<ShardsAction>,
+    /// Stage flags (tokenize and pack).
+    #[command(flatten)]
+    pub stage: StageArgs,
+}
+
+/// `trawl shards` actions.
+#[derive(Debug, Subcommand)]
+pub enum ShardsAction {
+    /// Pack the tokenized parts under ROOT/shards/parts into the final shards and manifests
+    /// (applies [shards] target size, formats, shuffle and [shards.mix]); prints the mixture.
+    Pack {
+        /// Run root.
+        #[arg(long, short)]
+        output: Option<String>,
+        /// Pipeline config (TOML); the [shards] section is used.
+        #[arg(long, short)]
+        config: Option<PathBuf>,
+    },
+    /// Train a byte-level BPE tokenizer on documents and write its tokenizer.json.
+    TrainTokenizer {
+        /// Documents: a JSONL file, folder or s3:// prefix.
+        #[arg(long, short)]
+        input: String,
+        /// Where to write tokenizer.json (local path).
+        #[arg(long, short)]
+        output: PathBuf,
+        /// Vocabulary size, special tokens included.
+        #[arg(long, default_value_t = 32_000)]
+        vocab_size: usize,
+        /// Pairs seen fewer times are not merged.
+        #[arg(long, default_value_t = 2)]
+        min_frequency: u64,
+        /// Special tokens (repeatable); the first is the end-of-text token.
+        #[arg(long = "special-token", default_values_t = vec!["<|endoftext|>".to_string()])]
+        special_tokens: Vec<String>,
+        /// Sample documents by language (meta.lang) with this temperature: a language with
+        /// n characters gets a budget proportional to n^(1/T), so T > 1 gives low-resource
+        /// languages a larger share of the merges.
+        #[arg(long)]
+        lang_temperature: Option<f64>,
+        /// With --lang-temperature: characters of training text in total.
+        #[arg(long, default_value_t = 1_000_000_000)]
+        max_chars: usize,
+        /// Seed of the sampling.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
+    /// Remove documents by URL, URL prefix (ending in *) or domain from the written shards:
+    /// rewrites only the shards holding them, updates the manifests, records the list in
+    /// ROOT/takedown/urls.txt (honoured by later runs' filter stage), and prints what changed.
+    Takedown {
+        /// File with one URL, prefix or domain per line (`#` comments).
+        #[arg(long)]
+        urls: PathBuf,
+        /// Run root.
+        #[arg(long, short)]
+        output: Option<String>,
+        /// Pipeline config (TOML).
+        #[arg(long, short)]
+        config: Option<PathBuf>,
+    },
 }
 
 /// Flags of `trawl report`.

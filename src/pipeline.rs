@@ -11,7 +11,8 @@ use trawl_captions::Captioner;
 use trawl_config::PipelineConfig;
 use trawl_core::{Chain, Document, FetchedPage, RunStats};
 use trawl_extract::Extractor;
-use trawl_shards::{Manifest, ShardBuilder, ShardManifest};
+use trawl_shards::pack::PackReport;
+use trawl_shards::{PartBuilder, ShardManifest, Tokenizer};
 use trawl_storage::jsonl::{self, JsonlWriter};
 use trawl_storage::markers::{self, Marker};
 use trawl_storage::Storage;
@@ -49,6 +50,7 @@ pub struct Pipeline {
     filter: Chain,
     dedup: Chain,
     captioner: Captioner,
+    tokenizer: Option<Tokenizer>,
 }
 
 pub fn jsonl_name(stage: &str, name: &str) -> String {
@@ -56,16 +58,18 @@ pub fn jsonl_name(stage: &str, name: &str) -> String {
 }
 
 impl Pipeline {
-    pub fn new(cfg: PipelineConfig, root: Storage, io: Io, force: bool) -> Pipeline {
+    pub fn new(cfg: PipelineConfig, root: Storage, io: Io, force: bool) -> Result<Pipeline> {
         let extractor = Extractor::new(cfg.extract.clone());
-        let filter = Chain::new("filter", cfg.filter.build());
+        // documents taken down from this run root are dropped by the filter of later runs
+        let takedowns = io.block(trawl_shards::pack::run_blocklist(&root))?;
+        let filter = Chain::new("filter", cfg.filter.build_with(takedowns));
         let mut dedup_stages = Vec::new();
         if cfg.dedup.exact {
             dedup_stages.push(trawl_core::Stage::Task(Box::new(trawl_dedup::ExactDedup::default())));
         }
         let dedup = Chain::new("dedup", dedup_stages);
         let captioner = Captioner::new(cfg.captions.clone());
-        Pipeline { cfg, root, io, force, extractor, filter, dedup, captioner }
+        Ok(Pipeline { cfg, root, io, force, extractor, filter, dedup, captioner, tokenizer: None })
     }
 
     /// Whether `stage` is already done for shard `name` from these inputs.
@@ -185,9 +189,15 @@ impl Pipeline {
         self.commit("captions", name, inputs, keys.to_vec(), stats)
     }
 
-    pub fn shards(&self, name: &str, docs: &[Document], inputs: Vec<String>) -> Result<ShardManifest> {
+    /// Tokenizes one input shard into `shards/parts/<name>.*` (input order).
+    pub fn shards(&mut self, name: &str, docs: &[Document], inputs: Vec<String>) -> Result<ShardManifest> {
+        if self.tokenizer.is_none() {
+            let t = self.cfg.shards.load_tokenizer().map_err(|e| trawl_config::ConfigError { file: "config".into(), key: "shards.tokenizer".into(), reason: e })?;
+            self.tokenizer = Some(t);
+        }
+        let tok = self.tokenizer.as_ref().expect("loaded above");
         let t0 = std::time::Instant::now();
-        let mut b = ShardBuilder::new(&self.cfg.shards, name).map_err(anyhow::Error::msg)?;
+        let mut b = PartBuilder::new(&self.cfg.shards, tok, name);
         let mut stats = RunStats::default();
         let st = stats.stage_mut("shards");
         for d in docs {
@@ -201,8 +211,8 @@ impl Pipeline {
         let out = b.finish();
         let part = format!("shards/parts/{name}.json");
         let mut outputs = vec![part.clone()];
-        // megatron-core cannot open an empty .bin (mmap of an empty file fails), so a shard
-        // without documents has a manifest part but no token files
+        // megatron-core cannot open an empty .bin (mmap of an empty file fails), so a part
+        // without documents has a manifest but no token files
         if out.manifest.documents > 0 {
             self.put(&out.manifest.bin, out.bin)?;
             self.put(&out.manifest.idx, out.idx)?;
@@ -213,21 +223,15 @@ impl Pipeline {
         Ok(out.manifest)
     }
 
-    /// Merges every shard manifest into `shards/manifest.json` when `expected` parts exist.
-    pub fn merge_manifest(&self, expected: usize) -> Result<Option<Manifest>> {
-        let keys = self.io.block(self.root.list("shards/parts"))?;
-        let keys: Vec<String> = keys.into_iter().filter(|k| k.ends_with(".json")).collect();
-        if keys.len() < expected {
+    /// Packs every tokenized part into the final shards and manifests, once `expected`
+    /// parts are committed; `None` while parts are missing (another worker's share).
+    pub fn pack(&self, expected: usize) -> Result<Option<PackReport>> {
+        let done = self.io.block(self.root.list("_done/shards"))?.len();
+        if done < expected {
             return Ok(None);
         }
-        let mut parts = Vec::new();
-        for k in &keys {
-            let b = self.io.block(self.root.get(k))?;
-            parts.push(serde_json::from_slice::<ShardManifest>(&b).with_context(|| format!("parsing {k}"))?);
-        }
-        let Some(m) = Manifest::merge(parts) else { return Ok(None) };
-        self.put("shards/manifest.json", serde_json::to_vec_pretty(&m)?)?;
-        Ok(Some(m))
+        let report = self.io.block(trawl_shards::pack::pack(&self.root, &self.cfg.shards)).context("packing token shards")?;
+        Ok(Some(report))
     }
 
     /// Runs extract -> filter -> dedup -> captions -> shards for one crawl part, skipping

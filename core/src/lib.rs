@@ -29,6 +29,7 @@ mod runner;
 mod stage;
 mod stats;
 pub mod time;
+mod urls;
 
 pub use error::{RecordError, StageError};
 pub use record::{
@@ -38,3 +39,4 @@ pub use record::{
 pub use runner::{Chain, Excluded};
 pub use stage::{DropReason, Filter, Map, Stage, Task, Verdict};
 pub use stats::{Histogram, RunStats, StageStats};
+pub use urls::{UrlBlocklist, UrlPattern};

@@ -17,7 +17,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use trawl_core::{Document, DropReason, Filter, Map, RecordError, Stage, Verdict};
+use trawl_core::{Document, DropReason, Filter, Map, RecordError, Stage, UrlBlocklist, Verdict};
 
 /// Drop reasons of the filter stage.
 pub mod reasons {
@@ -30,6 +30,8 @@ pub mod reasons {
     pub const TOO_FEW_WORDS: DropReason = DropReason::new("too_few_words");
     /// robots.txt disallows the training token, or the page says `noai`.
     pub const TRAINING_OPT_OUT: DropReason = DropReason::new("training_opt_out");
+    /// The URL is on a blocklist or a takedown list.
+    pub const BLOCKLISTED: DropReason = DropReason::new("blocklisted");
 }
 
 /// The `[filter]` section.
@@ -46,11 +48,14 @@ pub struct FilterConfig {
     pub min_words: usize,
     /// Drop documents whose consent record forbids training use.
     pub respect_training_opt_out: bool,
+    /// Files of URLs, URL prefixes (`https://x/a/*`) and domains whose documents are
+    /// dropped as `blocklisted`. The run root's `takedown/urls.txt` is always honoured too.
+    pub blocklists: Vec<String>,
 }
 
 impl Default for FilterConfig {
     fn default() -> Self {
-        FilterConfig { enabled: true, languages: Vec::new(), min_lang_confidence: 0.0, min_words: 50, respect_training_opt_out: true }
+        FilterConfig { enabled: true, languages: Vec::new(), min_lang_confidence: 0.0, min_words: 50, respect_training_opt_out: true, blocklists: Vec::new() }
     }
 }
 
@@ -60,6 +65,7 @@ impl FilterConfig {
         if !(0.0..=1.0).contains(&self.min_lang_confidence) {
             return Err(("filter.min_lang_confidence".into(), format!("{} is outside 0..=1", self.min_lang_confidence)));
         }
+        self.load_blocklists()?;
         for l in &self.languages {
             if whatlang::Lang::from_code(l).is_none() {
                 return Err(("filter.languages".into(), format!("`{l}` is not an ISO 639-3 code whatlang knows (e.g. eng, fra, deu, cmn)")));
@@ -68,9 +74,32 @@ impl FilterConfig {
         Ok(())
     }
 
-    /// The stages, in order: annotate, then decide.
+    /// Reads the configured blocklist files.
+    pub fn load_blocklists(&self) -> Result<UrlBlocklist, (String, String)> {
+        let mut all = UrlBlocklist::default();
+        for f in &self.blocklists {
+            let text = std::fs::read_to_string(f).map_err(|e| ("filter.blocklists".to_string(), format!("cannot read `{f}`: {e}")))?;
+            all.extend(UrlBlocklist::parse(&text));
+        }
+        Ok(all)
+    }
+
+    /// The stages, in order: blocklist, annotate, then decide.
     pub fn build(&self) -> Vec<Stage> {
-        let mut v: Vec<Stage> = vec![Stage::Map(Box::new(Annotate))];
+        self.build_with(UrlBlocklist::default())
+    }
+
+    /// The stages, with extra blocked URLs (e.g. the run root's takedown list) added to the
+    /// configured blocklists.
+    pub fn build_with(&self, mut blocked: UrlBlocklist) -> Vec<Stage> {
+        if let Ok(files) = self.load_blocklists() {
+            blocked.extend(files);
+        }
+        let mut v: Vec<Stage> = Vec::new();
+        if !blocked.is_empty() {
+            v.push(Stage::Filter(Box::new(Blocklisted { list: blocked })));
+        }
+        v.push(Stage::Map(Box::new(Annotate)));
         if self.respect_training_opt_out {
             v.push(Stage::Filter(Box::new(ConsentFilter)));
         }
@@ -120,6 +149,27 @@ impl Map for Annotate {
         doc.attrs.insert("words".into(), json!(word_count(&doc.text)));
         doc.meta.lang = Some(code);
         Ok(())
+    }
+}
+
+/// Drops documents whose URL a blocklist or takedown covers.
+#[derive(Debug)]
+pub struct Blocklisted {
+    /// The patterns.
+    pub list: UrlBlocklist,
+}
+
+impl Filter for Blocklisted {
+    fn name(&self) -> &'static str {
+        "blocklist"
+    }
+
+    fn filter(&self, doc: &Document) -> Verdict {
+        if self.list.matches(&doc.url) {
+            Verdict::Drop(reasons::BLOCKLISTED)
+        } else {
+            Verdict::Keep
+        }
     }
 }
 
@@ -192,7 +242,7 @@ impl Filter for MinWords {
 }
 
 /// Every reason this crate can drop for (for reports and docs).
-pub const ALL_REASONS: &[DropReason] = &[reasons::LANG_NOT_ALLOWED, reasons::LANG_LOW_CONFIDENCE, reasons::TOO_FEW_WORDS, reasons::TRAINING_OPT_OUT];
+pub const ALL_REASONS: &[DropReason] = &[reasons::LANG_NOT_ALLOWED, reasons::LANG_LOW_CONFIDENCE, reasons::TOO_FEW_WORDS, reasons::TRAINING_OPT_OUT, reasons::BLOCKLISTED];
 
 #[cfg(test)]
 mod tests {
@@ -245,6 +295,15 @@ mod tests {
         let (kept, _) = check_stage(Stage::Map(Box::new(Annotate)), vec![annotated(EN), Document::new("u", "")]);
         assert_eq!(kept.len(), 2);
         assert_eq!(kept[1].meta.lang.as_deref(), Some("und"));
+    }
+
+    #[test]
+    fn blocklist_drops_covered_urls() {
+        let list = UrlBlocklist::parse("https://a.example/x\nb.example\n");
+        let docs = vec![Document::new("https://a.example/x", "t"), Document::new("https://www.b.example/y", "t"), Document::new("https://c.example/", "t")];
+        let (kept, stats) = check_stage(Stage::Filter(Box::new(Blocklisted { list })), docs);
+        assert_eq!(kept.len(), 1);
+        assert_eq!(stats.stage("blocklist").unwrap().dropped["blocklisted"], 2);
     }
 
     #[test]

@@ -6,16 +6,16 @@
 /// Token dtypes trawl writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DType {
-    /// numpy uint16 (code 8): vocabularies below 65,500 ids (megatron's own cut-off).
+    /// numpy uint16 (code 8): vocabularies below 65,536 ids.
     U16,
     /// numpy int32 (code 4).
     I32,
 }
 
 impl DType {
-    /// megatron-core's choice for a vocabulary size.
+    /// The smallest dtype holding every id of a vocabulary.
     pub fn for_vocab(vocab: u32) -> DType {
-        if vocab < 65_500 {
+        if vocab <= 65_536 {
             DType::U16
         } else {
             DType::I32

@@ -1,6 +1,7 @@
 //! One module per command.
 
 mod run;
+mod shards;
 mod stage;
 
 use std::path::Path;
@@ -19,7 +20,10 @@ pub fn dispatch(cli: Cli, rt: &tokio::runtime::Runtime) -> Result<()> {
         Command::Filter(a) => stage::docs_stage("filter", a, quiet, rt),
         Command::Dedup(a) => stage::docs_stage("dedup", a, quiet, rt),
         Command::Captions(a) => stage::docs_stage("captions", a, quiet, rt),
-        Command::Shards(a) => stage::docs_stage("shards", a, quiet, rt),
+        Command::Shards(a) => match a.action {
+            None => stage::docs_stage("shards", a.stage, quiet, rt),
+            Some(action) => shards::action(action, rt),
+        },
         Command::Report(a) => stage::report(a, rt),
         Command::Config(ConfigCommand::Default) => {
             print!("{}", trawl_config::DEFAULT_TOML);

@@ -86,7 +86,7 @@ pub fn run(a: RunArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<()> 
     let cfg2 = cfg.clone();
     let force = a.force;
     let worker = std::thread::Builder::new().name("trawl-stages".into()).spawn(move || -> Result<usize> {
-        let mut p = Pipeline::new(cfg2, root2, io, force);
+        let mut p = Pipeline::new(cfg2, root2, io, force)?;
         let mut n = 0;
         while let Some(part) = rx.blocking_recv() {
             let name = shard_name(part.index);
@@ -107,14 +107,17 @@ pub fn run(a: RunArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<()> 
         anyhow::bail!("internal error: {parts} crawl parts but {processed} processed");
     }
 
-    let p = Pipeline::new(cfg.clone(), root.clone(), Io::new(rt.handle().clone()), false);
-    let manifest = if cfg.shards.enabled { p.merge_manifest(parts)? } else { None };
+    let p = Pipeline::new(cfg.clone(), root.clone(), Io::new(rt.handle().clone()), false)?;
+    let packed = if cfg.shards.enabled { p.pack(parts)? } else { None };
     let report = if cfg.report.enabled { Some(rt.block_on(trawl_report::write(&root, &cfg.report))?) } else { None };
     let (fstats, _) = rt.block_on(trawl_storage::markers::merged_stats(&root, "crawl"))?;
     let fetched = fstats.stage("crawl").map(|s| s.kept).unwrap_or(0);
     println!("trawl: run complete: {} pages fetched, {} parts", fetched, parts);
-    if let Some(m) = &manifest {
-        println!("  shards:   {} ({} documents, {} tokens, {} shards, tokenizer {})", root.url_of("shards/tokens/"), m.documents, m.tokens, m.shards.len(), m.tokenizer.name);
+    if let Some(r) = &packed {
+        if cfg.shards.mix.enabled {
+            print!("{}", r.table());
+        }
+        println!("  shards:   {} ({} documents, {} tokens, {} shards, tokenizer {})", root.url_of("shards/tokens/"), r.documents, r.tokens, r.shards, cfg.shards.tokenizer);
         println!("  manifest: {}", root.url_of("shards/manifest.json"));
     }
     if let Some(r) = report {

@@ -132,7 +132,7 @@ pub fn extract(a: ExtractArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Res
     }
     let shard = shard_of(&a.stage);
     let root = open_root(&mut cfg, a.stage.output.as_ref(), rt)?;
-    let p = Pipeline::new(cfg, root, Io::new(rt.handle().clone()), a.stage.force);
+    let p = Pipeline::new(cfg, root, Io::new(rt.handle().clone()), a.stage.force)?;
     // WARC files are one shard each; loose HTML files are grouped HTML_PER_SHARD at a time.
     let mut groups: Vec<(String, Vec<String>)> = Vec::new();
     let mut html_group: Vec<String> = Vec::new();
@@ -185,7 +185,7 @@ pub fn docs_stage(stage: &str, a: StageArgs, quiet: bool, rt: &tokio::runtime::R
         return Err(UsageError(format!("no JSONL files (.jsonl, .jsonl.gz, .jsonl.zst) under {input}")).into());
     }
     let root = open_root(&mut cfg, a.output.as_ref(), rt)?;
-    let mut p = Pipeline::new(cfg, root, Io::new(rt.handle().clone()), a.force);
+    let mut p = Pipeline::new(cfg, root, Io::new(rt.handle().clone()), a.force)?;
     let bar = progress::bar(progress::enabled(quiet), Some(set.objects.len() as u64), stage);
     let (mut done, mut skipped) = (0, 0);
     for (k, key) in &set.objects {
@@ -214,8 +214,14 @@ pub fn docs_stage(stage: &str, a: StageArgs, quiet: bool, rt: &tokio::runtime::R
     }
     bar.finish_and_clear();
     if stage == "shards" {
-        if let Some(m) = p.merge_manifest(set.total)? {
-            println!("trawl shards: manifest with {} documents, {} tokens in {} shards", m.documents, m.tokens, m.shards.len());
+        match p.pack(set.total)? {
+            Some(r) => {
+                if p.cfg.shards.mix.enabled {
+                    print!("{}", r.table());
+                }
+                println!("trawl shards: manifest with {} documents, {} tokens in {} shards ({} blocked by takedowns)", r.documents, r.tokens, r.shards, r.blocked);
+            }
+            None => println!("trawl shards: not all {} parts are tokenized yet; the last worker (or `trawl shards pack`) writes the final shards", set.total),
         }
     }
     println!("trawl {stage}: {done} shards written, {skipped} already done, under {}", p.root.url_of(&format!("{stage}/")));
