@@ -3,7 +3,7 @@
 #
 #   scripts/setup.sh demo   nothing beyond the Rust toolchain (the demo is self-contained)
 #   scripts/setup.sh test   + the S3 test server (s3s-fs) and a Python venv with
-#                             megatron-core (reads our token shards back in the tests)
+#                             megatron-core and datatrove (read our token shards back)
 #
 # Everything goes to $TRAWL_CACHE (default ~/.cache/trawl), outside the clone, so CI and
 # later sessions reuse it. Only package registries are contacted (crates.io, PyPI, Debian).
@@ -42,15 +42,14 @@ if [ ! -x "$S3S" ]; then
     cargo install s3s-fs@0.14.1 --locked --features binary --root "$CACHE/tools" --quiet
 fi
 
-# --- Python venv with megatron-core (and its torch) -----------------------------------
+# --- Python venv with megatron-core (and its torch) and datatrove ----------------------
 VENV="$CACHE/venv"
-if ! "$VENV/bin/python" -c 'import megatron.core.datasets.indexed_dataset' >/dev/null 2>&1; then
+if ! "$VENV/bin/python" -c 'import megatron.core.datasets.indexed_dataset, datatrove.utils.dataset' >/dev/null 2>&1; then
     if ! command -v python3 >/dev/null || ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
         apt_install python3 python3-venv
     fi
-    log "creating $VENV with megatron-core (downloads torch, a few minutes, once)"
-    rm -rf "$VENV"
-    python3 -m venv "$VENV"
-    "$VENV/bin/pip" install --quiet --disable-pip-version-check 'megatron-core==0.16.1' numpy
+    log "creating $VENV with megatron-core and datatrove (downloads torch, a few minutes, once)"
+    [ -x "$VENV/bin/pip" ] || python3 -m venv "$VENV"
+    "$VENV/bin/pip" install --quiet --disable-pip-version-check 'megatron-core==0.16.1' 'datatrove==0.10.1' numpy
 fi
 log "ready: s3s-fs=$S3S python=$VENV/bin/python"

@@ -8,3 +8,4 @@ mod crash;
 mod golden;
 mod megatron;
 mod s3;
+mod shards;

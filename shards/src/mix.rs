@@ -76,8 +76,8 @@ impl MixConfig {
     pub fn bucket_of(&self, d: &ManifestDoc) -> String {
         for b in &self.buckets {
             let dom = b.domains.is_empty() || b.domains.iter().any(|s| d.host == *s || d.host.ends_with(&format!(".{s}")));
-            let src = b.sources.is_empty() || b.sources.iter().any(|s| *s == d.source);
-            let lang = b.languages.is_empty() || b.languages.iter().any(|s| *s == d.lang);
+            let src = b.sources.is_empty() || b.sources.contains(&d.source);
+            let lang = b.languages.is_empty() || b.languages.contains(&d.lang);
             if dom && src && lang {
                 return b.name.clone();
             }
