@@ -25,6 +25,7 @@
 #![deny(missing_docs)]
 
 pub mod datatrove;
+mod fastbpe;
 pub mod megatron;
 pub mod mix;
 pub mod pack;

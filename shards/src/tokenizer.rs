@@ -26,7 +26,7 @@ pub struct TokenizerInfo {
 
 enum Inner {
     Tiktoken(&'static CoreBPE),
-    Hf(Box<tokenizers::Tokenizer>),
+    Hf(Box<tokenizers::Tokenizer>, Option<Box<crate::fastbpe::FastBpe>>),
 }
 
 /// A tokenizer: tiktoken's bundled encodings (no download) or any Hugging Face
@@ -71,6 +71,7 @@ impl Tokenizer {
                 .ok_or_else(|| format!("{spec}: no end-of-text token found (tried {}); set shards.eos_token", EOS_CANDIDATES.join(", ")))?,
         };
         let bos_id = bos.map(find).transpose()?;
+        let fast = serde_json::from_slice::<serde_json::Value>(&bytes).ok().and_then(|v| crate::fastbpe::FastBpe::from_json(&v)).map(Box::new);
         let vocab_size = tok.get_vocab_size(true) as u32;
         let info = TokenizerInfo {
             name: spec.to_string(),
@@ -79,7 +80,7 @@ impl Tokenizer {
             eos: eos_id,
             bos: bos_id,
         };
-        Ok(Tokenizer { inner: Inner::Hf(Box::new(tok)), info })
+        Ok(Tokenizer { inner: Inner::Hf(Box::new(tok), fast), info })
     }
 
     /// A bundled tiktoken encoding by name.
@@ -101,8 +102,32 @@ impl Tokenizer {
     fn encode_piece(&self, text: &str) -> Vec<u32> {
         match &self.inner {
             Inner::Tiktoken(bpe) => bpe.encode_ordinary(text),
-            // special tokens are not added: EOS/BOS are placed by the shard writer
-            Inner::Hf(t) => t.encode_fast(text, false).map(|e| e.get_ids().to_vec()).unwrap_or_default(),
+            Inner::Hf(_, Some(fast)) => {
+                let mut out = Vec::with_capacity(text.len() / 3);
+                fast.encode(text, &mut out);
+                out
+            }
+            Inner::Hf(t, None) => Self::hf_encode(t, text),
+        }
+    }
+
+    // special tokens are not added: EOS/BOS are placed by the shard writer
+    fn hf_encode(t: &tokenizers::Tokenizer, text: &str) -> Vec<u32> {
+        t.encode_fast(text, false).map(|e| e.get_ids().to_vec()).unwrap_or_default()
+    }
+
+    /// Whether a tokenizer.json is served by trawl's fast byte-level BPE encoder (else by
+    /// the `tokenizers` crate).
+    pub fn is_fast(&self) -> bool {
+        matches!(self.inner, Inner::Hf(_, Some(_)))
+    }
+
+    /// The ids the `tokenizers` crate gives for a text (tiktoken: the same as
+    /// [`Tokenizer::encode`]); used to verify the fast encoder.
+    pub fn encode_reference(&self, text: &str) -> Vec<u32> {
+        match &self.inner {
+            Inner::Tiktoken(bpe) => bpe.encode_ordinary(text),
+            Inner::Hf(t, _) => Self::hf_encode(t, text),
         }
     }
 
@@ -132,7 +157,7 @@ impl Tokenizer {
     pub fn decode(&self, ids: &[u32]) -> Result<String, String> {
         match &self.inner {
             Inner::Tiktoken(bpe) => bpe.decode(ids).map_err(|e| e.to_string()),
-            Inner::Hf(t) => t.decode(ids, false).map_err(|e| e.to_string()),
+            Inner::Hf(t, _) => t.decode(ids, false).map_err(|e| e.to_string()),
         }
     }
 }
