@@ -149,12 +149,15 @@ fn split(text: &str, cls: &mut Classifier, mut f: impl FnMut(&str)) {
     }
 }
 
+/// Piece -> ids.
+type PieceCache = FxHashMap<Box<str>, Box<[u32]>>;
+
 /// The fast encoder.
 pub(crate) struct FastBpe {
     byte_id: [u32; 256],
     merges: FxHashMap<(u32, u32), (u32, u32)>,
     added: Vec<(String, u32)>,
-    cache: RefCell<(FxHashMap<Box<str>, Box<[u32]>>, Classifier)>,
+    cache: RefCell<(PieceCache, Classifier)>,
 }
 
 const CACHE_MAX: usize = 1 << 20;
@@ -219,7 +222,7 @@ impl FastBpe {
             added.push((t.get("content")?.as_str()?.to_string(), t.get("id")?.as_u64()? as u32));
         }
         // longest first, so overlapping added tokens match like the tokenizers crate's
-        added.sort_by(|a, b| b.0.len().cmp(&a.0.len()));
+        added.sort_by_key(|a| std::cmp::Reverse(a.0.len()));
         Some(FastBpe { byte_id, merges, added, cache: RefCell::new((FxHashMap::default(), Classifier::new())) })
     }
 
