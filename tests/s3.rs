@@ -55,9 +55,22 @@ fn whole_run_to_s3() {
     let out = ok(&mut c);
     assert!(out.contains("s3://runs/nightly/2026-11-21/shards/manifest.json"), "{out}");
     let root = server.dir.path().join("runs/nightly/2026-11-21");
-    for f in ["shards/manifest.json", "report/index.html", "crawl/warc/00000.warc.gz", "_done/shards/00000"] {
+    for f in ["shards/manifest.json", "report/index.html", "crawl/warc/00000.warc.gz", "_done/shards/00000", "shards/tokens/00000.bin"] {
         assert!(root.join(f).exists(), "{f} missing on the S3 server");
     }
+    // a takedown on S3 rewrites the shard holding the URL and the manifest
+    let m: trawl_shards::Manifest = serde_json::from_slice(&std::fs::read(root.join("shards/manifest.json")).unwrap()).unwrap();
+    let victim = m.shards[0].docs[0].url.clone();
+    let list = server.dir.path().join("takedown.txt");
+    std::fs::write(&list, format!("{victim}\n")).unwrap();
+    let mut c = trawl();
+    c.args(["shards", "takedown", "--output", "s3://runs/nightly/2026-11-21", "--urls"]).arg(&list);
+    server.env(&mut c);
+    let out = ok(&mut c);
+    assert!(out.contains("1 shards rewritten"), "{out}");
+    let m2: trawl_shards::Manifest = serde_json::from_slice(&std::fs::read(root.join("shards/manifest.json")).unwrap()).unwrap();
+    assert_eq!(m2.documents + 1, m.documents);
+    assert!(root.join("takedown/urls.txt").exists());
     // a missing bucket is a clear failure, not a panic
     let mut c = trawl();
     c.args(["run", "--quiet", "--demo-port", &demo_port().to_string(), "--output", "s3://absent/x"]);
