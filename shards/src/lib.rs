@@ -69,7 +69,8 @@ pub struct ShardsConfig {
     pub append_eos: bool,
     /// Prepend the beginning-of-document token (needs `bos_token`).
     pub prepend_bos: bool,
-    /// Final shards are closed once they hold at least this many tokens.
+    /// Final shards are closed once they hold at least this many tokens (a shard is
+    /// assembled in memory to be shuffled: about 4 bytes per token).
     pub target_shard_tokens: u64,
     /// Formats written for the final shards.
     pub formats: Vec<ShardFormat>,
@@ -88,7 +89,7 @@ impl Default for ShardsConfig {
             bos_token: None,
             append_eos: true,
             prepend_bos: false,
-            target_shard_tokens: 1 << 30,
+            target_shard_tokens: 100_000_000,
             formats: vec![ShardFormat::Megatron],
             shuffle_seed: 0,
             mix: MixConfig::default(),
