@@ -53,8 +53,12 @@ pub enum Command {
     /// Tokenize documents and pack them into Megatron (and datatrove) shards with
     /// manifests; also: pack, train-tokenizer, takedown.
     Shards(ShardsArgs),
-    /// Write the sampling report (report/index.html) of a run root.
+    /// Write the sampling report (report/index.html) of a run root, optionally compared
+    /// with another run.
     Report(ReportArgs),
+    /// Print seeded, stratified samples of removed (or kept) records for the terminal, or
+    /// as JSONL for tools.
+    Sample(SampleArgs),
     /// Validate a config file or print the commented default.
     #[command(subcommand)]
     Config(ConfigCommand),
@@ -206,6 +210,38 @@ pub struct ReportArgs {
     #[arg(long, short)]
     pub output: Option<String>,
     /// Pipeline config (TOML); the [report] section is used.
+    #[arg(long, short)]
+    pub config: Option<PathBuf>,
+    /// Another run root: every number and chart shows both runs with deltas, plus the
+    /// documents kept in one run and removed in the other.
+    #[arg(long)]
+    pub compare: Option<String>,
+}
+
+/// Flags of `trawl sample`.
+#[derive(Debug, Args)]
+pub struct SampleArgs {
+    /// The run root.
+    pub root: String,
+    /// Stage whose records to sample (crawl, extract, filter, dedup, captions).
+    #[arg(long, default_value = "filter")]
+    pub stage: String,
+    /// Drop reason to sample (e.g. too_few_words), or `kept` for the stage's kept documents.
+    #[arg(long)]
+    pub reason: String,
+    /// Number of samples.
+    #[arg(long, short, default_value_t = 10)]
+    pub n: usize,
+    /// Seed of the sampling.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Print the full records as JSONL instead of a readable summary.
+    #[arg(long)]
+    pub jsonl: bool,
+    /// Characters of text shown per sample (summary output).
+    #[arg(long, default_value_t = 600)]
+    pub chars: usize,
+    /// Pipeline config (TOML), for [storage] settings.
     #[arg(long, short)]
     pub config: Option<PathBuf>,
 }

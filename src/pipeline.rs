@@ -96,8 +96,21 @@ impl Pipeline {
         read_docs_bytes(key, &bytes)
     }
 
-    /// Extracts one shard of pages.
-    pub fn extract(&self, name: &str, pages: &[FetchedPage], inputs: Vec<String>) -> Result<Vec<Document>> {
+    fn tokenizer(&mut self) -> Result<&Tokenizer> {
+        if self.tokenizer.is_none() {
+            let t = self.cfg.shards.load_tokenizer().map_err(|e| trawl_config::ConfigError { file: "config".into(), key: "shards.tokenizer".into(), reason: e })?;
+            self.tokenizer = Some(t);
+        }
+        Ok(self.tokenizer.as_ref().expect("loaded above"))
+    }
+
+    /// Extracts one shard of pages. Each document gets `attrs.tokens` (its token count with
+    /// the configured tokenizer) so every later stage can count tokens in and out.
+    pub fn extract(&mut self, name: &str, pages: &[FetchedPage], inputs: Vec<String>) -> Result<Vec<Document>> {
+        let count_tokens = self.cfg.shards.enabled;
+        if count_tokens {
+            self.tokenizer()?;
+        }
         let mut stats = RunStats::default();
         let st = stats.stage_mut("extract");
         let mut out = JsonlWriter::for_name("x.jsonl.zst");
@@ -108,9 +121,14 @@ impl Pipeline {
             st.seen += 1;
             st.bytes_in += p.body.len() as u64;
             match self.extractor.extract(p) {
-                Ok(d) => {
+                Ok(mut d) => {
                     st.kept += 1;
                     st.bytes_out += d.text.len() as u64;
+                    if let (true, Some(tok)) = (count_tokens, self.tokenizer.as_ref()) {
+                        let n = tok.encode(&d.text).len() as u64;
+                        d.attrs.insert("tokens".into(), n.into());
+                        st.count("tokens_out", n);
+                    }
                     out.write(&d);
                     docs.push(d);
                 }
@@ -191,10 +209,7 @@ impl Pipeline {
 
     /// Tokenizes one input shard into `shards/parts/<name>.*` (input order).
     pub fn shards(&mut self, name: &str, docs: &[Document], inputs: Vec<String>) -> Result<ShardManifest> {
-        if self.tokenizer.is_none() {
-            let t = self.cfg.shards.load_tokenizer().map_err(|e| trawl_config::ConfigError { file: "config".into(), key: "shards.tokenizer".into(), reason: e })?;
-            self.tokenizer = Some(t);
-        }
+        self.tokenizer()?;
         let tok = self.tokenizer.as_ref().expect("loaded above");
         let t0 = std::time::Instant::now();
         let mut b = PartBuilder::new(&self.cfg.shards, tok, name);
@@ -206,6 +221,8 @@ impl Pipeline {
             st.bytes_in += d.text.len() as u64;
             let n = b.add(d);
             st.count("tokens", n);
+            st.count("tokens_in", trawl_core::doc_tokens(d));
+            st.count("tokens_out", n);
         }
         st.nanos = t0.elapsed().as_nanos() as u64;
         let out = b.finish();

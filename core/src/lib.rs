@@ -36,7 +36,7 @@ pub use record::{
     Attrs, Consent, ConsentBasis, DocId, Document, FetchedPage, ImageRef, ImageTextPair,
     InterleavedDoc, Meta, WarcLocation,
 };
-pub use runner::{Chain, Excluded};
+pub use runner::{doc_tokens, Chain, Excluded};
 pub use stage::{DropReason, Filter, Map, Stage, Task, Verdict};
 pub use stats::{Histogram, RunStats, StageStats};
 pub use urls::{UrlBlocklist, UrlPattern};

@@ -20,6 +20,12 @@ pub struct Excluded {
     pub doc: Document,
 }
 
+/// The token count recorded on a document (`attrs.tokens`, written after extraction), so
+/// the funnel can show tokens as well as documents.
+pub fn doc_tokens(doc: &Document) -> u64 {
+    doc.attrs.get("tokens").and_then(|v| v.as_u64()).unwrap_or(0)
+}
+
 /// An ordered chain of stages with per-stage accounting. Dropped documents are collected
 /// (see [`Chain::take_excluded`]) for the exclusion sink.
 #[derive(Debug)]
@@ -52,6 +58,10 @@ impl Chain {
             let st = self.stats.stage_mut(name);
             st.seen += 1;
             st.bytes_in += doc.text.len() as u64;
+            let tokens = doc_tokens(&doc);
+            if tokens > 0 {
+                st.count("tokens_in", tokens);
+            }
             let t0 = Instant::now();
             let result = stage.apply(&mut doc);
             st.nanos += t0.elapsed().as_nanos() as u64;
@@ -59,6 +69,9 @@ impl Chain {
                 Ok(Verdict::Keep) => {
                     st.kept += 1;
                     st.bytes_out += doc.text.len() as u64;
+                    if tokens > 0 {
+                        st.count("tokens_out", tokens);
+                    }
                 }
                 Ok(Verdict::Drop(reason)) => {
                     st.drop_for(reason.as_str());

@@ -25,6 +25,7 @@ pub fn dispatch(cli: Cli, rt: &tokio::runtime::Runtime) -> Result<()> {
             Some(action) => shards::action(action, rt),
         },
         Command::Report(a) => stage::report(a, rt),
+        Command::Sample(a) => stage::sample(a, rt),
         Command::Config(ConfigCommand::Default) => {
             print!("{}", trawl_config::DEFAULT_TOML);
             Ok(())
@@ -35,6 +36,11 @@ pub fn dispatch(cli: Cli, rt: &tokio::runtime::Runtime) -> Result<()> {
             Ok(())
         }
     }
+}
+
+/// The thresholds drawn on the report's signal histograms, from the filter config.
+pub fn thresholds(cfg: &PipelineConfig) -> trawl_report::Thresholds {
+    vec![("words".into(), cfg.filter.min_words as f64), ("lang.confidence".into(), cfg.filter.min_lang_confidence)]
 }
 
 /// Loads the config file, or the code defaults.

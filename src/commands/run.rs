@@ -109,7 +109,7 @@ pub fn run(a: RunArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<()> 
 
     let p = Pipeline::new(cfg.clone(), root.clone(), Io::new(rt.handle().clone()), false)?;
     let packed = if cfg.shards.enabled { p.pack(parts)? } else { None };
-    let report = if cfg.report.enabled { Some(rt.block_on(trawl_report::write(&root, &cfg.report))?) } else { None };
+    let report = if cfg.report.enabled { Some(rt.block_on(trawl_report::write(&root, None, &cfg.report, &super::thresholds(&cfg)))?) } else { None };
     let (fstats, _) = rt.block_on(trawl_storage::markers::merged_stats(&root, "crawl"))?;
     let fetched = fstats.stage("crawl").map(|s| s.kept).unwrap_or(0);
     println!("trawl: run complete: {} pages fetched, {} parts", fetched, parts);

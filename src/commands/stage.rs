@@ -11,7 +11,7 @@ use trawl_crawler::Crawler;
 use trawl_storage::{jsonl, shard_name, warc, InputSet, ShardSpec, Storage};
 
 use super::load_config;
-use crate::cli::{ExtractArgs, ExtractFormat, ReportArgs, StageArgs};
+use crate::cli::{ExtractArgs, ExtractFormat, ReportArgs, SampleArgs, StageArgs};
 use crate::pipeline::{read_docs_bytes, Io, Pipeline};
 use crate::{progress, UsageError};
 
@@ -132,7 +132,7 @@ pub fn extract(a: ExtractArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Res
     }
     let shard = shard_of(&a.stage);
     let root = open_root(&mut cfg, a.stage.output.as_ref(), rt)?;
-    let p = Pipeline::new(cfg, root, Io::new(rt.handle().clone()), a.stage.force)?;
+    let mut p = Pipeline::new(cfg, root, Io::new(rt.handle().clone()), a.stage.force)?;
     // WARC files are one shard each; loose HTML files are grouped HTML_PER_SHARD at a time.
     let mut groups: Vec<(String, Vec<String>)> = Vec::new();
     let mut html_group: Vec<String> = Vec::new();
@@ -232,7 +232,42 @@ pub fn report(a: ReportArgs, rt: &tokio::runtime::Runtime) -> Result<()> {
     let mut cfg = load_config(a.config.as_deref())?;
     let out = a.root.or(a.output);
     let root = open_root(&mut cfg, out.as_ref(), rt)?;
-    let url = rt.block_on(trawl_report::write(&root, &cfg.report))?;
+    let other = match &a.compare {
+        Some(o) => {
+            let s = Storage::open(o, &cfg.storage)?;
+            rt.block_on(s.check()).with_context(|| format!("cannot use run root {}", s.url()))?;
+            Some(s)
+        }
+        None => None,
+    };
+    let url = rt.block_on(trawl_report::write(&root, other.as_ref(), &cfg.report, &super::thresholds(&cfg)))?;
     println!("trawl report: {url}");
+    Ok(())
+}
+
+pub fn sample(a: SampleArgs, rt: &tokio::runtime::Runtime) -> Result<()> {
+    let cfg = load_config(a.config.as_deref())?;
+    let root = Storage::open(&a.root, &cfg.storage)?;
+    rt.block_on(root.check()).with_context(|| format!("cannot use run root {}", root.url()))?;
+    let picked = rt.block_on(trawl_report::sample_records(&root, &a.stage, &a.reason, a.n, a.seed, a.chars))?;
+    if picked.is_empty() {
+        let (stats, _) = rt.block_on(trawl_storage::markers::merged_stats(&root, &a.stage))?;
+        let reasons: std::collections::BTreeSet<String> = stats.stages.values().flat_map(|s| s.dropped.keys().cloned()).collect();
+        return Err(UsageError(format!("no `{}` records in stage `{}` (its drop reasons: {})", a.reason, a.stage, reasons.into_iter().collect::<Vec<_>>().join(", "))).into());
+    }
+    for (s, full) in picked {
+        if a.jsonl {
+            println!("{}", serde_json::to_string(&full)?);
+        } else {
+            println!("── {} [{}] {} {}", s.url, if s.reason.is_empty() { "kept" } else { &s.reason }, s.lang, s.id);
+            if !s.attrs.is_empty() {
+                println!("   signals: {}", s.attrs.split_whitespace().collect::<Vec<_>>().join(" "));
+            }
+            for line in s.text.lines().filter(|l| !l.trim().is_empty()) {
+                println!("   {line}");
+            }
+            println!();
+        }
+    }
     Ok(())
 }
