@@ -2,7 +2,7 @@
 # Installs what trawl's demo and tests need, skipping whatever is already present.
 #
 #   scripts/setup.sh demo   nothing beyond the Rust toolchain (the demo is self-contained)
-#   scripts/setup.sh test   + the S3 test server (s3s-fs) and a Python venv with
+#   scripts/setup.sh test   + Debian's chromium, the S3 test server (s3s-fs), a Python venv with
 #                             megatron-core and datatrove (read our token shards back)
 #
 # Everything goes to $TRAWL_CACHE (default ~/.cache/trawl), outside the clone, so CI and
@@ -35,6 +35,9 @@ fi
 
 [ "$mode" = "demo" ] && exit 0
 
+# --- Debian's Chromium (the report is checked in a real browser; never a downloaded one) -
+command -v chromium >/dev/null || apt_install chromium
+
 # --- S3-compatible test server: s3s-fs checks request signatures, like real S3 ---------
 S3S="$CACHE/tools/bin/s3s-fs"
 if [ ! -x "$S3S" ]; then
@@ -52,4 +55,4 @@ if ! "$VENV/bin/python" -c 'import megatron.core.datasets.indexed_dataset, datat
     [ -x "$VENV/bin/pip" ] || python3 -m venv "$VENV"
     "$VENV/bin/pip" install --quiet --disable-pip-version-check 'megatron-core==0.16.1' 'datatrove==0.10.1' tokenizers orjson numpy
 fi
-log "ready: s3s-fs=$S3S python=$VENV/bin/python"
+log "ready: chromium=$(command -v chromium) s3s-fs=$S3S python=$VENV/bin/python"

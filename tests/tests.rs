@@ -7,5 +7,6 @@ mod cli;
 mod crash;
 mod golden;
 mod megatron;
+mod report;
 mod s3;
 mod shards;

@@ -217,7 +217,7 @@ fn log_bounds(max: f64) -> Vec<f64> {
 }
 
 fn lin_bounds(lo: f64, hi: f64, n: usize) -> Vec<f64> {
-    if !(hi > lo) {
+    if hi.partial_cmp(&lo) != Some(std::cmp::Ordering::Greater) {
         return vec![lo];
     }
     (1..n).map(|i| lo + (hi - lo) * i as f64 / n as f64).collect()

@@ -156,3 +156,20 @@ pub fn files(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
     }
     out
 }
+
+pub fn chromium() -> Option<PathBuf> {
+    external("Debian's chromium", PathBuf::from(std::env::var("TRAWL_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into())))
+}
+
+/// Runs headless Chromium on a local file with the closed-network flags; returns
+/// (stdout, stderr).
+pub fn chromium_run(bin: &Path, profile: &Path, args: &[&str], url: &str) -> (String, String) {
+    let o = Command::new(bin)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars", "--enable-logging=stderr", "--v=0"])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(args)
+        .arg(url)
+        .output()
+        .expect("run chromium");
+    (String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+}
