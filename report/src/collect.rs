@@ -286,9 +286,13 @@ pub async fn collect(root: &Storage, cfg: &ReportConfig, thresholds: &Thresholds
             numeric_leaves("", a, &mut leaves);
         }
         for (name, x) in leaves {
-            let vals = values.entry(name).or_default();
-            if vals.len() < 50_000 {
-                vals.push((x, s.clone()));
+            // model scores are shown per language, as thresholds are tuned per language
+            let keys = if name.contains("quality") { vec![name.clone(), format!("{name} [{}]", if s.lang.is_empty() { "und" } else { &s.lang })] } else { vec![name] };
+            for k in keys {
+                let vals = values.entry(k).or_default();
+                if vals.len() < 50_000 {
+                    vals.push((x, s.clone()));
+                }
             }
         }
         d.scanned += 1;
