@@ -67,6 +67,10 @@ impl Pipeline {
         if cfg.dedup.exact {
             dedup_stages.push(trawl_core::Stage::Task(Box::new(trawl_dedup::ExactDedup::default())));
         }
+        if cfg.dedup.near {
+            let index = Box::new(trawl_dedup::MemoryIndex::default());
+            dedup_stages.push(trawl_core::Stage::Task(Box::new(trawl_dedup::NearDedup::new(&cfg.dedup, index))));
+        }
         let dedup = Chain::new("dedup", dedup_stages);
         let captioner = Captioner::new(cfg.captions.clone());
         Ok(Pipeline { cfg, root, io, force, extractor, filter, dedup, captioner, tokenizer: None })

@@ -28,6 +28,7 @@ mod record;
 mod runner;
 mod stage;
 mod stats;
+pub mod text;
 pub mod time;
 mod urls;
 

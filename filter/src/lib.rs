@@ -109,20 +109,10 @@ impl FilterConfig {
     }
 }
 
-/// Counts words in a way that works for languages without spaces: CJK ideographs, kana,
-/// hangul syllables and Thai characters count one word each; other text splits on
-/// whitespace.
+/// Counts words in a way that works for languages without spaces (see
+/// [`trawl_core::text`]).
 pub fn word_count(text: &str) -> usize {
-    let mut n = 0;
-    for tok in text.split_whitespace() {
-        let dense = tok.chars().filter(|c| is_dense_script(*c)).count();
-        n += if dense > 0 { dense + usize::from(tok.chars().any(|c| c.is_alphanumeric() && !is_dense_script(c))) } else { 1 };
-    }
-    n
-}
-
-fn is_dense_script(c: char) -> bool {
-    matches!(c as u32, 0x4E00..=0x9FFF | 0x3400..=0x4DBF | 0x3040..=0x30FF | 0xAC00..=0xD7AF | 0x0E00..=0x0E7F | 0x20000..=0x2A6DF)
+    trawl_core::text::word_count(text)
 }
 
 /// Annotates `attrs.lang` (`{code, confidence, reliable}`), `meta.lang` and `attrs.words`.

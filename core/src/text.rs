@@ -1,0 +1,54 @@
+//! Word splitting shared by the filters (word counts) and dedup (shingles): whitespace
+//! separates words, and in scripts written without spaces (CJK ideographs, kana, hangul
+//! syllables, Thai) every character is a word.
+
+/// Whether `c` belongs to a script written without spaces between words.
+pub fn is_dense_script(c: char) -> bool {
+    matches!(c as u32, 0x4E00..=0x9FFF | 0x3400..=0x4DBF | 0x3040..=0x30FF | 0xAC00..=0xD7AF | 0x0E00..=0x0E7F | 0x20000..=0x2A6DF | 0xF900..=0xFAFF)
+}
+
+/// Calls `f` with every word of `text` (see the module docs).
+pub fn for_each_word<'a>(text: &'a str, mut f: impl FnMut(&'a str)) {
+    for tok in text.split_whitespace() {
+        if !tok.chars().any(is_dense_script) {
+            f(tok);
+            continue;
+        }
+        let mut start = None;
+        for (i, c) in tok.char_indices() {
+            if is_dense_script(c) {
+                if let Some(s) = start.take() {
+                    f(&tok[s..i]);
+                }
+                f(&tok[i..i + c.len_utf8()]);
+            } else if start.is_none() {
+                start = Some(i);
+            }
+        }
+        if let Some(s) = start {
+            f(&tok[s..]);
+        }
+    }
+}
+
+/// Number of words (see the module docs).
+pub fn word_count(text: &str) -> usize {
+    let mut n = 0;
+    for_each_word(text, |_| n += 1);
+    n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words() {
+        assert_eq!(word_count("one two three"), 3);
+        assert_eq!(word_count("我们今天去公园"), 7);
+        assert_eq!(word_count("ภาษาไทย"), 7);
+        let mut v = Vec::new();
+        for_each_word("abc日本def", |w| v.push(w));
+        assert_eq!(v, vec!["abc", "日", "本", "def"]);
+    }
+}

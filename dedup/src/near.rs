@@ -1,0 +1,137 @@
+//! Streaming near-duplicate removal with MinHash LSH.
+
+use std::collections::HashMap;
+
+use serde_json::json;
+use trawl_core::{DocId, Document, RecordError, Task, Verdict};
+
+use crate::minhash::{band_key, estimate, jaccard, MinHasher};
+use crate::{reasons, DedupConfig, Verify};
+
+/// Where band owners and (for verification) shingle sets live.
+pub trait LshIndex: Send {
+    /// The document owning a band key, if any.
+    fn owner(&self, band: u32, key: u64) -> Option<DocId>;
+    /// Sets the owner of a band key if it has none (first seen wins).
+    fn claim(&mut self, band: u32, key: u64, id: &DocId);
+    /// Stores what verification needs about a kept document.
+    fn store(&mut self, id: &DocId, shingles: &[u64], sig: &[u64]);
+    /// What was stored about a document: (shingles, signature).
+    fn load(&self, id: &DocId) -> Option<(Vec<u64>, Vec<u64>)>;
+}
+
+/// An index in memory, for one run.
+#[derive(Debug, Default)]
+pub struct MemoryIndex {
+    bands: HashMap<(u32, u64), DocId>,
+    docs: HashMap<DocId, (Box<[u64]>, Box<[u64]>)>,
+}
+
+impl LshIndex for MemoryIndex {
+    fn owner(&self, band: u32, key: u64) -> Option<DocId> {
+        self.bands.get(&(band, key)).cloned()
+    }
+    fn claim(&mut self, band: u32, key: u64, id: &DocId) {
+        self.bands.entry((band, key)).or_insert_with(|| id.clone());
+    }
+    fn store(&mut self, id: &DocId, shingles: &[u64], sig: &[u64]) {
+        self.docs.insert(id.clone(), (shingles.into(), sig.into()));
+    }
+    fn load(&self, id: &DocId) -> Option<(Vec<u64>, Vec<u64>)> {
+        self.docs.get(id).map(|(a, b)| (a.to_vec(), b.to_vec()))
+    }
+}
+
+/// The near-dedup task: a document is removed when an earlier kept document shares an LSH
+/// band with it and their similarity (true Jaccard on shingles, or the signature estimate,
+/// per `verify`) reaches the threshold. The earliest document survives; the removed one
+/// records the DocId it duplicates and the similarity in `attrs.dedup`.
+pub struct NearDedup {
+    hasher: MinHasher,
+    index: Box<dyn LshIndex>,
+    bands: usize,
+    rows: usize,
+    threshold: f64,
+    verify: Verify,
+}
+
+impl std::fmt::Debug for NearDedup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "NearDedup({}x{})", self.bands, self.rows)
+    }
+}
+
+impl NearDedup {
+    /// A task for this config with the given index.
+    pub fn new(cfg: &DedupConfig, index: Box<dyn LshIndex>) -> NearDedup {
+        NearDedup {
+            hasher: MinHasher::new(cfg.shingle_words, cfg.bands * cfg.rows, cfg.seed),
+            index,
+            bands: cfg.bands,
+            rows: cfg.rows,
+            threshold: cfg.threshold,
+            verify: cfg.verify,
+        }
+    }
+
+    fn insert(&mut self, id: &DocId) {
+        for b in 0..self.bands {
+            let k = band_key(&self.hasher.sig, b, self.rows);
+            self.index.claim(b as u32, k, id);
+        }
+        if self.verify != Verify::None {
+            let shingles = if self.verify == Verify::Jaccard { self.hasher.shingles.as_slice() } else { &[] };
+            self.index.store(id, shingles, &self.hasher.sig);
+        }
+    }
+
+    /// The best earlier document this one duplicates, with the similarity.
+    fn find(&mut self, id: &DocId) -> Option<(DocId, f64)> {
+        let mut cands: Vec<DocId> = Vec::new();
+        for b in 0..self.bands {
+            let k = band_key(&self.hasher.sig, b, self.rows);
+            if let Some(o) = self.index.owner(b as u32, k) {
+                if o != *id && !cands.contains(&o) {
+                    cands.push(o);
+                }
+            }
+        }
+        let mut best: Option<(DocId, f64)> = None;
+        for c in cands {
+            let sim = match self.verify {
+                Verify::None => 1.0,
+                Verify::Signature => self.index.load(&c).map_or(0.0, |(_, sig)| estimate(&self.hasher.sig, &sig)),
+                Verify::Jaccard => self.index.load(&c).map_or(0.0, |(sh, _)| jaccard(&self.hasher.shingles, &sh)),
+            };
+            if sim >= self.threshold && best.as_ref().is_none_or(|(bid, bs)| sim > *bs || (sim == *bs && c < *bid)) {
+                best = Some((c, sim));
+            }
+        }
+        best
+    }
+}
+
+impl Task for NearDedup {
+    fn name(&self) -> &'static str {
+        "near_dedup"
+    }
+
+    fn seed(&mut self, kept: &Document) {
+        self.hasher.compute(&kept.text);
+        self.insert(&kept.id);
+    }
+
+    fn process(&mut self, doc: &mut Document) -> Result<Verdict, RecordError> {
+        self.hasher.compute(&doc.text);
+        match self.find(&doc.id) {
+            Some((owner, sim)) => {
+                doc.attrs.insert("dedup".into(), json!({ "near_of": owner.as_str(), "similarity": (sim * 1000.0).round() / 1000.0 }));
+                Ok(Verdict::Drop(reasons::NEAR_DUPLICATE))
+            }
+            None => {
+                self.insert(&doc.id);
+                Ok(Verdict::Keep)
+            }
+        }
+    }
+}
