@@ -97,9 +97,9 @@ from datatrove.pipeline.dedup import MinhashDedupSignature, MinhashDedupBuckets,
 from datatrove.pipeline.dedup.minhash import MinhashConfig
 inp, base = sys.argv[1], sys.argv[2]
 cfg = MinhashConfig()
-run = lambda steps, name: LocalPipelineExecutor(pipeline=steps, tasks=1, workers=1, logging_dir=f"{base}/logs/{name}").run()
+run = lambda steps, name, tasks=1: LocalPipelineExecutor(pipeline=steps, tasks=tasks, workers=1, logging_dir=f"{base}/logs/{name}").run()
 run([JsonlReader(inp), MinhashDedupSignature(output_folder=f"{base}/sigs", config=cfg)], "sigs")
-run([MinhashDedupBuckets(input_folder=f"{base}/sigs", output_folder=f"{base}/buckets", config=cfg)], "buckets")
+run([MinhashDedupBuckets(input_folder=f"{base}/sigs", output_folder=f"{base}/buckets", config=cfg)], "buckets", tasks=cfg.num_buckets)
 run([MinhashDedupCluster(input_folder=f"{base}/buckets", output_folder=f"{base}/ids", config=cfg)], "cluster")
 run([JsonlReader(inp), MinhashDedupFilter(input_folder=f"{base}/ids"), JsonlWriter(f"{base}/out")], "filter")
 '''
