@@ -7,6 +7,6 @@ cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/trawl/target}"
 scripts/setup.sh test
 VENV="${TRAWL_CACHE:-$HOME/.cache/trawl}/venv"
-"$VENV/bin/python" -c 'import spacy' 2>/dev/null || "$VENV/bin/pip" install --quiet spacy
+"$VENV/bin/python" -c 'import spacy, regex, xxhash' 2>/dev/null || "$VENV/bin/pip" install --quiet spacy regex 'xxhash==3.4.1'  # datatrove's minhash passes str to xxhash, which newer xxhash refuses
 cargo build --release --locked --quiet
 exec "$VENV/bin/python" bench/dedup.py --trawl "$CARGO_TARGET_DIR/release/trawl" "$@"

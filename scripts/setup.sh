@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what trawl's demo and tests need, skipping whatever is already present.
 #
-#   scripts/setup.sh demo   nothing beyond the Rust toolchain (the demo is self-contained)
+#   scripts/setup.sh demo   Debian's librocksdb-dev and clang (to link RocksDB)
 #   scripts/setup.sh test   + Debian's chromium, the S3 test server (s3s-fs), a Python venv with
 #                             megatron-core and datatrove (read our token shards back)
 #
@@ -32,6 +32,10 @@ if ! command -v cargo >/dev/null; then
     log "cargo not found: install the Rust toolchain first (https://rustup.rs)"
     exit 2
 fi
+
+# RocksDB: link Debian's library (.cargo/config.toml points ROCKSDB_LIB_DIR at it) instead of
+# compiling the bundled C++; bindgen needs clang.
+apt_install librocksdb-dev clang libclang-dev
 
 [ "$mode" = "demo" ] && exit 0
 

@@ -68,7 +68,7 @@ impl Pipeline {
             dedup_stages.push(trawl_core::Stage::Task(Box::new(trawl_dedup::ExactDedup::default())));
         }
         if cfg.dedup.near {
-            let index = Box::new(trawl_dedup::MemoryIndex::default());
+            let index = cfg.dedup.open_index().map_err(|e| trawl_config::ConfigError { file: "config".into(), key: "dedup.index_dir".into(), reason: e })?;
             dedup_stages.push(trawl_core::Stage::Task(Box::new(trawl_dedup::NearDedup::new(&cfg.dedup, index))));
         }
         let dedup = Chain::new("dedup", dedup_stages);

@@ -13,10 +13,12 @@
 
 pub mod minhash;
 mod near;
+mod rocks;
 
 use std::collections::HashMap;
 
 pub use near::{LshIndex, MemoryIndex, NearDedup};
+pub use rocks::RocksIndex;
 
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -66,6 +68,10 @@ pub struct DedupConfig {
     pub verify: Verify,
     /// Seed of the shingle hashes (changing it changes every signature).
     pub seed: u64,
+    /// A local directory holding a persistent LSH index (RocksDB): each run is then
+    /// deduplicated against every earlier run that used the same directory (recurring
+    /// crawls). Unset: an in-memory index for this run only.
+    pub index_dir: Option<String>,
 }
 
 impl Default for DedupConfig {
@@ -73,7 +79,7 @@ impl Default for DedupConfig {
         // 20 bands x 6 rows: P(candidate) = 1 - (1 - J^6)^20 is 0.998 at J = 0.8 and 0.92
         // at 0.7, 0.27 at 0.5; the S-curve's midpoint (1/20)^(1/6) = 0.61 sits below the
         // 0.8 target so recall is high, and verification removes the candidates below it.
-        DedupConfig { enabled: true, exact: true, near: true, shingle_words: 5, bands: 20, rows: 6, threshold: 0.8, verify: Verify::Jaccard, seed: 1 }
+        DedupConfig { enabled: true, exact: true, near: true, shingle_words: 5, bands: 20, rows: 6, threshold: 0.8, verify: Verify::Jaccard, seed: 1, index_dir: None }
     }
 }
 
@@ -94,6 +100,14 @@ impl DedupConfig {
             return bad("threshold", "must be in (0, 1]");
         }
         Ok(())
+    }
+
+    /// The LSH index this config asks for.
+    pub fn open_index(&self) -> Result<Box<dyn LshIndex>, String> {
+        Ok(match &self.index_dir {
+            Some(d) => Box::new(RocksIndex::open(std::path::Path::new(d))?),
+            None => Box::new(MemoryIndex::default()),
+        })
     }
 
     /// The probability that two documents with Jaccard similarity `j` share a band.
@@ -215,6 +229,30 @@ mod tests {
         assert_eq!(kept.iter().map(|d| d.url.as_str()).collect::<Vec<_>>(), vec!["a", "c", "d", "e"]);
         assert_eq!(stats.stage("near_dedup").unwrap().dropped["near_duplicate"], 1);
         let _ = first;
+    }
+
+    #[test]
+    fn rocksdb_index_dedups_a_second_batch_against_the_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = DedupConfig { index_dir: Some(dir.path().join("idx").display().to_string()), ..Default::default() };
+        let text: Vec<String> = (0..300).map(|i| crate::minhash::tests::word((i * 7919) % 2000)).collect();
+        let first = Document::new("https://a/1", text.join(" "));
+        {
+            let mut t = NearDedup::new(&cfg, cfg.open_index().unwrap());
+            assert_eq!(t.process(&mut first.clone()).unwrap(), Verdict::Keep);
+        }
+        // a later batch, a new process: the index on disk remembers
+        let mut v = text.clone();
+        v[10] = "edited".into();
+        let mut second = Document::new("https://b/1", v.join(" "));
+        let mut t = NearDedup::new(&cfg, cfg.open_index().unwrap());
+        assert_eq!(t.process(&mut second).unwrap(), Verdict::Drop(reasons::NEAR_DUPLICATE));
+        assert_eq!(second.attrs["dedup"]["near_of"], first.id.as_str());
+        // replaying the first batch keeps its document (it owns its entries)
+        assert_eq!(t.process(&mut first.clone()).unwrap(), Verdict::Keep);
+        drop(t);
+        let bad = DedupConfig { index_dir: Some("/proc/no/such/dir".into()), ..Default::default() };
+        assert!(bad.open_index().is_err());
     }
 
     #[test]

@@ -18,6 +18,8 @@ pub trait LshIndex: Send {
     fn store(&mut self, id: &DocId, shingles: &[u64], sig: &[u64]);
     /// What was stored about a document: (shingles, signature).
     fn load(&self, id: &DocId) -> Option<(Vec<u64>, Vec<u64>)>;
+    /// Makes pending writes durable (called after each document is inserted).
+    fn commit(&mut self) {}
 }
 
 /// An index in memory, for one run.
@@ -83,6 +85,7 @@ impl NearDedup {
             let shingles = if self.verify == Verify::Jaccard { self.hasher.shingles.as_slice() } else { &[] };
             self.index.store(id, shingles, &self.hasher.sig);
         }
+        self.index.commit();
     }
 
     /// The best earlier document this one duplicates, with the similarity.

@@ -1,0 +1,96 @@
+//! The persistent LSH index in RocksDB: recurring crawls deduplicate each batch against
+//! every earlier one.
+//!
+//! Keys: `B` + band (u32, big-endian) + band key (u64, big-endian) -> owner DocId;
+//! `D` + DocId -> shingle count (u32 LE) + shingle hashes + signature (u64 LE each).
+//! Every document's entries are written in one atomic batch. Entries of a shard that was
+//! interrupted before its commit are harmless: reprocessing meets its own entries (the
+//! owner is the document itself) and makes the same decisions.
+
+use std::path::Path;
+
+use rocksdb::{Options, WriteBatch, DB};
+use trawl_core::DocId;
+
+use crate::near::LshIndex;
+
+/// A RocksDB-backed index.
+pub struct RocksIndex {
+    db: DB,
+    batch: WriteBatch,
+}
+
+impl std::fmt::Debug for RocksIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "RocksIndex({})", self.db.path().display())
+    }
+}
+
+fn band_key(band: u32, key: u64) -> [u8; 13] {
+    let mut k = [0u8; 13];
+    k[0] = b'B';
+    k[1..5].copy_from_slice(&band.to_be_bytes());
+    k[5..].copy_from_slice(&key.to_be_bytes());
+    k
+}
+
+fn doc_key(id: &DocId) -> Vec<u8> {
+    let mut k = Vec::with_capacity(1 + id.as_str().len());
+    k.push(b'D');
+    k.extend_from_slice(id.as_str().as_bytes());
+    k
+}
+
+impl RocksIndex {
+    /// Opens (or creates) the index in a local directory.
+    pub fn open(dir: &Path) -> Result<RocksIndex, String> {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let mut opts = Options::default();
+        opts.create_if_missing(true);
+        opts.set_max_open_files(256);
+        let db = DB::open(&opts, dir).map_err(|e| format!("cannot open the dedup index at {}: {e}", dir.display()))?;
+        Ok(RocksIndex { db, batch: WriteBatch::default() })
+    }
+
+    fn flush_batch(&mut self) {
+        if !self.batch.is_empty() {
+            let b = std::mem::take(&mut self.batch);
+            // an index write failure must stop the run: decisions would silently change
+            self.db.write(b).expect("writing the dedup index failed");
+        }
+    }
+}
+
+impl LshIndex for RocksIndex {
+    fn owner(&self, band: u32, key: u64) -> Option<DocId> {
+        self.db.get(band_key(band, key)).expect("reading the dedup index failed").map(|v| DocId::from_external(String::from_utf8_lossy(&v).into_owned()))
+    }
+
+    fn claim(&mut self, band: u32, key: u64, id: &DocId) {
+        let k = band_key(band, key);
+        if self.db.get(k).expect("reading the dedup index failed").is_none() {
+            self.batch.put(k, id.as_str().as_bytes());
+        }
+    }
+
+    fn store(&mut self, id: &DocId, shingles: &[u64], sig: &[u64]) {
+        let mut v = Vec::with_capacity(4 + 8 * (shingles.len() + sig.len()));
+        v.extend_from_slice(&(shingles.len() as u32).to_le_bytes());
+        for x in shingles.iter().chain(sig) {
+            v.extend_from_slice(&x.to_le_bytes());
+        }
+        self.batch.put(doc_key(id), v);
+        self.flush_batch();
+    }
+
+    fn load(&self, id: &DocId) -> Option<(Vec<u64>, Vec<u64>)> {
+        let v = self.db.get(doc_key(id)).expect("reading the dedup index failed")?;
+        let n = u32::from_le_bytes(v.get(..4)?.try_into().ok()?) as usize;
+        let all: Vec<u64> = v[4..].chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect();
+        Some((all[..n.min(all.len())].to_vec(), all[n.min(all.len())..].to_vec()))
+    }
+
+    fn commit(&mut self) {
+        self.flush_batch();
+    }
+}
