@@ -46,8 +46,9 @@ pub enum Command {
     Extract(ExtractArgs),
     /// Annotate documents (language, word counts) and filter them.
     Filter(StageArgs),
-    /// Remove duplicate documents.
-    Dedup(StageArgs),
+    /// Remove duplicate documents (streaming, one worker), or run one phase of the sharded
+    /// batch mode: signatures, buckets, clusters, apply.
+    Dedup(DedupArgs),
     /// Build image/alt-text pairs and interleaved documents.
     Captions(StageArgs),
     /// Tokenize documents and pack them into Megatron (and datatrove) shards with
@@ -199,6 +200,32 @@ pub enum ShardsAction {
         #[arg(long, short)]
         config: Option<PathBuf>,
     },
+}
+
+/// `trawl dedup`: without a phase, streaming exact + near dedup in input order.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct DedupArgs {
+    /// A batch phase; without one, streaming dedup.
+    #[command(subcommand)]
+    pub phase: Option<DedupPhase>,
+    /// Stage flags (streaming mode).
+    #[command(flatten)]
+    pub stage: StageArgs,
+}
+
+/// The phases of sharded batch near-dedup, run in this order, each with any number of
+/// workers (`--shard i/n`); they share only the run root.
+#[derive(Debug, Subcommand)]
+pub enum DedupPhase {
+    /// MinHash every document of this worker's input files; write per-band sorted keys.
+    Signatures(StageArgs),
+    /// Merge each of this worker's bands into candidate pairs (needs every signature file).
+    Buckets(StageArgs),
+    /// Connected components over all confirmed pairs; decide who is removed (one worker).
+    Clusters(StageArgs),
+    /// Remove the decided documents by DocId from this worker's input files.
+    Apply(StageArgs),
 }
 
 /// Flags of `trawl report`.

@@ -5,6 +5,7 @@ mod support;
 
 mod cli;
 mod crash;
+mod dedup;
 mod golden;
 mod megatron;
 mod report;

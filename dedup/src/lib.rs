@@ -11,6 +11,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod batch;
 pub mod minhash;
 mod near;
 mod rocks;

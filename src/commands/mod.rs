@@ -1,5 +1,6 @@
 //! One module per command.
 
+mod dedup;
 mod run;
 mod shards;
 mod stage;
@@ -18,7 +19,10 @@ pub fn dispatch(cli: Cli, rt: &tokio::runtime::Runtime) -> Result<()> {
         Command::Crawl(a) => stage::crawl(a, quiet, rt),
         Command::Extract(a) => stage::extract(a, quiet, rt),
         Command::Filter(a) => stage::docs_stage("filter", a, quiet, rt),
-        Command::Dedup(a) => stage::docs_stage("dedup", a, quiet, rt),
+        Command::Dedup(a) => match a.phase {
+            None => stage::docs_stage("dedup", a.stage, quiet, rt),
+            Some(p) => dedup::phase(p, quiet, rt),
+        },
         Command::Captions(a) => stage::docs_stage("captions", a, quiet, rt),
         Command::Shards(a) => match a.action {
             None => stage::docs_stage("shards", a.stage, quiet, rt),

@@ -1,0 +1,212 @@
+//! Sharded batch near-dedup for many machines, in four phases that share only object
+//! storage. Every phase takes `--shard i/n`, and outputs are named after inputs or bands,
+//! never after workers, so each phase may run with a different number of workers:
+//!
+//! 1. **signatures** (per input file `k`): MinHash each document; write, per band, the
+//!    (band key, order) records sorted by key to `dedup/batch/bands/BBB/NNNNN.bin`, and the
+//!    documents' ids and signatures to `dedup/batch/docs/NNNNN.bin`. `order` is
+//!    `k << 32 | line`, the position in the sorted input listing.
+//! 2. **buckets** (per band): merge the band's sorted files (streaming, memory independent
+//!    of the corpus size) and write the candidate pairs (first document of each group of
+//!    equal keys, every other member) to `dedup/batch/pairs/BBB.bin`.
+//! 3. **clusters** (one worker): union-find over all pairs confirmed by the signature
+//!    estimate; in each connected component the earliest document survives; the others are
+//!    written, per input file, to `dedup/batch/remove/NNNNN.json` with the id they duplicate.
+//! 4. **apply** (per input file): drop the listed documents **by DocId** (a listed id that
+//!    is not in the file is an error: the inputs changed) and write `dedup/NNNNN.jsonl.zst`.
+
+use std::collections::{BTreeMap, BinaryHeap, HashMap};
+
+use serde::{Deserialize, Serialize};
+use trawl_core::Document;
+use trawl_storage::{shard_name, Storage, StorageError};
+
+use crate::minhash::{band_key, estimate, MinHasher};
+use crate::DedupConfig;
+
+fn malformed(url: String, reason: impl Into<String>) -> StorageError {
+    StorageError::Malformed { what: "dedup batch file", url, reason: reason.into() }
+}
+
+/// Phase 1 for one input file: returns the number of documents.
+pub async fn signatures(root: &Storage, cfg: &DedupConfig, k: usize, docs: &[Document]) -> Result<usize, StorageError> {
+    let name = shard_name(k);
+    let num = cfg.bands * cfg.rows;
+    let mut h = MinHasher::new(cfg.shingle_words, num, cfg.seed);
+    let mut bands: Vec<Vec<(u64, u64)>> = vec![Vec::with_capacity(docs.len()); cfg.bands];
+    let mut index = Vec::new();
+    for (i, d) in docs.iter().enumerate() {
+        let order = ((k as u64) << 32) | i as u64;
+        h.compute(&d.text);
+        for (b, band) in bands.iter_mut().enumerate() {
+            band.push((band_key(&h.sig, b, cfg.rows), order));
+        }
+        let id = d.id.as_str().as_bytes();
+        index.extend_from_slice(&order.to_le_bytes());
+        index.extend_from_slice(&(id.len() as u16).to_le_bytes());
+        index.extend_from_slice(id);
+        for v in &h.sig {
+            index.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    for (b, mut recs) in bands.into_iter().enumerate() {
+        recs.sort_unstable();
+        let mut bytes = Vec::with_capacity(recs.len() * 16);
+        for (key, order) in recs {
+            bytes.extend_from_slice(&key.to_le_bytes());
+            bytes.extend_from_slice(&order.to_le_bytes());
+        }
+        root.put(&format!("dedup/batch/bands/{b:03}/{name}.bin"), bytes.into()).await?;
+    }
+    root.put(&format!("dedup/batch/docs/{name}.bin"), index.into()).await?;
+    Ok(docs.len())
+}
+
+fn pairs_of(bytes: &[u8]) -> impl Iterator<Item = (u64, u64)> + '_ {
+    bytes.chunks_exact(16).map(|c| (u64::from_le_bytes(c[..8].try_into().expect("8")), u64::from_le_bytes(c[8..].try_into().expect("8"))))
+}
+
+/// Phase 2 for one band: returns the number of candidate pairs.
+pub async fn buckets(root: &Storage, band: usize, inputs: usize) -> Result<usize, StorageError> {
+    let dir = format!("dedup/batch/bands/{band:03}");
+    let files = root.list(&dir).await?;
+    if files.len() != inputs {
+        return Err(malformed(root.url_of(&dir), format!("{} of {inputs} signature files present; run the signatures phase for every input first", files.len())));
+    }
+    let mut data = Vec::new();
+    for f in &files {
+        data.push(root.get(f).await?);
+    }
+    // k-way merge of the sorted files
+    let mut iters: Vec<_> = data.iter().map(|d| pairs_of(d)).collect();
+    let mut heap = BinaryHeap::new();
+    for (i, it) in iters.iter_mut().enumerate() {
+        if let Some((k, o)) = it.next() {
+            heap.push(std::cmp::Reverse((k, o, i)));
+        }
+    }
+    let mut out = Vec::new();
+    let mut n = 0usize;
+    let mut current: Option<(u64, u64)> = None; // (key, first order)
+    while let Some(std::cmp::Reverse((key, order, i))) = heap.pop() {
+        if let Some(next) = iters[i].next() {
+            heap.push(std::cmp::Reverse((next.0, next.1, i)));
+        }
+        match current {
+            Some((ck, first)) if ck == key => {
+                out.extend_from_slice(&first.to_le_bytes());
+                out.extend_from_slice(&order.to_le_bytes());
+                n += 1;
+            }
+            _ => current = Some((key, order)),
+        }
+    }
+    root.put(&format!("dedup/batch/pairs/{band:03}.bin"), out.into()).await?;
+    Ok(n)
+}
+
+/// A removed document: its id and the id of the document it duplicates.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Removal {
+    /// The removed document.
+    pub id: String,
+    /// The surviving document of its cluster.
+    pub near_of: String,
+    /// Signature estimate of their similarity.
+    pub similarity: f64,
+}
+
+fn find(parent: &mut HashMap<u64, u64>, x: u64) -> u64 {
+    let mut r = x;
+    while let Some(&p) = parent.get(&r) {
+        if p == r {
+            break;
+        }
+        r = p;
+    }
+    let mut y = x;
+    while let Some(&p) = parent.get(&y) {
+        if p == r {
+            break;
+        }
+        parent.insert(y, r);
+        y = p;
+    }
+    r
+}
+
+/// Phase 3: returns (pairs confirmed, documents removed).
+pub async fn clusters(root: &Storage, cfg: &DedupConfig, inputs: usize) -> Result<(usize, usize), StorageError> {
+    let mut pairs: Vec<(u64, u64)> = Vec::new();
+    for b in 0..cfg.bands {
+        let key = format!("dedup/batch/pairs/{b:03}.bin");
+        let bytes = root.get_opt(&key).await?.ok_or_else(|| malformed(root.url_of(&key), "missing; run the buckets phase for every band first"))?;
+        pairs.extend(pairs_of(&bytes));
+    }
+    pairs.sort_unstable();
+    pairs.dedup();
+    // signatures and ids of the documents in pairs
+    let mut wanted: HashMap<u64, (String, Vec<u64>)> = pairs.iter().flat_map(|(a, b)| [*a, *b]).map(|o| (o, (String::new(), Vec::new()))).collect();
+    let num = cfg.bands * cfg.rows;
+    for k in 0..inputs {
+        let key = format!("dedup/batch/docs/{}.bin", shard_name(k));
+        let bytes = root.get_opt(&key).await?.ok_or_else(|| malformed(root.url_of(&key), "missing; run the signatures phase for every input first"))?;
+        let mut p = 0;
+        while p < bytes.len() {
+            let err = || malformed(root.url_of(&key), "truncated record");
+            let order = u64::from_le_bytes(bytes.get(p..p + 8).ok_or_else(err)?.try_into().expect("8"));
+            let len = u16::from_le_bytes(bytes.get(p + 8..p + 10).ok_or_else(err)?.try_into().expect("2")) as usize;
+            let id = String::from_utf8_lossy(bytes.get(p + 10..p + 10 + len).ok_or_else(err)?).into_owned();
+            let s = p + 10 + len;
+            let sig_bytes = bytes.get(s..s + 8 * num).ok_or_else(err)?;
+            if let Some(slot) = wanted.get_mut(&order) {
+                *slot = (id, sig_bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8"))).collect());
+            }
+            p = s + 8 * num;
+        }
+    }
+    let mut parent: HashMap<u64, u64> = HashMap::new();
+    let mut confirmed = 0;
+    for (a, b) in &pairs {
+        let sim = match cfg.verify {
+            crate::Verify::None => 1.0,
+            _ => estimate(&wanted[a].1, &wanted[b].1),
+        };
+        if sim >= cfg.threshold {
+            confirmed += 1;
+            let (ra, rb) = (find(&mut parent, *a), find(&mut parent, *b));
+            parent.entry(*a).or_insert(*a);
+            parent.entry(*b).or_insert(*b);
+            if ra != rb {
+                // the earliest document is the root of its component
+                let (lo, hi) = if ra < rb { (ra, rb) } else { (rb, ra) };
+                parent.insert(hi, lo);
+            }
+        }
+    }
+    let members: Vec<u64> = parent.keys().copied().collect();
+    let mut by_file: BTreeMap<usize, Vec<Removal>> = BTreeMap::new();
+    for m in members {
+        let r = find(&mut parent, m);
+        if r != m {
+            let sim = estimate(&wanted[&m].1, &wanted[&r].1);
+            by_file.entry((m >> 32) as usize).or_default().push(Removal { id: wanted[&m].0.clone(), near_of: wanted[&r].0.clone(), similarity: (sim * 1000.0).round() / 1000.0 });
+        }
+    }
+    let mut removed = 0;
+    for k in 0..inputs {
+        let mut list = by_file.remove(&k).unwrap_or_default();
+        list.sort_by(|x, y| x.id.cmp(&y.id));
+        removed += list.len();
+        root.put(&format!("dedup/batch/remove/{}.json", shard_name(k)), serde_json::to_vec(&list).expect("json").into()).await?;
+    }
+    Ok((confirmed, removed))
+}
+
+/// Phase 4 helper: the removals for input file `k`, by DocId.
+pub async fn removals(root: &Storage, k: usize) -> Result<HashMap<String, Removal>, StorageError> {
+    let key = format!("dedup/batch/remove/{}.json", shard_name(k));
+    let bytes = root.get_opt(&key).await?.ok_or_else(|| malformed(root.url_of(&key), "missing; run the clusters phase first"))?;
+    let list: Vec<Removal> = serde_json::from_slice(&bytes).map_err(|e| malformed(root.url_of(&key), e.to_string()))?;
+    Ok(list.into_iter().map(|r| (r.id.clone(), r)).collect())
+}

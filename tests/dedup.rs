@@ -1,0 +1,128 @@
+//! Dedup through the CLI: sharded batch phases give the same survivors whatever the number
+//! of workers, phases are idempotent, and a persistent index dedups later batches.
+
+use std::path::Path;
+
+use crate::support::{files, ok, run, trawl};
+
+fn word(mut i: usize) -> String {
+    let mut s = String::new();
+    loop {
+        s.push((b'a' + (i % 26) as u8) as char);
+        i /= 26;
+        if i == 0 {
+            return s;
+        }
+    }
+}
+
+/// 4 input files; cluster c has a base document and variants with 1 and 60 edited words
+/// out of 300 (true Jaccard about 0.97 and 0.3), spread over different files.
+fn corpus(dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    let mut files: Vec<String> = vec![String::new(); 4];
+    for c in 0..40usize {
+        let base: Vec<String> = (0..300).map(|i| word((c * 1_000_003 + i * 7919) % 50_000)).collect();
+        let mut near = base.clone();
+        near[150] = "edited".into();
+        let mut far = base.clone();
+        for i in (0..300).step_by(5) {
+            far[i] = format!("x{}", word(i + c));
+        }
+        for (k, (suffix, text)) in [("base", base), ("near", near), ("far", far)].into_iter().enumerate() {
+            let doc = serde_json::json!({ "id": format!("c{c}-{suffix}"), "text": text.join(" ") });
+            files[(c + k) % 4].push_str(&format!("{doc}\n"));
+        }
+    }
+    for (i, f) in files.iter().enumerate() {
+        std::fs::write(dir.join(format!("part-{i}.jsonl")), f).unwrap();
+    }
+}
+
+fn batch(input: &Path, root: &Path, workers: &[usize; 3]) {
+    for phase_workers in [("signatures", workers[0]), ("buckets", workers[1]), ("clusters", 1), ("apply", workers[2])] {
+        let (phase, n) = phase_workers;
+        for i in 0..n {
+            ok(trawl().args(["dedup", phase, "--quiet", "--shard", &format!("{i}/{n}"), "--input"]).arg(input).arg("--output").arg(root));
+        }
+    }
+}
+
+fn read(p: &Path) -> Vec<serde_json::Value> {
+    let b = std::fs::read(p).unwrap();
+    trawl_storage::jsonl::read_lines::<serde_json::Value>(&p.to_string_lossy(), &b).unwrap().into_iter().map(Result::unwrap).collect()
+}
+
+#[test]
+fn batch_phases_are_deterministic_across_worker_counts_and_idempotent() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    corpus(&input);
+    let one = dir.path().join("one");
+    let many = dir.path().join("many");
+    batch(&input, &one, &[1, 1, 1]);
+    batch(&input, &many, &[3, 2, 4]);
+    let data = |root: &Path| files(root).into_iter().filter(|(k, _)| k.starts_with("dedup/0") || k.starts_with("excluded/") || k.starts_with("dedup/batch/remove")).collect::<std::collections::BTreeMap<_, _>>();
+    let (a, b) = (data(&one), data(&many));
+    assert!(a.len() >= 12, "{:?}", a.keys().collect::<Vec<_>>());
+    assert_eq!(a, b, "the same survivors with 1 and with several workers per phase");
+
+    let mut kept = Vec::new();
+    let mut removed = Vec::new();
+    for i in 0..4 {
+        kept.extend(read(&one.join(format!("dedup/{:05}.jsonl.zst", i))).into_iter().map(|d| d["id"].as_str().unwrap().to_string()));
+        removed.extend(read(&one.join(format!("excluded/dedup/{:05}.jsonl.zst", i))));
+    }
+    assert_eq!(removed.len(), 40, "one of each base/near pair removed: {}", removed.len());
+    for r in &removed {
+        let id = r["doc"]["id"].as_str().unwrap();
+        let (c, which) = id.split_once('-').unwrap();
+        let c: usize = c[1..].parse().unwrap();
+        // base is in file c % 4, near in (c + 1) % 4: the one in the earlier file survives
+        let expect_removed = if (c + 1) % 4 > c % 4 { "near" } else { "base" };
+        assert_eq!(which, expect_removed, "{id} removed");
+        let other = if which == "near" { "base" } else { "near" };
+        assert_eq!(r["doc"]["attrs"]["dedup"]["near_of"], format!("c{c}-{other}"), "the earliest document (by input order) survives");
+        assert_eq!(r["reason"], "near_duplicate");
+    }
+    assert!(kept.iter().filter(|k| k.ends_with("-far")).count() == 40, "dissimilar variants are kept");
+
+    // rerunning any phase (as after a crash) rewrites identical bytes
+    let before = files(&one);
+    for phase in ["signatures", "buckets", "clusters", "apply"] {
+        ok(trawl().args(["dedup", phase, "--quiet", "--force", "--input"]).arg(&input).arg("--output").arg(&one));
+    }
+    let after = files(&one);
+    for (k, v) in &before {
+        if !(k.starts_with("stats/") || k.starts_with("_done/")) {
+            assert_eq!(Some(v), after.get(k), "{k} changed on rerun");
+        }
+    }
+    // a phase run before its inputs exist is a usage error, not a crash
+    let empty = dir.path().join("empty");
+    let o = run(trawl().args(["dedup", "buckets", "--output"]).arg(&empty));
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
+fn persistent_index_dedups_a_later_batch() {
+    let dir = tempfile::tempdir().unwrap();
+    let idx = dir.path().join("index");
+    let cfg = dir.path().join("d.toml");
+    std::fs::write(&cfg, format!("[dedup]\nindex_dir = \"{}\"\n", idx.display())).unwrap();
+    let text: Vec<String> = (0..200).map(|i| word((i * 7919) % 5000)).collect();
+    let b1 = dir.path().join("b1");
+    std::fs::create_dir_all(&b1).unwrap();
+    std::fs::write(b1.join("a.jsonl"), format!("{}\n", serde_json::json!({"id": "monday", "text": text.join(" ")}))).unwrap();
+    let mut v = text.clone();
+    v[3] = "changed".into();
+    let b2 = dir.path().join("b2");
+    std::fs::create_dir_all(&b2).unwrap();
+    std::fs::write(b2.join("a.jsonl"), format!("{}\n{}\n", serde_json::json!({"id": "tuesday", "text": v.join(" ")}), serde_json::json!({"id": "new", "text": "an entirely new document with other words"}))).unwrap();
+    ok(trawl().args(["dedup", "--quiet", "--config"]).arg(&cfg).arg("--input").arg(&b1).arg("--output").arg(dir.path().join("run1")));
+    ok(trawl().args(["dedup", "--quiet", "--config"]).arg(&cfg).arg("--input").arg(&b2).arg("--output").arg(dir.path().join("run2")));
+    let kept = read(&dir.path().join("run2/dedup/00000.jsonl.zst"));
+    assert_eq!(kept.iter().map(|d| d["id"].as_str().unwrap()).collect::<Vec<_>>(), vec!["new"]);
+    let ex = read(&dir.path().join("run2/excluded/dedup/00000.jsonl.zst"));
+    assert_eq!(ex[0]["doc"]["attrs"]["dedup"]["near_of"], "monday");
+}
