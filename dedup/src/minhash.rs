@@ -76,7 +76,7 @@ impl MinHasher {
                 let (_, e) = self.words[last];
                 // words are separated by single spaces (or adjacent for CJK), so the span
                 // identifies the shingle
-                self.shingles.push(xxhash_rust::xxh3::xxh3_64_with_seed(self.norm[s..e].as_bytes(), self.seed));
+                self.shingles.push(xxhash_rust::xxh3::xxh3_64_with_seed(&self.norm.as_bytes()[s..e], self.seed));
             }
         }
         self.shingles.sort_unstable();

@@ -22,11 +22,14 @@ pub trait LshIndex: Send {
     fn commit(&mut self) {}
 }
 
+/// Shingle hashes and signature of a kept document.
+type Stored = (Box<[u64]>, Box<[u64]>);
+
 /// An index in memory, for one run.
 #[derive(Debug, Default)]
 pub struct MemoryIndex {
     bands: HashMap<(u32, u64), DocId>,
-    docs: HashMap<DocId, (Box<[u64]>, Box<[u64]>)>,
+    docs: HashMap<DocId, Stored>,
 }
 
 impl LshIndex for MemoryIndex {
