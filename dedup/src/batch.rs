@@ -66,6 +66,41 @@ fn pairs_of(bytes: &[u8]) -> impl Iterator<Item = (u64, u64)> + '_ {
     bytes.chunks_exact(16).map(|c| (u64::from_le_bytes(c[..8].try_into().expect("8")), u64::from_le_bytes(c[8..].try_into().expect("8"))))
 }
 
+/// Bytes read at a time from each sorted band file.
+const CHUNK: u64 = 1 << 20;
+
+/// Streams (key, order) records of one object in chunks.
+struct ChunkReader {
+    chunk: u64,
+    key: String,
+    size: u64,
+    pos: u64,
+    buf: Vec<u8>,
+    at: usize,
+}
+
+impl ChunkReader {
+    async fn next(&mut self, root: &Storage) -> Result<Option<(u64, u64)>, StorageError> {
+        if self.at + 16 > self.buf.len() {
+            if self.pos >= self.size {
+                return if self.at < self.buf.len() { Err(malformed(root.url_of(&self.key), "truncated record")) } else { Ok(None) };
+            }
+            let end = (self.pos + self.chunk).min(self.size);
+            let mut rest = self.buf.split_off(self.at);
+            rest.extend_from_slice(&root.get_range(&self.key, self.pos, end).await?);
+            self.buf = rest;
+            self.at = 0;
+            self.pos = end;
+            if self.buf.len() < 16 {
+                return if self.pos >= self.size { Err(malformed(root.url_of(&self.key), "truncated record")) } else { Box::pin(self.next(root)).await };
+            }
+        }
+        let c = &self.buf[self.at..self.at + 16];
+        self.at += 16;
+        Ok(Some((u64::from_le_bytes(c[..8].try_into().expect("8")), u64::from_le_bytes(c[8..].try_into().expect("8")))))
+    }
+}
+
 /// Phase 2 for one band: returns the number of candidate pairs.
 pub async fn buckets(root: &Storage, band: usize, inputs: usize) -> Result<usize, StorageError> {
     let dir = format!("dedup/batch/bands/{band:03}");
@@ -73,15 +108,15 @@ pub async fn buckets(root: &Storage, band: usize, inputs: usize) -> Result<usize
     if files.len() != inputs {
         return Err(malformed(root.url_of(&dir), format!("{} of {inputs} signature files present; run the signatures phase for every input first", files.len())));
     }
-    let mut data = Vec::new();
+    // k-way merge of the sorted files, each read in chunks: memory is one chunk per input
+    // file, whatever the corpus size
+    let mut readers = Vec::new();
     for f in &files {
-        data.push(root.get(f).await?);
+        readers.push(ChunkReader { chunk: CHUNK, key: f.clone(), size: root.size(f).await?, pos: 0, buf: Vec::new(), at: 0 });
     }
-    // k-way merge of the sorted files
-    let mut iters: Vec<_> = data.iter().map(|d| pairs_of(d)).collect();
     let mut heap = BinaryHeap::new();
-    for (i, it) in iters.iter_mut().enumerate() {
-        if let Some((k, o)) = it.next() {
+    for (i, r) in readers.iter_mut().enumerate() {
+        if let Some((k, o)) = r.next(root).await? {
             heap.push(std::cmp::Reverse((k, o, i)));
         }
     }
@@ -89,7 +124,7 @@ pub async fn buckets(root: &Storage, band: usize, inputs: usize) -> Result<usize
     let mut n = 0usize;
     let mut current: Option<(u64, u64)> = None; // (key, first order)
     while let Some(std::cmp::Reverse((key, order, i))) = heap.pop() {
-        if let Some(next) = iters[i].next() {
+        if let Some(next) = readers[i].next(root).await? {
             heap.push(std::cmp::Reverse((next.0, next.1, i)));
         }
         match current {
@@ -209,4 +244,32 @@ pub async fn removals(root: &Storage, k: usize) -> Result<HashMap<String, Remova
     let bytes = root.get_opt(&key).await?.ok_or_else(|| malformed(root.url_of(&key), "missing; run the clusters phase first"))?;
     let list: Vec<Removal> = serde_json::from_slice(&bytes).map_err(|e| malformed(root.url_of(&key), e.to_string()))?;
     Ok(list.into_iter().map(|r| (r.id.clone(), r)).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn chunked_reads_cross_record_boundaries() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Storage::open(dir.path().to_str().unwrap(), &Default::default()).unwrap();
+        let recs: Vec<(u64, u64)> = (0..100).map(|i| (i * 3, i)).collect();
+        let mut bytes = Vec::new();
+        for (k, o) in &recs {
+            bytes.extend_from_slice(&k.to_le_bytes());
+            bytes.extend_from_slice(&o.to_le_bytes());
+        }
+        root.put("f.bin", bytes.into()).await.unwrap();
+        let mut r = ChunkReader { chunk: 40, key: "f.bin".into(), size: root.size("f.bin").await.unwrap(), pos: 0, buf: Vec::new(), at: 0 };
+        let mut got = Vec::new();
+        while let Some(x) = r.next(&root).await.unwrap() {
+            got.push(x);
+        }
+        assert_eq!(got, recs);
+        root.put("t.bin", vec![0u8; 20].into()).await.unwrap();
+        let mut r = ChunkReader { chunk: 7, key: "t.bin".into(), size: 20, pos: 0, buf: Vec::new(), at: 0 };
+        assert!(r.next(&root).await.unwrap().is_some());
+        assert!(r.next(&root).await.is_err(), "a truncated record is an error");
+    }
 }

@@ -229,6 +229,18 @@ impl Storage {
         r.bytes().await.map_err(|e| self.map_err(rel, e))
     }
 
+    /// Reads bytes `start..end` of an object (for streaming large files in chunks).
+    pub async fn get_range(&self, rel: &str, start: u64, end: u64) -> Result<Bytes, StorageError> {
+        let path = self.path(rel);
+        self.store.get_range(&path, start..end).await.map_err(|e| self.map_err(rel, e))
+    }
+
+    /// The size of an object in bytes.
+    pub async fn size(&self, rel: &str) -> Result<u64, StorageError> {
+        let path = self.path(rel);
+        Ok(self.store.head(&path).await.map_err(|e| self.map_err(rel, e))?.size)
+    }
+
     /// Reads an object, `None` if it does not exist.
     pub async fn get_opt(&self, rel: &str) -> Result<Option<Bytes>, StorageError> {
         match self.get(rel).await {
