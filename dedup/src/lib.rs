@@ -14,6 +14,7 @@
 pub mod batch;
 pub mod minhash;
 mod near;
+pub mod phash;
 mod rocks;
 
 use std::collections::HashMap;
@@ -254,6 +255,17 @@ mod tests {
         drop(t);
         let bad = DedupConfig { index_dir: Some("/proc/no/such/dir".into()), ..Default::default() };
         assert!(bad.open_index().is_err());
+    }
+
+    #[test]
+    fn cjk_near_duplicates() {
+        let a = "我们今天去公园散步，看到很多人在湖边钓鱼，孩子们在草地上放风筝，老人在树下下棋聊天，天气非常好，阳光明媚，微风轻轻吹过，大家都很开心。".repeat(3);
+        let b = a.replacen("钓鱼", "游泳", 1);
+        let c = "东京的地铁系统非常复杂但是很准时，每天有数百万人乘坐电车上班上学，车站里总是人来人往。".repeat(3);
+        let task = NearDedup::new(&DedupConfig::default(), Box::new(MemoryIndex::default()));
+        let (kept, stats) = check_stage(Stage::Task(Box::new(task)), vec![Document::new("a", a), Document::new("b", b), Document::new("c", c)]);
+        assert_eq!(kept.iter().map(|d| d.url.as_str()).collect::<Vec<_>>(), vec!["a", "c"]);
+        assert_eq!(stats.stage("near_dedup").unwrap().dropped["near_duplicate"], 1);
     }
 
     #[test]
