@@ -17,7 +17,7 @@ mod near;
 pub mod phash;
 mod rocks;
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 pub use near::{LshIndex, MemoryIndex, NearDedup};
 pub use rocks::RocksIndex;
@@ -121,6 +121,18 @@ impl DedupConfig {
 /// The normalised-text hash used for exact dedup: lowercase, whitespace runs collapsed,
 /// leading/trailing whitespace ignored; 128-bit XXH3.
 pub fn text_key(text: &str) -> u128 {
+    if text.is_ascii() {
+        // the common case: normalise into a buffer and hash once
+        let mut buf = Vec::with_capacity(text.len());
+        // char::is_whitespace on ASCII: the ASCII whitespace plus vertical tab
+        for w in text.as_bytes().split(|b| b.is_ascii_whitespace() || *b == 0x0B).filter(|w| !w.is_empty()) {
+            if !buf.is_empty() {
+                buf.push(b' ');
+            }
+            buf.extend(w.iter().map(|b| b.to_ascii_lowercase()));
+        }
+        return xxhash_rust::xxh3::xxh3_128(&buf);
+    }
     let mut h = xxhash_rust::xxh3::Xxh3::new();
     let mut buf = [0u8; 4];
     let mut pending_space = false;
@@ -279,5 +291,11 @@ mod tests {
     fn key_normalisation() {
         assert_eq!(text_key(" a  b "), text_key("A B"));
         assert_ne!(text_key("ab"), text_key("a b"));
+        // the ASCII fast path and the general path agree
+        assert_eq!(text_key("Hello  World é"), text_key("hello world É"));
+        let mut h = xxhash_rust::xxh3::Xxh3::new();
+        h.update(b"hello world");
+        assert_eq!(text_key(" Hello\tWORLD "), h.digest128());
+        assert_eq!(text_key("a\u{b}b"), text_key("a b"));
     }
 }

@@ -2,10 +2,13 @@
 //!
 //! Text is normalised (NFKC, lowercase, digits folded to `0`, punctuation dropped), split
 //! into words (every CJK/Thai character is a word), and every run of `n` words is a shingle,
-//! hashed with XXH3-64. The signature holds `bands * rows` minima of the double-hashing
-//! family `h1 + i * h2` (Kirsch-Mitzenmacher), so one 64-bit hash per shingle yields all
-//! permutations. Buffers live in the [`MinHasher`] and are reused: no allocation per
-//! document once warm.
+//! hashed with XXH3-64. The signature holds `bands * rows` values computed by one-permutation
+//! hashing with densification (Shrivastava and Li): each shingle hash falls into one of the
+//! bins by its high bits and the bin keeps the minimum of its low bits, so the cost is one
+//! operation per shingle instead of one per shingle and hash function; empty bins borrow,
+//! deterministically, from the next non-empty bin. The probability that two signatures
+//! agree in a position is, as with classic MinHash, their Jaccard similarity. Buffers live
+//! in the [`MinHasher`] and are reused: no allocation per document once warm.
 
 use unicode_normalization::UnicodeNormalization;
 
@@ -21,6 +24,7 @@ pub struct MinHasher {
     pub shingles: Vec<u64>,
     /// Signature of the last document.
     pub sig: Vec<u64>,
+    scratch: Vec<u64>,
 }
 
 #[inline]
@@ -33,11 +37,28 @@ fn mix(mut z: u64) -> u64 {
 impl MinHasher {
     /// `n`-word shingles, `num` hash functions, seeded.
     pub fn new(n: usize, num: usize, seed: u64) -> MinHasher {
-        MinHasher { n: n.max(1), num, seed, norm: String::new(), words: Vec::new(), shingles: Vec::new(), sig: vec![u64::MAX; num] }
+        MinHasher { n: n.max(1), num, seed, norm: String::new(), words: Vec::new(), shingles: Vec::new(), sig: vec![u64::MAX; num], scratch: Vec::new() }
     }
 
     fn normalise(&mut self, text: &str) {
         self.norm.clear();
+        if text.is_ascii() {
+            // NFKC is the identity on ASCII: the common case skips the decomposition
+            let mut pending_space = false;
+            for b in text.bytes() {
+                let b = if b.is_ascii_digit() { b'0' } else { b };
+                if b.is_ascii_alphanumeric() {
+                    if pending_space && !self.norm.is_empty() {
+                        self.norm.push(' ');
+                    }
+                    pending_space = false;
+                    self.norm.push(b.to_ascii_lowercase() as char);
+                } else {
+                    pending_space = true;
+                }
+            }
+            return;
+        }
         let mut pending_space = false;
         for c in text.nfkc() {
             let c = if c.is_numeric() { '0' } else { c };
@@ -60,12 +81,26 @@ impl MinHasher {
     pub fn compute(&mut self, text: &str) {
         self.normalise(text);
         self.words.clear();
-        let base = self.norm.as_ptr() as usize;
-        let words = &mut self.words;
-        trawl_core::text::for_each_word(&self.norm, |w| {
-            let s = w.as_ptr() as usize - base;
-            words.push((s, s + w.len()));
-        });
+        if self.norm.is_ascii() {
+            // normalised ASCII text is words separated by single spaces
+            let mut start = 0;
+            for (i, b) in self.norm.bytes().enumerate() {
+                if b == b' ' {
+                    self.words.push((start, i));
+                    start = i + 1;
+                }
+            }
+            if start < self.norm.len() {
+                self.words.push((start, self.norm.len()));
+            }
+        } else {
+            let base = self.norm.as_ptr() as usize;
+            let words = &mut self.words;
+            trawl_core::text::for_each_word(&self.norm, |w| {
+                let s = w.as_ptr() as usize - base;
+                words.push((s, s + w.len()));
+            });
+        }
         self.shingles.clear();
         let n = self.n;
         if !self.words.is_empty() {
@@ -83,16 +118,34 @@ impl MinHasher {
         self.shingles.dedup();
         self.sig.clear();
         self.sig.resize(self.num, u64::MAX);
+        let k = self.num as u64;
         for &h in &self.shingles {
-            let h1 = h;
-            let h2 = mix(h) | 1;
-            let mut v = h1;
-            for m in self.sig.iter_mut() {
-                if v < *m {
-                    *m = v;
-                }
-                v = v.wrapping_add(h2);
+            let m = mix(h);
+            let bin = ((m >> 32) * k) >> 32;
+            let v = m & 0xFFFF_FFFF;
+            let slot = &mut self.sig[bin as usize];
+            if v < *slot {
+                *slot = v;
             }
+        }
+        // densification: an empty bin takes the value of the next non-empty bin (circularly),
+        // salted by the distance so borrowed values stay distinct
+        if self.shingles.is_empty() || !self.sig.contains(&u64::MAX) {
+            return;
+        }
+        let n = self.sig.len();
+        self.scratch.clear();
+        self.scratch.extend_from_slice(&self.sig);
+        let src = &self.scratch;
+        for i in 0..n {
+            if src[i] != u64::MAX {
+                continue;
+            }
+            let mut d = 1;
+            while src[(i + d) % n] == u64::MAX {
+                d += 1;
+            }
+            self.sig[i] = mix(src[(i + d) % n] ^ ((d as u64) << 40)) & 0xFFFF_FFFF | (1 << 32);
         }
     }
 }
@@ -127,11 +180,11 @@ pub fn estimate(a: &[u64], b: &[u64]) -> f64 {
 
 /// The key of band `band` (`rows` signature values) in the LSH index.
 pub fn band_key(sig: &[u64], band: usize, rows: usize) -> u64 {
-    let mut h = xxhash_rust::xxh3::Xxh3::with_seed(band as u64);
+    let mut h = mix(band as u64 ^ 0x5851_F42D_4C95_7F2D);
     for v in &sig[band * rows..(band + 1) * rows] {
-        h.update(&v.to_le_bytes());
+        h = mix(h ^ v.wrapping_mul(0x9E37_79B9_7F4A_7C15));
     }
-    h.digest()
+    h
 }
 
 #[cfg(test)]

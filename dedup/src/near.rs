@@ -1,6 +1,6 @@
 //! Streaming near-duplicate removal with MinHash LSH.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use serde_json::json;
 use trawl_core::{DocId, Document, RecordError, Task, Verdict};
@@ -25,25 +25,44 @@ pub trait LshIndex: Send {
 /// Shingle hashes and signature of a kept document.
 type Stored = (Box<[u64]>, Box<[u64]>);
 
-/// An index in memory, for one run.
+/// An index in memory, for one run. Documents are numbered on first sight, so band entries
+/// are small integers and a band lookup allocates nothing unless it hits.
 #[derive(Debug, Default)]
 pub struct MemoryIndex {
-    bands: HashMap<(u32, u64), DocId>,
-    docs: HashMap<DocId, Stored>,
+    bands: HashMap<(u32, u64), u32>,
+    ids: Vec<DocId>,
+    numbers: HashMap<DocId, u32>,
+    docs: HashMap<u32, Stored>,
+}
+
+impl MemoryIndex {
+    fn number(&mut self, id: &DocId) -> u32 {
+        if let Some(n) = self.numbers.get(id) {
+            return *n;
+        }
+        let n = self.ids.len() as u32;
+        self.ids.push(id.clone());
+        self.numbers.insert(id.clone(), n);
+        n
+    }
 }
 
 impl LshIndex for MemoryIndex {
     fn owner(&self, band: u32, key: u64) -> Option<DocId> {
-        self.bands.get(&(band, key)).cloned()
+        self.bands.get(&(band, key)).map(|n| self.ids[*n as usize].clone())
     }
     fn claim(&mut self, band: u32, key: u64, id: &DocId) {
-        self.bands.entry((band, key)).or_insert_with(|| id.clone());
+        if !self.bands.contains_key(&(band, key)) {
+            let n = self.number(id);
+            self.bands.insert((band, key), n);
+        }
     }
     fn store(&mut self, id: &DocId, shingles: &[u64], sig: &[u64]) {
-        self.docs.insert(id.clone(), (shingles.into(), sig.into()));
+        let n = self.number(id);
+        self.docs.insert(n, (shingles.into(), sig.into()));
     }
     fn load(&self, id: &DocId) -> Option<(Vec<u64>, Vec<u64>)> {
-        self.docs.get(id).map(|(a, b)| (a.to_vec(), b.to_vec()))
+        self.numbers.get(id).and_then(|n| self.docs.get(n)).map(|(a, b)| (a.to_vec(), b.to_vec()))
     }
 }
 
