@@ -99,6 +99,7 @@ fn dedup_batch_phases_survive_kill_9() {
     }
     let crashed = dir.path().join("crashed");
     let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos() as u64;
+    let mut killed = 0;
     for (p, d) in phases.iter().zip(&durations) {
         for i in 1..=2u64 {
             let frac = (i as f64 / 3.0) + ((seed.wrapping_mul(i * 31 + 7) % 100) as f64 / 1000.0 - 0.05);
@@ -106,11 +107,14 @@ fn dedup_batch_phases_survive_kill_9() {
             std::thread::sleep(d.mul_f64(frac.clamp(0.05, 0.95)));
             if child.try_wait().unwrap().is_none() {
                 child.kill().unwrap();
+                killed += 1;
             }
             child.wait().unwrap();
         }
         ok(&mut cmd(p, &crashed));
     }
+    eprintln!("phase durations {durations:?}; {killed} kills landed");
+    assert!(killed >= 4, "only {killed} of 8 kills landed before the phase finished");
     let keep = |k: &String| !(k.starts_with("stats/") || k.starts_with("_done/"));
     let a: std::collections::BTreeMap<_, _> = files(&clean).into_iter().filter(|(k, _)| keep(k)).collect();
     let b: std::collections::BTreeMap<_, _> = files(&crashed).into_iter().filter(|(k, _)| keep(k)).collect();
