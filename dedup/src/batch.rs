@@ -19,7 +19,7 @@ use std::collections::{BTreeMap, BinaryHeap, HashMap};
 
 use serde::{Deserialize, Serialize};
 use trawl_core::Document;
-use trawl_storage::{shard_name, Storage, StorageError};
+use trawl_storage::{jsonl, shard_name, Storage, StorageError};
 
 use crate::minhash::{band_key, estimate, MinHasher};
 use crate::DedupConfig;
@@ -28,27 +28,64 @@ fn malformed(url: String, reason: impl Into<String>) -> StorageError {
     StorageError::Malformed { what: "dedup batch file", url, reason: reason.into() }
 }
 
-/// Phase 1 for one input file: returns the number of documents.
-pub async fn signatures(root: &Storage, cfg: &DedupConfig, k: usize, docs: &[Document]) -> Result<usize, StorageError> {
+/// Phase 1 for one input file, streaming its documents: returns the number of documents.
+/// Band records and signatures are buffered up to `cfg.max_memory_mb`; beyond that the
+/// buffers are written out as further sorted runs (`BBB/NNNNN-RRR.bin`), which the buckets
+/// phase merges like any other file, so memory does not grow with the input.
+pub async fn signatures(root: &Storage, cfg: &DedupConfig, k: usize, input_name: &str, input: &[u8]) -> Result<usize, StorageError> {
     let name = shard_name(k);
     let num = cfg.bands * cfg.rows;
     let mut h = MinHasher::new(cfg.shingle_words, num, cfg.seed);
-    let mut bands: Vec<Vec<(u64, u64)>> = vec![Vec::with_capacity(docs.len()); cfg.bands];
+    let budget = cfg.max_memory_mb.max(1) * 1024 * 1024;
+    let mut bands: Vec<Vec<(u64, u64)>> = vec![Vec::new(); cfg.bands];
     let mut index = Vec::new();
-    for (i, d) in docs.iter().enumerate() {
-        let order = ((k as u64) << 32) | i as u64;
+    let mut run = 0usize;
+    let mut count = 0usize;
+    let mut pending: Vec<(Vec<Vec<(u64, u64)>>, Vec<u8>, usize)> = Vec::new();
+    let mut bad = 0usize;
+    jsonl::for_each_line::<Document>(input_name, input, |r| {
+        let Ok(d) = r else {
+            bad += 1;
+            return;
+        };
+        let order = ((k as u64) << 32) | count as u64;
+        count += 1;
         h.compute(&d.text);
         for (b, band) in bands.iter_mut().enumerate() {
             band.push((band_key(&h.sig, b, cfg.rows), order));
         }
         let id = d.id.as_str().as_bytes();
         index.extend_from_slice(&order.to_le_bytes());
-        index.extend_from_slice(&(id.len() as u16).to_le_bytes());
-        index.extend_from_slice(id);
+        index.extend_from_slice(&(id.len().min(u16::MAX as usize) as u16).to_le_bytes());
+        index.extend_from_slice(&id[..id.len().min(u16::MAX as usize)]);
         for v in &h.sig {
             index.extend_from_slice(&v.to_le_bytes());
         }
+        if count * cfg.bands * 16 + index.len() >= budget {
+            pending.push((std::mem::replace(&mut bands, vec![Vec::new(); cfg.bands]), std::mem::take(&mut index), run));
+            run += 1;
+        }
+    })?;
+    if bad > 0 {
+        tracing::warn!(input = input_name, lines = bad, "malformed lines skipped (apply skips them too)");
     }
+    pending.push((bands, index, run));
+    // runs left by an earlier attempt with a smaller budget would be merged twice
+    for dir in (0..cfg.bands).map(|b| format!("dedup/batch/bands/{b:03}")).chain(std::iter::once("dedup/batch/docs".to_string())) {
+        for f in root.list(&dir).await? {
+            if f.rsplit('/').next().is_some_and(|n| n.starts_with(&format!("{name}-"))) {
+                root.delete(&f).await?;
+            }
+        }
+    }
+    for (bands, index, r) in pending {
+        write_run(root, &name, r, bands, index).await?;
+    }
+    Ok(count)
+}
+
+async fn write_run(root: &Storage, name: &str, run: usize, bands: Vec<Vec<(u64, u64)>>, index: Vec<u8>) -> Result<(), StorageError> {
+    let suffix = if run == 0 { String::new() } else { format!("-{run:03}") };
     for (b, mut recs) in bands.into_iter().enumerate() {
         recs.sort_unstable();
         let mut bytes = Vec::with_capacity(recs.len() * 16);
@@ -56,10 +93,9 @@ pub async fn signatures(root: &Storage, cfg: &DedupConfig, k: usize, docs: &[Doc
             bytes.extend_from_slice(&key.to_le_bytes());
             bytes.extend_from_slice(&order.to_le_bytes());
         }
-        root.put(&format!("dedup/batch/bands/{b:03}/{name}.bin"), bytes.into()).await?;
+        root.put(&format!("dedup/batch/bands/{b:03}/{name}{suffix}.bin"), bytes.into()).await?;
     }
-    root.put(&format!("dedup/batch/docs/{name}.bin"), index.into()).await?;
-    Ok(docs.len())
+    root.put(&format!("dedup/batch/docs/{name}{suffix}.bin"), index.into()).await
 }
 
 fn pairs_of(bytes: &[u8]) -> impl Iterator<Item = (u64, u64)> + '_ {
@@ -105,8 +141,9 @@ impl ChunkReader {
 pub async fn buckets(root: &Storage, band: usize, inputs: usize) -> Result<usize, StorageError> {
     let dir = format!("dedup/batch/bands/{band:03}");
     let files = root.list(&dir).await?;
-    if files.len() != inputs {
-        return Err(malformed(root.url_of(&dir), format!("{} of {inputs} signature files present; run the signatures phase for every input first", files.len())));
+    let firsts = files.iter().filter(|f| !f.trim_end_matches(".bin").rsplit('/').next().unwrap_or("").contains('-')).count();
+    if firsts != inputs {
+        return Err(malformed(root.url_of(&dir), format!("{firsts} of {inputs} signature files present; run the signatures phase for every input first")));
     }
     // k-way merge of the sorted files, each read in chunks: memory is one chunk per input
     // file, whatever the corpus size
@@ -183,9 +220,15 @@ pub async fn clusters(root: &Storage, cfg: &DedupConfig, inputs: usize) -> Resul
     // signatures and ids of the documents in pairs
     let mut wanted: HashMap<u64, (String, Vec<u64>)> = pairs.iter().flat_map(|(a, b)| [*a, *b]).map(|o| (o, (String::new(), Vec::new()))).collect();
     let num = cfg.bands * cfg.rows;
+    let doc_files = root.list("dedup/batch/docs").await?;
     for k in 0..inputs {
-        let key = format!("dedup/batch/docs/{}.bin", shard_name(k));
-        let bytes = root.get_opt(&key).await?.ok_or_else(|| malformed(root.url_of(&key), "missing; run the signatures phase for every input first"))?;
+        if !doc_files.contains(&format!("dedup/batch/docs/{}.bin", shard_name(k))) {
+            return Err(malformed(root.url_of(&format!("dedup/batch/docs/{}.bin", shard_name(k))), "missing; run the signatures phase for every input first"));
+        }
+    }
+    for key in &doc_files {
+        let key = key.clone();
+        let bytes = root.get(&key).await?;
         let mut p = 0;
         while p < bytes.len() {
             let err = || malformed(root.url_of(&key), "truncated record");

@@ -70,6 +70,9 @@ pub struct DedupConfig {
     pub verify: Verify,
     /// Seed of the shingle hashes (changing it changes every signature).
     pub seed: u64,
+    /// Batch phases: buffers beyond this many MiB are written out (signatures phase) so
+    /// memory does not grow with the size of an input file.
+    pub max_memory_mb: usize,
     /// A local directory holding a persistent LSH index (RocksDB): each run is then
     /// deduplicated against every earlier run that used the same directory (recurring
     /// crawls). Unset: an in-memory index for this run only.
@@ -81,7 +84,7 @@ impl Default for DedupConfig {
         // 20 bands x 6 rows: P(candidate) = 1 - (1 - J^6)^20 is 0.998 at J = 0.8 and 0.92
         // at 0.7, 0.27 at 0.5; the S-curve's midpoint (1/20)^(1/6) = 0.61 sits below the
         // 0.8 target so recall is high, and verification removes the candidates below it.
-        DedupConfig { enabled: true, exact: true, near: true, shingle_words: 5, bands: 20, rows: 6, threshold: 0.8, verify: Verify::Jaccard, seed: 1, index_dir: None }
+        DedupConfig { enabled: true, exact: true, near: true, shingle_words: 5, bands: 20, rows: 6, threshold: 0.8, verify: Verify::Jaccard, seed: 1, max_memory_mb: 1024, index_dir: None }
     }
 }
 

@@ -10,7 +10,6 @@ use trawl_storage::{shard_name, InputSet, ShardSpec, Storage};
 
 use super::load_config;
 use crate::cli::{DedupPhase, StageArgs};
-use crate::pipeline::read_docs_bytes;
 use crate::{progress, UsageError};
 
 struct Ctx {
@@ -67,8 +66,8 @@ pub fn phase(p: DedupPhase, quiet: bool, rt: &tokio::runtime::Runtime) -> Result
                 let name = shard_name(*k);
                 let inputs = vec![set.storage.url_of(key)];
                 if !done(&c, rt, "dedup-signatures", &name, &inputs)? {
-                    let docs = read_docs_bytes(key, &rt.block_on(set.storage.get(key))?)?;
-                    let n = rt.block_on(batch::signatures(&c.root, &c.cfg.dedup, *k, &docs))?;
+                    let bytes = rt.block_on(set.storage.get(key))?;
+                    let n = rt.block_on(batch::signatures(&c.root, &c.cfg.dedup, *k, key, &bytes))?;
                     let mut stats = RunStats::default();
                     let st = stats.stage_mut("signatures");
                     st.seen = n as u64;
@@ -136,12 +135,21 @@ pub fn phase(p: DedupPhase, quiet: bool, rt: &tokio::runtime::Runtime) -> Result
                     bar.inc(1);
                     continue;
                 }
-                let docs = read_docs_bytes(key, &rt.block_on(set.storage.get(key))?)?;
+                let bytes = rt.block_on(set.storage.get(key))?;
                 let mut remove = rt.block_on(batch::removals(&c.root, *k))?;
                 let mut stats = RunStats::default();
                 let (mut out, mut ex) = (JsonlWriter::for_name("x.jsonl.zst"), JsonlWriter::for_name("x.jsonl.zst"));
                 let st = stats.stage_mut("near_dedup");
-                for mut d in docs {
+                // one document at a time: memory is the input object and the compressed output
+                let mut docs_err = None;
+                jsonl::for_each_line::<trawl_core::Document>(key, &bytes, |r| {
+                    let mut d = match r {
+                        Ok(d) => d,
+                        Err(e) => {
+                            docs_err.get_or_insert(e);
+                            return;
+                        }
+                    };
                     st.seen += 1;
                     match remove.remove(d.id.as_str()) {
                         Some(r) => {
@@ -154,6 +162,9 @@ pub fn phase(p: DedupPhase, quiet: bool, rt: &tokio::runtime::Runtime) -> Result
                             out.write(&d);
                         }
                     }
+                })?;
+                if let Some(e) = docs_err {
+                    tracing::warn!(error = %e, "malformed document lines skipped");
                 }
                 if !remove.is_empty() {
                     let missing: Vec<&String> = remove.keys().take(3).collect();

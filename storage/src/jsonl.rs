@@ -75,6 +75,28 @@ pub fn read_lines<T: DeserializeOwned>(name: &str, data: &[u8]) -> Result<Vec<Li
     Ok(out)
 }
 
+/// Like [`read_lines`], but hands each line to `f` as it is decoded, so only one record is
+/// in memory at a time (besides the object's bytes).
+pub fn for_each_line<T: DeserializeOwned>(name: &str, data: &[u8], mut f: impl FnMut(LineResult<T>)) -> Result<(), StorageError> {
+    let r = BufReader::new(decoder(name, data)?);
+    for (i, line) in r.split(b'\n').enumerate() {
+        match line {
+            Ok(l) => {
+                let l = l.strip_suffix(b"\r").unwrap_or(&l);
+                if l.iter().all(|b| b.is_ascii_whitespace()) {
+                    continue;
+                }
+                f(serde_json::from_slice::<T>(l).map_err(|e| format!("{name}:{}: {e}", i + 1)));
+            }
+            Err(e) => {
+                f(Err(format!("{name}: stream broken after line {i}: {e}")));
+                break;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Writes JSONL into memory, compressed as the target name says.
 pub struct JsonlWriter {
     inner: Inner,
