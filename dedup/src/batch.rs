@@ -41,35 +41,8 @@ pub async fn signatures(root: &Storage, cfg: &DedupConfig, k: usize, input_name:
     let mut index = Vec::new();
     let mut run = 0usize;
     let mut count = 0usize;
-    let mut pending: Vec<(Vec<Vec<(u64, u64)>>, Vec<u8>, usize)> = Vec::new();
     let mut bad = 0usize;
-    jsonl::for_each_line::<Document>(input_name, input, |r| {
-        let Ok(d) = r else {
-            bad += 1;
-            return;
-        };
-        let order = ((k as u64) << 32) | count as u64;
-        count += 1;
-        h.compute(&d.text);
-        for (b, band) in bands.iter_mut().enumerate() {
-            band.push((band_key(&h.sig, b, cfg.rows), order));
-        }
-        let id = d.id.as_str().as_bytes();
-        index.extend_from_slice(&order.to_le_bytes());
-        index.extend_from_slice(&(id.len().min(u16::MAX as usize) as u16).to_le_bytes());
-        index.extend_from_slice(&id[..id.len().min(u16::MAX as usize)]);
-        for v in &h.sig {
-            index.extend_from_slice(&v.to_le_bytes());
-        }
-        if count * cfg.bands * 16 + index.len() >= budget {
-            pending.push((std::mem::replace(&mut bands, vec![Vec::new(); cfg.bands]), std::mem::take(&mut index), run));
-            run += 1;
-        }
-    })?;
-    if bad > 0 {
-        tracing::warn!(input = input_name, lines = bad, "malformed lines skipped (apply skips them too)");
-    }
-    pending.push((bands, index, run));
+    let mut buffered = 0usize;
     // runs left by an earlier attempt with a smaller budget would be merged twice
     for dir in (0..cfg.bands).map(|b| format!("dedup/batch/bands/{b:03}")).chain(std::iter::once("dedup/batch/docs".to_string())) {
         for f in root.list(&dir).await? {
@@ -78,12 +51,39 @@ pub async fn signatures(root: &Storage, cfg: &DedupConfig, k: usize, input_name:
             }
         }
     }
-    for (bands, index, r) in pending {
-        write_run(root, &name, r, bands, index).await?;
+    for r in jsonl::lines::<Document>(input_name, input)? {
+        let Ok(d) = r else {
+            bad += 1;
+            continue;
+        };
+        let order = ((k as u64) << 32) | count as u64;
+        count += 1;
+        buffered += 1;
+        h.compute(&d.text);
+        for (b, band) in bands.iter_mut().enumerate() {
+            band.push((band_key(&h.sig, b, cfg.rows), order));
+        }
+        let id = d.id.as_str().as_bytes();
+        let id = &id[..id.len().min(u16::MAX as usize)];
+        index.extend_from_slice(&order.to_le_bytes());
+        index.extend_from_slice(&(id.len() as u16).to_le_bytes());
+        index.extend_from_slice(id);
+        for v in &h.sig {
+            index.extend_from_slice(&v.to_le_bytes());
+        }
+        if buffered * cfg.bands * 16 + index.len() >= budget {
+            let full = std::mem::replace(&mut bands, vec![Vec::new(); cfg.bands]);
+            write_run(root, &name, run, full, std::mem::take(&mut index)).await?;
+            run += 1;
+            buffered = 0;
+        }
     }
+    if bad > 0 {
+        tracing::warn!(input = input_name, lines = bad, "malformed lines skipped (apply skips them too)");
+    }
+    write_run(root, &name, run, bands, index).await?;
     Ok(count)
 }
-
 async fn write_run(root: &Storage, name: &str, run: usize, bands: Vec<Vec<(u64, u64)>>, index: Vec<u8>) -> Result<(), StorageError> {
     let suffix = if run == 0 { String::new() } else { format!("-{run:03}") };
     for (b, mut recs) in bands.into_iter().enumerate() {

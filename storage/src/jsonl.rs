@@ -75,6 +75,50 @@ pub fn read_lines<T: DeserializeOwned>(name: &str, data: &[u8]) -> Result<Vec<Li
     Ok(out)
 }
 
+/// An iterator over the records of a JSONL object, decoding one line at a time.
+pub struct Lines<'a, T> {
+    name: String,
+    inner: std::io::Split<BufReader<Box<dyn Read + 'a>>>,
+    line: usize,
+    done: bool,
+    _t: std::marker::PhantomData<T>,
+}
+
+impl<'a, T> std::fmt::Debug for Lines<'a, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Lines({}, line {})", self.name, self.line)
+    }
+}
+
+/// Iterates the records of a JSONL object (see [`Lines`]).
+pub fn lines<'a, T: DeserializeOwned>(name: &str, data: &'a [u8]) -> Result<Lines<'a, T>, StorageError> {
+    Ok(Lines { name: name.to_string(), inner: BufReader::new(decoder(name, data)?).split(b'\n'), line: 0, done: false, _t: std::marker::PhantomData })
+}
+
+impl<T: DeserializeOwned> Iterator for Lines<'_, T> {
+    type Item = LineResult<T>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while !self.done {
+            self.line += 1;
+            match self.inner.next()? {
+                Ok(l) => {
+                    let l = l.strip_suffix(b"\r").unwrap_or(&l);
+                    if l.iter().all(|b| b.is_ascii_whitespace()) {
+                        continue;
+                    }
+                    return Some(serde_json::from_slice::<T>(l).map_err(|e| format!("{}:{}: {e}", self.name, self.line)));
+                }
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(format!("{}: stream broken after line {}: {e}", self.name, self.line - 1)));
+                }
+            }
+        }
+        None
+    }
+}
+
 /// Like [`read_lines`], but hands each line to `f` as it is decoded, so only one record is
 /// in memory at a time (besides the object's bytes).
 pub fn for_each_line<T: DeserializeOwned>(name: &str, data: &[u8], mut f: impl FnMut(LineResult<T>)) -> Result<(), StorageError> {
