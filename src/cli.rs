@@ -60,6 +60,14 @@ pub enum Command {
     /// Print seeded, stratified samples of removed (or kept) records for the terminal, or
     /// as JSONL for tools.
     Sample(SampleArgs),
+    /// Print a run's status: stages, shards done, documents kept/dropped, errors.
+    Status {
+        /// The run root.
+        root: String,
+        /// Pipeline config (TOML), for [storage] settings.
+        #[arg(long, short)]
+        config: Option<PathBuf>,
+    },
     /// Validate a config file or print the commented default.
     #[command(subcommand)]
     Config(ConfigCommand),
@@ -71,9 +79,18 @@ pub struct RunArgs {
     /// Pipeline config (TOML). Without it, the embedded demo config and test web are used.
     #[arg(long, short)]
     pub config: Option<PathBuf>,
-    /// Run root (local folder, file://, or s3://bucket/prefix); overrides storage.root.
+    /// Run root (local folder, file://, or s3://bucket/prefix), used as given. Without it,
+    /// the run root is `<storage.root>/<run id>`.
     #[arg(long, short)]
     pub output: Option<String>,
+    /// Run id. Default: continue the newest unfinished run under storage.root made with the
+    /// same config (a rerun after a crash), else a new id from the UTC time and the config
+    /// digest (`20261121T020000Z-1a2b3c4d`).
+    #[arg(long)]
+    pub run_id: Option<String>,
+    /// Print what would run (stages, seeds or inputs found, run root) and exit.
+    #[arg(long)]
+    pub dry_run: bool,
     /// Ignore completion markers and recompute every shard.
     #[arg(long)]
     pub force: bool,

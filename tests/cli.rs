@@ -47,10 +47,49 @@ fn demo_run_writes_shards_manifest_and_report() {
     demo(dir.path(), demo_port());
     let after = crate::support::files(dir.path());
     for (k, v) in &before {
-        if !k.starts_with("report/") {
+        if !k.starts_with("report/") && k != "run.json" {
             assert_eq!(Some(v), after.get(k), "{k} changed on rerun");
         }
     }
+}
+
+#[test]
+fn runs_get_ids_run_json_status_and_resume_under_storage_root() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let web = rt.block_on(trawl_testweb::TestWeb::start(trawl_testweb::demo::sites())).unwrap();
+    let seeds: Vec<String> = trawl_testweb::demo::seeds(&web).iter().map(|s| format!("\"{s}\"")).collect();
+    // a config file run without --output: the run root is <storage.root>/<run id>
+    let web_cfg = dir.path().join("p.toml");
+    let base = dir.path().join("runs");
+    std::fs::write(&web_cfg, format!("[storage]\nroot = \"{}\"\n[crawl]\nseeds = [{}]\ndelay_ms = 0\n", base.display(), seeds.join(", "))).unwrap();
+    let dry = ok(trawl().args(["run", "--dry-run", "--config"]).arg(&web_cfg));
+    assert!(dry.contains("stages: crawl -> extract -> filter -> dedup -> captions -> shards -> report"), "{dry}");
+    assert!(crate::support::files(dir.path()).keys().all(|k| !k.starts_with("runs/")), "a dry run writes nothing");
+    ok(trawl().args(["run", "--quiet", "--run-id", "nightly-1", "--config"]).arg(&web_cfg));
+    let info: serde_json::Value = serde_json::from_slice(&std::fs::read(base.join("nightly-1/run.json")).unwrap()).unwrap();
+    assert_eq!(info["run_id"], "nightly-1");
+    assert_eq!(info["status"], "complete");
+    assert_eq!(info["attempts"], 1);
+    assert!(info["config"].as_str().unwrap().contains("[crawl]"));
+    let st = ok(trawl().arg("status").arg(base.join("nightly-1")));
+    assert!(st.contains("status complete") && st.contains("extract") && st.contains("token shards"), "{st}");
+    // a run that fails is recorded as failed; the next run with the same config continues it
+    let bad_cfg = dir.path().join("bad.toml");
+    std::fs::write(&bad_cfg, format!("[storage]\nroot = \"{}\"\n[crawl]\nseeds = [{}]\ndelay_ms = 0\n[shards]\ntokenizer = \"{}\"\n", base.display(), seeds.join(", "), dir.path().join("tok.json").display())).unwrap();
+    std::fs::write(dir.path().join("tok.json"), "{ not a tokenizer").unwrap();
+    let o = run(trawl().args(["run", "--quiet", "--config"]).arg(&bad_cfg));
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    let runs: Vec<String> = std::fs::read_dir(&base).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).filter(|n| n != "nightly-1").collect();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    let failed: serde_json::Value = serde_json::from_slice(&std::fs::read(base.join(&runs[0]).join("run.json")).unwrap()).unwrap();
+    assert_eq!(failed["status"], "failed");
+    assert!(failed["error"].as_str().unwrap().contains("shards.tokenizer"));
+    let _ = run(trawl().args(["run", "--quiet", "--config"]).arg(&bad_cfg));
+    let again: serde_json::Value = serde_json::from_slice(&std::fs::read(base.join(&runs[0]).join("run.json")).unwrap()).unwrap();
+    assert_eq!(again["attempts"], 2, "the unfinished run with this config is continued, not a new one");
+    assert_eq!(std::fs::read_dir(&base).unwrap().count(), 2);
+    drop(web);
 }
 
 #[test]

@@ -2,6 +2,7 @@
 
 mod dedup;
 mod run;
+pub mod runinfo;
 mod shards;
 mod stage;
 
@@ -30,6 +31,12 @@ pub fn dispatch(cli: Cli, rt: &tokio::runtime::Runtime) -> Result<()> {
         },
         Command::Report(a) => stage::report(a, rt),
         Command::Sample(a) => stage::sample(a, rt),
+        Command::Status { root, config } => {
+            let cfg = load_config(config.as_deref())?;
+            let r = trawl_storage::Storage::open(&root, &cfg.storage)?;
+            print!("{}", rt.block_on(runinfo::status(&r))?);
+            Ok(())
+        }
         Command::Config(ConfigCommand::Default) => {
             print!("{}", trawl_config::DEFAULT_TOML);
             Ok(())

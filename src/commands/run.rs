@@ -23,8 +23,53 @@ pub fn run(a: RunArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<()> 
         Some(p) => PipelineConfig::load(p)?,
         None => PipelineConfig::parse(DEMO_TOML, "<embedded demo config>")?,
     };
+    let config_text = cfg.to_toml();
+    let digest = super::runinfo::digest(&config_text);
+    // the run root: --output as given; the demo's ./trawl-out; else <storage.root>/<run id>
+    let run_id = match (&a.output, demo) {
+        (Some(_), _) | (None, true) => a.run_id.clone().unwrap_or_else(|| super::runinfo::default_run_id(&digest)),
+        (None, false) => {
+            let base = Storage::open(&cfg.storage.root, &cfg.storage)?;
+            let id = match &a.run_id {
+                Some(id) => id.clone(),
+                None => match rt.block_on(super::runinfo::latest_incomplete(&base, &digest))? {
+                    Some(id) => {
+                        tracing::info!(run = %id, "continuing the unfinished run made with this config");
+                        id
+                    }
+                    None => super::runinfo::default_run_id(&digest),
+                },
+            };
+            cfg.storage.root = base.url_of(&id);
+            id
+        }
+    };
     if let Some(o) = &a.output {
         cfg.storage.root = o.clone();
+    }
+    if a.dry_run {
+        println!("run {run_id} -> {}", cfg.storage.root);
+        let stages: Vec<&str> = [("crawl", cfg.crawl.enabled), ("extract", cfg.extract.enabled), ("filter", cfg.filter.enabled), ("dedup", cfg.dedup.enabled), ("captions", cfg.captions.enabled), ("shards", cfg.shards.enabled), ("report", cfg.report.enabled)].into_iter().filter(|(_, on)| *on).map(|(n, _)| n).collect();
+        println!("stages: {}", stages.join(" -> "));
+        if demo {
+            println!("seeds: the embedded demo web on 127.0.0.2-6:{}", a.demo_port);
+        } else if cfg.crawl.enabled {
+            println!("seeds ({}): {}", cfg.crawl.seeds.len(), cfg.crawl.seeds.join(" "));
+        } else {
+            println!("inputs: the WARC files under {}/crawl/warc/", cfg.storage.root);
+        }
+        // a dry run creates nothing: a local root that does not exist has nothing done yet
+        let local = !cfg.storage.root.starts_with("s3://");
+        if !local || std::path::Path::new(cfg.storage.root.trim_start_matches("file://")).exists() {
+            let root = Storage::open(&cfg.storage.root, &cfg.storage)?;
+            for stage in ["crawl", "extract", "filter", "dedup", "captions", "shards"] {
+                let done = rt.block_on(root.list(&format!("_done/{stage}")))?.len();
+                if done > 0 {
+                    println!("already done: {stage}: {done} shards");
+                }
+            }
+        }
+        return Ok(());
     }
     let _web = if demo {
         let web = rt
@@ -41,7 +86,16 @@ pub fn run(a: RunArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<()> 
     }
     let root = Storage::open(&cfg.storage.root, &cfg.storage)?;
     rt.block_on(root.check()).with_context(|| format!("cannot use run root {}", root.url()))?;
-    tracing::info!(root = root.url(), "run started");
+    tracing::info!(root = root.url(), run = %run_id, "run started");
+    let info = rt.block_on(super::runinfo::start(&root, &run_id, &config_text))?;
+    let result = run_stages(&a, &cfg, &root, quiet, rt);
+    rt.block_on(super::runinfo::finish(&root, info, result.as_ref().err().map(|e| format!("{e:#}"))))?;
+    result
+}
+
+fn run_stages(a: &RunArgs, cfg: &PipelineConfig, root: &Storage, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<()> {
+    let cfg = cfg.clone();
+    let root = root.clone();
     if a.force {
         for stage in ["crawl", "extract", "filter", "dedup", "captions", "shards"] {
             rt.block_on(trawl_storage::markers::clear(&root, stage))?;

@@ -1,0 +1,139 @@
+//! `run.json` (what ran, with which config and binary, when, and how it ended) and
+//! `trawl status`.
+
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+use trawl_storage::{markers, Storage};
+
+/// The content of `run.json` at the run root.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct RunInfo {
+    /// Run id (`--run-id`, or UTC start time + config digest).
+    pub run_id: String,
+    /// XXH3-64 of the config text, hex.
+    pub config_digest: String,
+    /// The config as TOML.
+    pub config: String,
+    /// trawl version.
+    pub version: String,
+    /// Start of the first attempt (RFC 3339).
+    pub started: String,
+    /// Start of the latest attempt.
+    pub attempt_started: String,
+    /// Attempts so far (reruns after a crash add one).
+    pub attempts: u32,
+    /// End (RFC 3339), when finished.
+    pub finished: Option<String>,
+    /// `running`, `complete` or `failed`.
+    pub status: String,
+    /// The error of a failed run.
+    pub error: Option<String>,
+}
+
+pub fn digest(text: &str) -> String {
+    format!("{:016x}", xxhash_rust::xxh3::xxh3_64(text.as_bytes()))
+}
+
+fn now() -> String {
+    trawl_core::time::rfc3339(std::time::SystemTime::now())
+}
+
+/// A run id from the time and the config digest: `20261121T133400Z-1a2b3c4d`.
+pub fn default_run_id(config_digest: &str) -> String {
+    let t = now().replace(['-', ':'], "");
+    format!("{}-{}", t, &config_digest[..8])
+}
+
+pub async fn start(root: &Storage, run_id: &str, config: &str) -> Result<RunInfo> {
+    let mut info = match root.get_opt("run.json").await? {
+        Some(b) => serde_json::from_slice::<RunInfo>(&b).unwrap_or_default(),
+        None => RunInfo::default(),
+    };
+    let d = digest(config);
+    if !info.run_id.is_empty() && info.config_digest != d {
+        tracing::warn!(run = %info.run_id, "the config changed since this run started; finished shards are kept, the rest uses the new config");
+    }
+    if info.run_id.is_empty() {
+        info.run_id = run_id.to_string();
+        info.started = now();
+    }
+    info.config_digest = d;
+    info.config = config.to_string();
+    info.version = env!("CARGO_PKG_VERSION").to_string();
+    info.attempt_started = now();
+    info.attempts += 1;
+    info.finished = None;
+    info.status = "running".into();
+    info.error = None;
+    root.put("run.json", serde_json::to_vec_pretty(&info)?.into()).await?;
+    Ok(info)
+}
+
+pub async fn finish(root: &Storage, mut info: RunInfo, error: Option<String>) -> Result<()> {
+    info.finished = Some(now());
+    info.status = if error.is_some() { "failed".into() } else { "complete".into() };
+    info.error = error;
+    root.put("run.json", serde_json::to_vec_pretty(&info)?.into()).await?;
+    Ok(())
+}
+
+/// The newest run under `base` with this config digest that did not complete.
+pub async fn latest_incomplete(base: &Storage, config_digest: &str) -> Result<Option<String>> {
+    let mut best: Option<(String, String)> = None;
+    for k in base.list("").await? {
+        let Some(dir) = k.strip_suffix("/run.json") else { continue };
+        if dir.contains('/') {
+            continue;
+        }
+        let Ok(info) = serde_json::from_slice::<RunInfo>(&base.get(&k).await?) else { continue };
+        if info.status != "complete" && info.config_digest == config_digest && best.as_ref().is_none_or(|(s, _)| info.started > *s) {
+            best = Some((info.started.clone(), dir.to_string()));
+        }
+    }
+    Ok(best.map(|(_, d)| d))
+}
+
+/// `trawl status ROOT`.
+pub async fn status(root: &Storage) -> Result<String> {
+    let mut out = String::new();
+    match root.get_opt("run.json").await? {
+        Some(b) => {
+            let i: RunInfo = serde_json::from_slice(&b)?;
+            out.push_str(&format!("run {}  status {}  attempts {}  started {}  finished {}\nversion {}  config {}\n", i.run_id, i.status, i.attempts, i.started, i.finished.as_deref().unwrap_or("-"), i.version, i.config_digest));
+            if let Some(e) = &i.error {
+                out.push_str(&format!("error: {e}\n"));
+            }
+        }
+        None => out.push_str("no run.json (stages were run one by one)\n"),
+    }
+    let total = match root.get_opt("crawl/state.json").await? {
+        Some(b) => serde_json::from_slice::<serde_json::Value>(&b)?["parts"].as_u64().map(|n| n as usize),
+        None => None,
+    };
+    out.push_str(&format!("{:<18} {:>12} {:>10} {:>10} {:>10} {:>8}\n", "stage", "shards", "in", "kept", "dropped", "errors"));
+    for stage in ["crawl", "extract", "filter", "dedup", "dedup-signatures", "dedup-buckets", "dedup-clusters", "captions", "shards"] {
+        let (stats, n) = markers::merged_stats(root, stage).await?;
+        if n == 0 {
+            continue;
+        }
+        let (mut seen, mut kept, mut dropped, mut errors) = (0, 0, 0, 0);
+        if let (Some(first), Some(last)) = (stats.order.first(), stats.order.last()) {
+            seen = stats.stages[first].seen;
+            kept = stats.stages[last].kept;
+        }
+        for s in stats.stages.values() {
+            dropped += s.dropped_total();
+            errors += s.errors.values().sum::<u64>();
+        }
+        let shards = match total {
+            Some(t) if !stage.starts_with("dedup-") => format!("{n}/{t}"),
+            _ => n.to_string(),
+        };
+        out.push_str(&format!("{stage:<18} {shards:>12} {seen:>10} {kept:>10} {dropped:>10} {errors:>8}\n"));
+    }
+    if let Some(b) = root.get_opt("shards/manifest.json").await? {
+        let m: serde_json::Value = serde_json::from_slice(&b)?;
+        out.push_str(&format!("token shards: {} documents, {} tokens, {} shards\n", m["documents"], m["tokens"], m["shards"].as_array().map_or(0, |a| a.len())));
+    }
+    Ok(out)
+}
