@@ -125,6 +125,11 @@ pub struct StageArgs {
     /// Ignore completion markers and recompute.
     #[arg(long)]
     pub force: bool,
+    /// Phases that need a barrier (dedup buckets, clusters, apply; shards pack) wait up to
+    /// this many seconds for the completion markers of the phase before them, instead of
+    /// failing at once (for cluster engines that start every phase together).
+    #[arg(long, default_value_t = 0)]
+    pub wait: u64,
 }
 
 /// Flags of `trawl extract`.

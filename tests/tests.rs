@@ -6,6 +6,7 @@ mod support;
 mod cli;
 mod crash;
 mod dedup;
+mod deploy;
 mod golden;
 mod megatron;
 mod report;

@@ -17,6 +17,7 @@ struct Ctx {
     root: Storage,
     shard: ShardSpec,
     force: bool,
+    wait: u64,
 }
 
 fn ctx(a: &StageArgs, rt: &tokio::runtime::Runtime) -> Result<Ctx> {
@@ -27,7 +28,7 @@ fn ctx(a: &StageArgs, rt: &tokio::runtime::Runtime) -> Result<Ctx> {
     let root = Storage::open(&cfg.storage.root, &cfg.storage)?;
     rt.block_on(root.check()).with_context(|| format!("cannot use run root {}", root.url()))?;
     let shard = a.shard.or_else(ShardSpec::from_env).unwrap_or_default();
-    Ok(Ctx { cfg, root, shard, force: a.force })
+    Ok(Ctx { cfg, root, shard, force: a.force, wait: a.wait })
 }
 
 fn done(c: &Ctx, rt: &tokio::runtime::Runtime, stage: &str, name: &str, inputs: &[String]) -> Result<bool> {
@@ -40,17 +41,35 @@ fn commit(c: &Ctx, rt: &tokio::runtime::Runtime, stage: &str, name: &str, inputs
 }
 
 fn total_inputs(c: &Ctx, rt: &tokio::runtime::Runtime) -> Result<usize> {
-    let b = rt.block_on(c.root.get_opt("dedup/batch/inputs.json"))?.ok_or_else(|| UsageError(format!("{}: no dedup/batch/inputs.json; run `trawl dedup signatures` first", c.root.url())))?;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(c.wait);
+    let b = loop {
+        if let Some(b) = rt.block_on(c.root.get_opt("dedup/batch/inputs.json"))? {
+            break b;
+        }
+        if std::time::Instant::now() >= deadline {
+            return Err(UsageError(format!("{}: no dedup/batch/inputs.json; run `trawl dedup signatures` first", c.root.url())).into());
+        }
+        std::thread::sleep(std::time::Duration::from_secs(2));
+    };
     let v: serde_json::Value = serde_json::from_slice(&b)?;
     Ok(v["total"].as_u64().unwrap_or(0) as usize)
 }
 
+/// The barrier: every shard of the previous phase must be committed (waiting up to
+/// `--wait` seconds, polling its markers).
 fn require(c: &Ctx, rt: &tokio::runtime::Runtime, stage: &str, expected: usize, hint: &str) -> Result<()> {
-    let n = rt.block_on(c.root.list(&format!("_done/{stage}")))?.len();
-    if n < expected {
-        return Err(UsageError(format!("{n} of {expected} `{stage}` shards are done; {hint}")).into());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(c.wait);
+    loop {
+        let n = rt.block_on(c.root.list(&format!("_done/{stage}")))?.len();
+        if n >= expected {
+            return Ok(());
+        }
+        if std::time::Instant::now() >= deadline {
+            return Err(UsageError(format!("{n} of {expected} `{stage}` shards are done; {hint}")).into());
+        }
+        tracing::info!(stage, done = n, expected, "waiting for the previous phase");
+        std::thread::sleep(std::time::Duration::from_secs(2).min(deadline - std::time::Instant::now()));
     }
-    Ok(())
 }
 
 pub fn phase(p: DedupPhase, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<()> {
