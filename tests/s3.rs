@@ -79,3 +79,59 @@ fn whole_run_to_s3() {
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("bucket `absent` does not exist"), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+/// N worker processes per phase, started together against the S3 server, produce the same
+/// objects as one worker.
+#[test]
+fn many_workers_on_one_bucket_equal_one_worker() {
+    let Some(bin) = s3s_fs() else { return };
+    let server = S3Server::start(&bin, &["work"]);
+    let mut c = trawl();
+    c.args(["run", "--quiet", "--demo-port", &demo_port().to_string(), "--output", "s3://work/crawl"]);
+    server.env(&mut c);
+    ok(&mut c);
+    let phases: Vec<(Vec<&str>, Option<&str>)> = vec![
+        (vec!["extract"], Some("crawl/crawl/warc")),
+        (vec!["filter"], Some("extract")),
+        (vec!["dedup", "signatures"], Some("filter")),
+        (vec!["dedup", "buckets"], None),
+        (vec!["dedup", "clusters"], None),
+        (vec!["dedup", "apply"], Some("filter")),
+        (vec!["captions"], Some("dedup")),
+        (vec!["shards"], Some("dedup")),
+    ];
+    for (root, workers) in [("single", 1usize), ("many", 3)] {
+        for (cmd, input) in &phases {
+            let n = if cmd == &vec!["dedup", "clusters"] { 1 } else { workers };
+            let children: Vec<_> = (0..n)
+                .map(|i| {
+                    let mut c = trawl();
+                    c.args(cmd).args(["--quiet", "--wait", "60", "--shard", &format!("{i}/{n}"), "--output", &format!("s3://work/{root}")]);
+                    if let Some(inp) = input {
+                        // the crawl is shared; every later phase reads what the previous one wrote
+                        let src = if inp.starts_with("crawl/") { format!("s3://work/{inp}") } else { format!("s3://work/{root}/{inp}") };
+                        c.args(["--input", &src]);
+                    }
+                    server.env(&mut c);
+                    c.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped()).spawn().unwrap()
+                })
+                .collect();
+            for ch in children {
+                let o = ch.wait_with_output().unwrap();
+                assert!(o.status.success(), "{cmd:?} on {root}: {}", String::from_utf8_lossy(&o.stderr));
+            }
+        }
+    }
+    let objects = |root: &str| {
+        crate::support::files(&server.dir.path().join("work").join(root))
+            .into_iter()
+            .filter(|(k, _)| !(k.starts_with("stats/") || k.starts_with("_done/") || k.starts_with("report/") || k == "run.json" || k.contains(".s3s")))
+            .collect::<std::collections::BTreeMap<_, _>>()
+    };
+    let (one, many) = (objects("single"), objects("many"));
+    assert!(one.keys().any(|k| k.starts_with("shards/tokens/")), "{:?}", one.keys().collect::<Vec<_>>());
+    assert_eq!(one.keys().collect::<Vec<_>>(), many.keys().collect::<Vec<_>>());
+    for (k, v) in &one {
+        assert!(many[k] == *v, "{k} differs between 1 and 3 workers");
+    }
+}
