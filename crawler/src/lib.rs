@@ -29,7 +29,7 @@ mod robots;
 pub use canon::canonicalize;
 pub use config::{CrawlConfig, RenderConfig, RenderMode};
 pub use crawl::{CrawlError, CrawlPart, CrawlState, Crawler};
-pub use robots::{RobotsCache, RobotsDecision};
+pub use robots::{allowed as robots_allowed, escape_pattern, match_path, preprocess as robots_preprocess, product_token, RobotsCache, RobotsDecision};
 
 /// Drop reasons of the crawl stage.
 pub mod reasons {

@@ -39,6 +39,119 @@ struct Entry {
     url: String,
 }
 
+/// Prepares a robots.txt body for the parser: every `user-agent` value is read up to its
+/// first space, as Google's reference matcher does (`User-agent: FOO BAR` names the product
+/// token `FOO`), so such groups are not silently ignored.
+pub fn preprocess(body: &[u8]) -> Vec<u8> {
+    // CR, LF and CRLF all end lines (RFC 9309 2.2)
+    let text = String::from_utf8_lossy(body).replace("\r\n", "\n").replace('\r', "\n");
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        let lower: String = trimmed.chars().take(11).collect::<String>().to_ascii_lowercase();
+        if lower.starts_with("user-agent") {
+            if let Some((key, value)) = trimmed.split_once(':') {
+                let (value, comment) = value.split_once('#').map_or((value, ""), |(v, c)| (v, c));
+                let token = value.trim().split_whitespace().next().unwrap_or("");
+                out.push_str(key.trim_end());
+                out.push_str(": ");
+                out.push_str(token);
+                if !comment.is_empty() {
+                    out.push_str(" #");
+                    out.push_str(comment.trim_end_matches(['\r', '\n']));
+                }
+                out.push('\n');
+                continue;
+            }
+        }
+        out.push_str(line);
+    }
+    out.into_bytes()
+}
+
+/// The product token of a user-agent string: up to the first `/` or space
+/// (`FooBot/1.0 (+https://x)` -> `FooBot`).
+pub fn product_token(agent: &str) -> &str {
+    agent.split(['/', ' ']).next().unwrap_or("").trim()
+}
+
+/// Whether `agent` may fetch `url` under `robots_txt`.
+///
+/// The matcher compares the URL as given: the crawler hands it URLs canonicalised by the
+/// WHATWG parser, which percent-encodes what RFC 9309 2.2.2 asks to encode, so they are
+/// ASCII. A URL still holding raw non-ASCII octets was not normalised by its caller; its
+/// octets are compared as they are and so cannot equal a percent-encoded rule, as in
+/// Google's reference matcher (they are escaped here in a form no rule can contain, because
+/// the parser library would otherwise encode them itself).
+pub fn allowed(robots_txt: &[u8], agent: &str, url: &str) -> bool {
+    let token = product_token(agent);
+    if token.is_empty() {
+        return true;
+    }
+    let Ok(robot) = Robot::new(token, &preprocess(robots_txt)) else { return true };
+    if url.is_ascii() {
+        return robot.allowed(url);
+    }
+    let mut raw = String::with_capacity(url.len() * 3);
+    for c in url.chars() {
+        if c.is_ascii() {
+            raw.push(c);
+        } else {
+            let mut buf = [0u8; 4];
+            for b in c.encode_utf8(&mut buf).bytes() {
+                raw.push_str(&format!("%25{b:02X}"));
+            }
+        }
+    }
+    robot.allowed(&raw)
+}
+
+/// The path (with query, without fragment) robots.txt rules are matched against, for any
+/// URL form a link can take (`http://h/a`, `//h/a`, `h/a`, `/a`); `/` when there is none.
+pub fn match_path(url: &str) -> String {
+    let u = url.split('#').next().unwrap_or("");
+    if u.starts_with('/') && !u.starts_with("//") {
+        return u.to_string();
+    }
+    let rest = if let Some(r) = u.strip_prefix("//") {
+        r
+    } else {
+        let first_sep = u.find(['/', '?']).unwrap_or(u.len());
+        match u.find("://") {
+            Some(i) if i < first_sep => &u[i + 3..],
+            _ => u,
+        }
+    };
+    match rest.find(['/', '?']) {
+        Some(i) if rest[i..].starts_with('?') => format!("/{}", &rest[i..]),
+        Some(i) => rest[i..].to_string(),
+        None => "/".to_string(),
+    }
+}
+
+/// A rule pattern with non-ASCII octets percent-encoded and existing escapes upper-cased
+/// (RFC 9309 2.2.2), as the matcher compares them.
+pub fn escape_pattern(p: &str) -> String {
+    let b = p.as_bytes();
+    let mut out = String::with_capacity(p.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && b.get(i + 1).is_some_and(u8::is_ascii_hexdigit) && b.get(i + 2).is_some_and(u8::is_ascii_hexdigit) {
+            out.push('%');
+            out.push(b[i + 1].to_ascii_uppercase() as char);
+            out.push(b[i + 2].to_ascii_uppercase() as char);
+            i += 3;
+        } else if b[i] >= 0x80 {
+            out.push_str(&format!("%{:02X}", b[i]));
+            i += 1;
+        } else {
+            out.push(b[i] as char);
+            i += 1;
+        }
+    }
+    out
+}
+
 /// robots.txt per authority (scheme, host, port), fetched once per crawl.
 #[derive(Clone)]
 pub struct RobotsCache {
@@ -78,8 +191,8 @@ impl RobotsCache {
         let robots_url = format!("{}://{}/robots.txt", u.scheme(), u.host_str().unwrap_or("").to_string() + &u.port().map(|p| format!(":{p}")).unwrap_or_default());
         let entry = Arc::new(match self.fetcher.get(&robots_url, Some(MAX_ROBOTS_BYTES)).await {
             Ok(f) if (200..300).contains(&f.status) => {
-                let body = cut_on_line(&f.body, MAX_ROBOTS_BYTES);
-                match (Robot::new(&self.crawl_token, body), Robot::new(&self.training_token, body)) {
+                let body = preprocess(cut_on_line(&f.body, MAX_ROBOTS_BYTES));
+                match (Robot::new(&self.crawl_token, &body), Robot::new(&self.training_token, &body)) {
                     (Ok(c), Ok(t)) => Entry { rules: Rules::Parsed { crawl: Box::new(c), training: Box::new(t) }, status: Some(f.status), url: robots_url },
                     // An unparseable file is treated like an empty one: no rules apply.
                     _ => Entry { rules: Rules::AllowAll, status: Some(f.status), url: robots_url },

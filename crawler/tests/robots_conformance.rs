@@ -1,0 +1,49 @@
+//! The Google robots.txt conformance cases (`../shared/testdata/robots/cases.json`): every
+//! RFC 9309 case (`ID_*`) must pass; Google-only extensions are counted and reported.
+
+use serde_json::Value;
+
+#[test]
+fn rfc9309_cases_pass() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/testdata/robots/cases.json");
+    let Ok(text) = std::fs::read_to_string(path) else {
+        eprintln!("SKIP: {path} not found (the shared test data sits beside the clone)");
+        return;
+    };
+    let cases: Value = serde_json::from_str(&text).unwrap();
+    let (mut rfc_pass, mut rfc_fail, mut g_pass, mut g_fail) = (0, Vec::new(), 0, 0);
+    for c in cases["allow_cases"].as_array().unwrap() {
+        let robots = c["robots_txt"].as_str().unwrap();
+        let agent = c["user_agent"].as_str().unwrap();
+        let url = c["url"].as_str().unwrap();
+        let expected = c["expected_allowed"].as_bool().unwrap();
+        let got = trawl_crawler::robots_allowed(robots.as_bytes(), agent, url);
+        let google_only = c["google_only"].as_bool().unwrap_or(false);
+        match (google_only, got == expected) {
+            (false, true) => rfc_pass += 1,
+            (false, false) => rfc_fail.push(format!("{}: {robots:?} agent {agent:?} url {url:?} expected {expected}", c["name"])),
+            (true, true) => g_pass += 1,
+            (true, false) => g_fail += 1,
+        }
+    }
+    eprintln!("RFC 9309 cases: {rfc_pass} pass, {} fail; Google-only: {g_pass} pass, {g_fail} fail", rfc_fail.len());
+    assert!(rfc_fail.is_empty(), "RFC cases failing:\n{}", rfc_fail.join("\n"));
+    assert!(rfc_pass > 70);
+    for c in cases["url_to_path_cases"].as_array().unwrap() {
+        assert_eq!(trawl_crawler::match_path(c["url"].as_str().unwrap()), c["expected_path"].as_str().unwrap(), "{c}");
+    }
+    for c in cases["pattern_escape_cases"].as_array().unwrap() {
+        assert_eq!(trawl_crawler::escape_pattern(c["pattern"].as_str().unwrap()), c["expected"].as_str().unwrap(), "{c}");
+    }
+    for c in cases["sitemap_cases"].as_array().unwrap() {
+        let r = texting_robots::Robot::new("foo", &trawl_crawler::robots_preprocess(c["robots_txt"].as_str().unwrap().as_bytes())).unwrap();
+        let want: Vec<String> = serde_json::from_value(c["expected_sitemaps"].clone()).unwrap();
+        assert_eq!(r.sitemaps, want, "{}", c["name"]);
+    }
+    // product tokens
+    for c in cases["user_agent_token_cases"].as_array().unwrap() {
+        let token = c["token"].as_str().unwrap();
+        let valid = !token.is_empty() && token.chars().all(|ch| ch.is_ascii_alphabetic() || ch == '-' || ch == '_');
+        assert_eq!(valid, c["valid"].as_bool().unwrap(), "token {token:?}");
+    }
+}
