@@ -52,7 +52,7 @@ pub fn preprocess(body: &[u8]) -> Vec<u8> {
         if lower.starts_with("user-agent") {
             if let Some((key, value)) = trimmed.split_once(':') {
                 let (value, comment) = value.split_once('#').map_or((value, ""), |(v, c)| (v, c));
-                let token = value.trim().split_whitespace().next().unwrap_or("");
+                let token = value.split_whitespace().next().unwrap_or("");
                 out.push_str(key.trim_end());
                 out.push_str(": ");
                 out.push_str(token);
