@@ -51,12 +51,12 @@ fi
 
 # --- Python venv with megatron-core (and its torch) and datatrove ----------------------
 VENV="$CACHE/venv"
-if ! "$VENV/bin/python" -c 'import megatron.core.datasets.indexed_dataset, datatrove.utils.dataset, tokenizers, orjson' >/dev/null 2>&1; then
+if ! "$VENV/bin/python" -c 'import megatron.core.datasets.indexed_dataset, datatrove.utils.dataset, tokenizers, orjson, warcio' >/dev/null 2>&1; then
     if ! command -v python3 >/dev/null || ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
         apt_install python3 python3-venv
     fi
     log "creating $VENV with megatron-core and datatrove (downloads torch, a few minutes, once)"
     [ -x "$VENV/bin/pip" ] || python3 -m venv "$VENV"
-    "$VENV/bin/pip" install --quiet --disable-pip-version-check 'megatron-core==0.16.1' 'datatrove==0.10.1' tokenizers orjson numpy
+    "$VENV/bin/pip" install --quiet --disable-pip-version-check 'megatron-core==0.16.1' 'datatrove==0.10.1' tokenizers orjson warcio numpy
 fi
 log "ready: chromium=$(command -v chromium) s3s-fs=$S3S python=$VENV/bin/python"

@@ -26,3 +26,23 @@ fn megatron_core_reads_every_token() {
     }
     assert_eq!(total, m.tokens, "megatron-core's token count equals the manifest's");
 }
+
+/// warcio (the Python WARC library most tools use) reads every WARC trawl writes.
+#[test]
+fn warcio_reads_the_crawl_warc() {
+    let Some(py) = python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    ok(trawl().args(["run", "--quiet", "--demo-port", &demo_port().to_string(), "--output"]).arg(dir.path()));
+    let mut warcs: Vec<_> = std::fs::read_dir(dir.path().join("crawl/warc")).unwrap().map(|e| e.unwrap().path()).collect();
+    warcs.sort();
+    let o = std::process::Command::new(&py).arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/read_warc.py")).args(&warcs).output().unwrap();
+    assert!(o.status.success(), "warcio failed:\n{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let pages = std::fs::read_dir(dir.path().join("crawl/warc")).unwrap().count() as u64;
+    assert_eq!(v["types"]["warcinfo"].as_u64(), Some(pages), "one warcinfo per file");
+    let responses = v["types"]["response"].as_u64().unwrap();
+    assert!(responses >= 20);
+    assert_eq!(v["types"]["request"].as_u64(), Some(responses));
+    assert_eq!(v["types"]["metadata"].as_u64(), Some(responses));
+    assert!(v["responses"].as_array().unwrap().iter().any(|r| r["status"] == 200 && r["length"].as_u64().unwrap() > 500));
+}
