@@ -62,7 +62,7 @@ fn runs_get_ids_run_json_status_and_resume_under_storage_root() {
     // a config file run without --output: the run root is <storage.root>/<run id>
     let web_cfg = dir.path().join("p.toml");
     let base = dir.path().join("runs");
-    std::fs::write(&web_cfg, format!("[storage]\nroot = \"{}\"\n[crawl]\nseeds = [{}]\ndelay_ms = 0\n", base.display(), seeds.join(", "))).unwrap();
+    std::fs::write(&web_cfg, format!("[storage]\nroot = \"{}\"\n[crawl]\nseeds = [{}]\ndelay_ms = 0\nallow_private_addresses = true\n", base.display(), seeds.join(", "))).unwrap();
     let dry = ok(trawl().args(["run", "--dry-run", "--config"]).arg(&web_cfg));
     assert!(dry.contains("stages: crawl -> extract -> filter -> dedup -> captions -> shards -> report"), "{dry}");
     assert!(crate::support::files(dir.path()).keys().all(|k| !k.starts_with("runs/")), "a dry run writes nothing");
@@ -76,7 +76,7 @@ fn runs_get_ids_run_json_status_and_resume_under_storage_root() {
     assert!(st.contains("status complete") && st.contains("extract") && st.contains("token shards"), "{st}");
     // a run that fails is recorded as failed; the next run with the same config continues it
     let bad_cfg = dir.path().join("bad.toml");
-    std::fs::write(&bad_cfg, format!("[storage]\nroot = \"{}\"\n[crawl]\nseeds = [{}]\ndelay_ms = 0\n[shards]\ntokenizer = \"{}\"\n", base.display(), seeds.join(", "), dir.path().join("tok.json").display())).unwrap();
+    std::fs::write(&bad_cfg, format!("[storage]\nroot = \"{}\"\n[crawl]\nseeds = [{}]\ndelay_ms = 0\nallow_private_addresses = true\n[shards]\ntokenizer = \"{}\"\n", base.display(), seeds.join(", "), dir.path().join("tok.json").display())).unwrap();
     std::fs::write(dir.path().join("tok.json"), "{ not a tokenizer").unwrap();
     let o = run(trawl().args(["run", "--quiet", "--config"]).arg(&bad_cfg));
     assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));

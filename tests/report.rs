@@ -34,7 +34,7 @@ fn report_renders_in_chromium_without_running_any_script() {
     let cfg = dir.path().join("hostile.toml");
     std::fs::write(
         &cfg,
-        format!("[crawl]\nseeds = [\"{}/\"]\ndelay_ms = 0\n[filter]\nmin_words = 10\n[report]\nsamples_per_reason = 10\n", web.base_url("hostile").unwrap()),
+        format!("[crawl]\nseeds = [\"{}/\"]\ndelay_ms = 0\nallow_private_addresses = true\n[filter]\nmin_words = 10\n[report]\nsamples_per_reason = 10\n", web.base_url("hostile").unwrap()),
     )
     .unwrap();
     let root = dir.path().join("run");

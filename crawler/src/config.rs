@@ -41,6 +41,12 @@ pub struct CrawlConfig {
     pub max_body_bytes: usize,
     /// Pages per WARC part (the unit of commit and of downstream shards).
     pub pages_per_part: usize,
+    /// Allow private, loopback, link-local and other non-public addresses (the SSRF guard
+    /// refuses them by default; tests and the demo web on 127.0.0.x need this).
+    pub allow_private_addresses: bool,
+    /// `"host:port" = "ip:port"` overrides, like curl's --resolve, so named hosts can be
+    /// served from chosen addresses (the guard still applies to them).
+    pub resolve: std::collections::BTreeMap<String, String>,
 }
 
 impl Default for CrawlConfig {
@@ -64,11 +70,23 @@ impl Default for CrawlConfig {
             timeout_secs: 30,
             max_body_bytes: 10 * 1024 * 1024,
             pages_per_part: 1000,
+            allow_private_addresses: false,
+            resolve: std::collections::BTreeMap::new(),
         }
     }
 }
 
 impl CrawlConfig {
+    /// The SSRF guard this config asks for.
+    pub fn guard(&self) -> crate::guard::Guard {
+        let resolve = self
+            .resolve
+            .iter()
+            .filter_map(|(k, v)| Some((k.rsplit_once(':')?.0.to_ascii_lowercase(), v.parse().ok()?)))
+            .collect();
+        crate::guard::Guard { allow_private: self.allow_private_addresses, resolve }
+    }
+
     /// Checks values; returns the offending key and reason.
     pub fn validate(&self) -> Result<(), (String, String)> {
         let bad = |k: &str, r: String| Err((format!("crawl.{k}"), r));
@@ -96,6 +114,14 @@ impl CrawlConfig {
         }
         if self.timeout_secs == 0 {
             return bad("timeout_secs", "must be at least 1".into());
+        }
+        for (k, v) in &self.resolve {
+            if k.rsplit_once(':').is_none_or(|(h, p)| h.is_empty() || p.parse::<u16>().is_err()) {
+                return bad("resolve", format!("`{k}` must be host:port"));
+            }
+            if v.parse::<std::net::SocketAddr>().is_err() {
+                return bad("resolve", format!("`{v}` (for `{k}`) must be ip:port"));
+            }
         }
         if self.max_crawl_delay_secs.is_nan() || self.max_crawl_delay_secs < 0.0 {
             return bad("max_crawl_delay_secs", "must be a non-negative number".into());

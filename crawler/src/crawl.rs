@@ -80,6 +80,7 @@ pub struct Crawler {
     cfg: CrawlConfig,
     fetcher: Fetcher,
     robots: RobotsCache,
+    guard: Arc<crate::guard::Guard>,
 }
 
 enum Plan {
@@ -115,9 +116,14 @@ impl Crawler {
     /// A crawler for this configuration.
     pub fn new(cfg: CrawlConfig) -> Result<Crawler, CrawlError> {
         cfg.validate().map_err(|(k, r)| CrawlError::Config(format!("{k}: {r}")))?;
-        let fetcher = Fetcher::new(&cfg.user_agent, Duration::from_secs(cfg.timeout_secs), cfg.max_body_bytes, 5).map_err(CrawlError::Config)?;
-        let robots = RobotsCache::new(fetcher.clone(), &cfg.crawl_token, &cfg.training_token);
-        Ok(Crawler { cfg, fetcher, robots })
+        let guard = Arc::new(cfg.guard());
+        let timeout = Duration::from_secs(cfg.timeout_secs);
+        // pages: redirects are followed by the crawler, re-checking robots and the guard;
+        // robots.txt: up to 5 redirects (RFC 9309 2.3.1.2), each hop checked by the guard
+        let fetcher = Fetcher::new(&cfg.user_agent, timeout, cfg.max_body_bytes, 0, guard.clone()).map_err(CrawlError::Config)?;
+        let robots_fetcher = Fetcher::new(&cfg.user_agent, timeout, cfg.max_body_bytes, 5, guard.clone()).map_err(CrawlError::Config)?;
+        let robots = RobotsCache::new(robots_fetcher, &cfg.crawl_token, &cfg.training_token);
+        Ok(Crawler { cfg, fetcher, robots, guard })
     }
 
     fn in_scope(&self, u: &Url) -> bool {
@@ -194,7 +200,7 @@ impl Crawler {
             // robots.txt for every authority of the level, fetched concurrently
             let mut auths: BTreeMap<String, Url> = BTreeMap::new();
             for (u, in_scope) in &plans {
-                if *in_scope && !replay.contains_key(u.as_str()) {
+                if *in_scope && !replay.contains_key(u.as_str()) && self.guard.check_url(u).is_ok() {
                     auths.entry(authority(u)).or_insert_with(|| u.clone());
                 }
             }
@@ -215,6 +221,10 @@ impl Crawler {
                     to_fetch += 1;
                     *per_host.entry(host).or_default() += 1;
                     decided.push((u, Ok(Plan::Replay(Box::new(page.clone())))));
+                    continue;
+                }
+                if let Err(e) = self.guard.check_url(&u) {
+                    decided.push((u, Err((reasons::PRIVATE_ADDRESS, Some(e)))));
                     continue;
                 }
                 let d = self.robots.decide(&u).await;
@@ -249,6 +259,9 @@ impl Crawler {
                 let delay_ms = self.cfg.delay_ms;
                 let progress = progress.clone();
                 let counter = counter.clone();
+                let robots = self.robots.clone();
+                let guard = self.guard.clone();
+                let strip = self.cfg.strip_query_params.clone();
                 tasks.push(tokio::spawn(async move {
                     let _permit = sem.acquire().await.expect("semaphore open");
                     for (u, d) in urls {
@@ -256,7 +269,7 @@ impl Crawler {
                         if let Some(w) = wait {
                             tokio::time::sleep(w).await;
                         }
-                        let r = fetcher.get(u.as_str(), None).await;
+                        let r = fetch_following(&fetcher, &robots, &guard, &strip, &u).await;
                         let gap = Duration::from_millis(delay_ms).max(Duration::from_secs_f32(d.crawl_delay.unwrap_or(0.0).max(0.0)));
                         slots.lock().await.insert(host.clone(), Instant::now() + gap);
                         results.lock().await.insert(u.to_string(), r);
@@ -385,6 +398,37 @@ impl Crawler {
         let part = CrawlPart { index: buf.index, warc: file, pages: buf.pages, stats: buf.stats, replayed };
         ctx.tx.send(part).await.map_err(|_| CrawlError::Closed)
     }
+}
+
+/// Fetches a page, following up to 5 redirects itself: every hop is canonicalised and
+/// checked against the SSRF guard and robots.txt (crawl token) before it is requested, and a
+/// loop ends the chain. The result's `final_url` is the last URL requested.
+async fn fetch_following(fetcher: &Fetcher, robots: &RobotsCache, guard: &crate::guard::Guard, strip: &[String], start: &Url) -> Result<Fetched, FetchFail> {
+    let mut url = start.clone();
+    let mut seen = BTreeSet::from([url.to_string()]);
+    for hop in 0..=5 {
+        let f = fetcher.get(url.as_str(), None).await?;
+        let location = f.headers.iter().find(|(k, _)| k == "location").map(|(_, v)| v.clone());
+        let Some(loc) = location.filter(|_| (300..400).contains(&f.status)) else {
+            return Ok(f);
+        };
+        let Some(next) = canonicalize(&loc, Some(&url), strip) else {
+            return Ok(f); // not an http(s) target: keep the redirect response itself
+        };
+        if hop == 5 {
+            break;
+        }
+        if !seen.insert(next.to_string()) {
+            return Err(FetchFail { reason: reasons::REDIRECTS, detail: format!("redirect loop at {next}") });
+        }
+        guard.check_url(&next).map_err(|detail| FetchFail { reason: reasons::PRIVATE_ADDRESS, detail })?;
+        let d = robots.decide(&next).await;
+        if !d.crawl_allowed {
+            return Err(FetchFail { reason: reasons::REDIRECT_DISALLOWED, detail: format!("{url} redirects to {next}, which robots.txt disallows") });
+        }
+        url = next;
+    }
+    Err(FetchFail { reason: reasons::REDIRECTS, detail: format!("more than 5 redirects from {start}") })
 }
 
 struct Ctx<'a> {

@@ -1,3 +1,4 @@
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -32,15 +33,35 @@ pub(crate) struct Fetcher {
 }
 
 impl Fetcher {
-    pub fn new(user_agent: &str, timeout: Duration, max_body: usize, max_redirects: usize) -> Result<Fetcher, String> {
-        let client = reqwest::Client::builder()
+    /// A client whose every connection goes through the guard. `max_redirects` = 0: no
+    /// redirect is followed (the crawler follows page redirects itself, re-checking robots
+    /// and the guard per hop); otherwise up to that many, each hop checked by the guard.
+    pub fn new(user_agent: &str, timeout: Duration, max_body: usize, max_redirects: usize, guard: Arc<crate::guard::Guard>) -> Result<Fetcher, String> {
+        let policy = if max_redirects == 0 {
+            reqwest::redirect::Policy::none()
+        } else {
+            let g = guard.clone();
+            reqwest::redirect::Policy::custom(move |attempt| {
+                if attempt.previous().len() > max_redirects {
+                    return attempt.error("too many redirects");
+                }
+                match g.check_url(attempt.url()) {
+                    Ok(()) => attempt.follow(),
+                    Err(e) => attempt.error(e),
+                }
+            })
+        };
+        let mut b = reqwest::Client::builder()
             .user_agent(user_agent)
             .timeout(timeout)
             .connect_timeout(timeout.min(Duration::from_secs(10)))
-            .redirect(reqwest::redirect::Policy::limited(max_redirects))
-            .pool_max_idle_per_host(2)
-            .build()
-            .map_err(|e| e.to_string())?;
+            .redirect(policy)
+            .pool_max_idle_per_host(1)
+            .dns_resolver(Arc::new(crate::guard::GuardResolver(guard.clone())));
+        for (host, addr) in &guard.resolve {
+            b = b.resolve(host, *addr);
+        }
+        let client = b.build().map_err(|e| e.to_string())?;
         Ok(Fetcher { client, max_body })
     }
 
@@ -82,13 +103,6 @@ impl Fetcher {
 }
 
 fn classify(e: reqwest::Error) -> FetchFail {
-    let reason = if e.is_timeout() {
-        reasons::TIMEOUT
-    } else if e.is_redirect() {
-        reasons::REDIRECTS
-    } else {
-        reasons::FETCH_ERROR
-    };
     let mut detail = e.to_string();
     let mut src = std::error::Error::source(&e);
     while let Some(s) = src {
@@ -96,5 +110,14 @@ fn classify(e: reqwest::Error) -> FetchFail {
         detail.push_str(&s.to_string());
         src = s.source();
     }
+    let reason = if detail.contains("ssrf guard") || detail.contains("non-public address") {
+        reasons::PRIVATE_ADDRESS
+    } else if e.is_timeout() {
+        reasons::TIMEOUT
+    } else if e.is_redirect() {
+        reasons::REDIRECTS
+    } else {
+        reasons::FETCH_ERROR
+    };
     FetchFail { reason, detail }
 }

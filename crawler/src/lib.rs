@@ -24,6 +24,7 @@ mod canon;
 mod config;
 mod crawl;
 mod fetch;
+pub mod guard;
 mod robots;
 
 pub use canon::canonicalize;
@@ -52,4 +53,8 @@ pub mod reasons {
     pub const TOO_LARGE: DropReason = DropReason::new("too_large");
     /// Too many redirects or a redirect loop.
     pub const REDIRECTS: DropReason = DropReason::new("too_many_redirects");
+    /// The URL (or a redirect) leads to a private, loopback or otherwise non-public address.
+    pub const PRIVATE_ADDRESS: DropReason = DropReason::new("private_address");
+    /// A redirect leads to a URL robots.txt disallows.
+    pub const REDIRECT_DISALLOWED: DropReason = DropReason::new("redirect_robots_disallowed");
 }
