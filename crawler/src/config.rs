@@ -41,6 +41,14 @@ pub struct CrawlConfig {
     pub max_body_bytes: usize,
     /// Pages per WARC part (the unit of commit and of downstream shards).
     pub pages_per_part: usize,
+    /// Retries of a page answered 429 or 503 (after `Retry-After`, or an exponential backoff
+    /// from `delay_ms`).
+    pub max_retries: u32,
+    /// Longest wait for one retry, seconds (a longer Retry-After drops the page instead).
+    pub max_backoff_secs: u64,
+    /// After this many consecutive failures (5xx, 429, timeouts, connection errors) the rest
+    /// of a host's URLs are skipped for this crawl.
+    pub host_error_budget: u32,
     /// Allow private, loopback, link-local and other non-public addresses (the SSRF guard
     /// refuses them by default; tests and the demo web on 127.0.0.x need this).
     pub allow_private_addresses: bool,
@@ -70,6 +78,9 @@ impl Default for CrawlConfig {
             timeout_secs: 30,
             max_body_bytes: 10 * 1024 * 1024,
             pages_per_part: 1000,
+            max_retries: 3,
+            max_backoff_secs: 120,
+            host_error_budget: 10,
             allow_private_addresses: false,
             resolve: std::collections::BTreeMap::new(),
         }

@@ -262,16 +262,51 @@ impl Crawler {
                 let robots = self.robots.clone();
                 let guard = self.guard.clone();
                 let strip = self.cfg.strip_query_params.clone();
+                let (max_retries, max_backoff, budget) = (self.cfg.max_retries, Duration::from_secs(self.cfg.max_backoff_secs), self.cfg.host_error_budget);
                 tasks.push(tokio::spawn(async move {
                     let _permit = sem.acquire().await.expect("semaphore open");
+                    let mut failures = 0u32;
                     for (u, d) in urls {
-                        let wait = slots.lock().await.get(&host).map(|t| t.saturating_duration_since(Instant::now()));
-                        if let Some(w) = wait {
-                            tokio::time::sleep(w).await;
+                        if budget > 0 && failures >= budget {
+                            let fail = FetchFail { reason: reasons::HOST_ERROR_BUDGET, detail: format!("{failures} consecutive failures on this host") };
+                            results.lock().await.insert(u.to_string(), Err(fail));
+                            continue;
                         }
-                        let r = fetch_following(&fetcher, &robots, &guard, &strip, &u).await;
                         let gap = Duration::from_millis(delay_ms).max(Duration::from_secs_f32(d.crawl_delay.unwrap_or(0.0).max(0.0)));
-                        slots.lock().await.insert(host.clone(), Instant::now() + gap);
+                        let mut attempt = 0u32;
+                        let r = loop {
+                            let wait = slots.lock().await.get(&host).map(|t| t.saturating_duration_since(Instant::now()));
+                            if let Some(w) = wait {
+                                tokio::time::sleep(w).await;
+                            }
+                            let r = fetch_following(&fetcher, &robots, &guard, &strip, &u).await;
+                            let mut next_gap = gap;
+                            let overloaded = matches!(&r, Ok(f) if f.status == 429 || f.status == 503);
+                            if overloaded {
+                                // Retry-After (seconds or an HTTP date), else exponential backoff
+                                let f = r.as_ref().expect("checked");
+                                let asked = f.headers.iter().find(|(k, _)| k == "retry-after").and_then(|(_, v)| retry_after(v));
+                                let backoff = asked.unwrap_or_else(|| gap.max(Duration::from_millis(500)) * 2u32.pow(attempt.min(6)));
+                                if attempt < max_retries && backoff <= max_backoff {
+                                    slots.lock().await.insert(host.clone(), Instant::now() + backoff.max(gap));
+                                    attempt += 1;
+                                    continue;
+                                }
+                                next_gap = gap.max(backoff.min(max_backoff));
+                            }
+                            slots.lock().await.insert(host.clone(), Instant::now() + next_gap);
+                            break if overloaded {
+                                let status = r.as_ref().map(|f| f.status).unwrap_or(0);
+                                Err(FetchFail { reason: reasons::OVERLOADED, detail: format!("status {status} after {attempt} retries") })
+                            } else {
+                                r
+                            };
+                        };
+                        let failed = match &r {
+                            Ok(f) => f.status >= 500,
+                            Err(e) => e.reason != reasons::TOO_LARGE && e.reason != reasons::REDIRECT_DISALLOWED && e.reason != reasons::REDIRECTS,
+                        };
+                        failures = if failed { failures + 1 } else { 0 };
                         results.lock().await.insert(u.to_string(), r);
                         let n = counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
                         if let Some(p) = &progress {
@@ -398,6 +433,16 @@ impl Crawler {
         let part = CrawlPart { index: buf.index, warc: file, pages: buf.pages, stats: buf.stats, replayed };
         ctx.tx.send(part).await.map_err(|_| CrawlError::Closed)
     }
+}
+
+/// A Retry-After value: delay-seconds or an HTTP date.
+fn retry_after(v: &str) -> Option<Duration> {
+    let v = v.trim();
+    if let Ok(secs) = v.parse::<u64>() {
+        return Some(Duration::from_secs(secs));
+    }
+    let t = httpdate::parse_http_date(v).ok()?;
+    Some(t.duration_since(std::time::SystemTime::now()).unwrap_or(Duration::ZERO))
 }
 
 /// Fetches a page, following up to 5 redirects itself: every hop is canonicalised and

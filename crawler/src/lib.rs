@@ -55,6 +55,10 @@ pub mod reasons {
     pub const REDIRECTS: DropReason = DropReason::new("too_many_redirects");
     /// The URL (or a redirect) leads to a private, loopback or otherwise non-public address.
     pub const PRIVATE_ADDRESS: DropReason = DropReason::new("private_address");
+    /// The host failed too often in a row; its remaining URLs are skipped.
+    pub const HOST_ERROR_BUDGET: DropReason = DropReason::new("host_error_budget");
+    /// Still 429/503 after the allowed retries (or a Retry-After beyond the cap).
+    pub const OVERLOADED: DropReason = DropReason::new("server_overloaded");
     /// A redirect leads to a URL robots.txt disallows.
     pub const REDIRECT_DISALLOWED: DropReason = DropReason::new("redirect_robots_disallowed");
 }

@@ -232,3 +232,42 @@ async fn ssrf_guard_redirect_rules_and_resolve_overrides() {
     let (_, dropped) = crawl_cfg(cfg).await;
     assert_eq!(dropped.get("private_address"), Some(&1));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn retry_after_and_host_error_budget() {
+    use std::time::Duration;
+    use trawl_testweb::{Response, Site};
+    let busy = Site::new("busy")
+        .route("/robots.txt", Response::text("User-agent: *\nCrawl-delay: 0.2\n"))
+        .route("/", Response::html("<a href=\"/busy\">b</a><a href=\"/gone\">g</a>"))
+        .route_seq("/busy", vec![Response::status(503).header("Retry-After", "1"), Response::status(429).header("Retry-After", "1"), Response::html("<p>finally</p>")])
+        .route("/gone", Response::status(503).header("Retry-After", "3600"));
+    let mut failing = Site::new("failing").route("/robots.txt", Response::status(404));
+    let mut links = String::new();
+    for i in 0..12 {
+        links.push_str(&format!("<a href=\"/e{i}\">e</a>"));
+        failing = failing.route(&format!("/e{i}"), Response::status(500));
+    }
+    failing = failing.route("/", Response::html(links));
+    let web = TestWeb::start(vec![busy, failing]).await.unwrap();
+    let seeds = vec![format!("{}/", web.base_url("busy").unwrap()), format!("{}/", web.base_url("failing").unwrap())];
+    let cfg = CrawlConfig { seeds, delay_ms: 0, allow_private_addresses: true, host_error_budget: 5, max_backoff_secs: 10, ..Default::default() };
+    let (parts, dropped) = crawl_cfg(cfg).await;
+    let pages: Vec<_> = parts.iter().flat_map(|p| p.pages.iter()).collect();
+    let b = pages.iter().find(|p| p.url.ends_with("/busy")).expect("busy page fetched after retries");
+    assert_eq!(b.status, 200);
+    // Retry-After honoured: the retries came at least 1 s after each refusal
+    let times: Vec<_> = web.request_times().into_iter().filter(|(_, p, _)| p == "/busy").map(|(_, _, t)| t).collect();
+    assert_eq!(times.len(), 3);
+    assert!(times[1] - times[0] >= Duration::from_millis(950) && times[2] - times[1] >= Duration::from_millis(950), "{times:?}");
+    // Crawl-delay honoured between ordinary requests of a host
+    let root_then_busy: Vec<_> = web.request_times().into_iter().filter(|(h, p, _)| h == &web.base_url("busy").unwrap().replace("http://", "") && p != "/robots.txt").map(|(_, _, t)| t).collect();
+    for w in root_then_busy.windows(2) {
+        assert!(w[1] - w[0] >= Duration::from_millis(190), "requests to one host closer than Crawl-delay");
+    }
+    assert_eq!(dropped.get("server_overloaded"), Some(&1), "a Retry-After of an hour is beyond the cap: {dropped:?}");
+    // 5 consecutive 500s exhaust the budget; the other 7 URLs are not requested
+    assert_eq!(dropped.get("host_error_budget"), Some(&7), "{dropped:?}");
+    let failing_requests = web.requests().iter().filter(|(_, p)| p.starts_with("/e")).count();
+    assert_eq!(failing_requests, 5);
+}

@@ -96,6 +96,8 @@ pub struct Site {
     pub routes: BTreeMap<String, Response>,
     /// Delay added to every response of this site.
     pub delay: Duration,
+    /// Paths answered by a sequence of responses, one per request (the last repeats).
+    pub sequences: BTreeMap<String, Vec<Response>>,
 }
 
 impl Site {
@@ -109,12 +111,21 @@ impl Site {
         self.routes.insert(path.into(), r);
         self
     }
+
+    /// Adds a route answering request `i` with `responses[i]` (the last one repeats), e.g.
+    /// two 503s with Retry-After, then the page.
+    pub fn route_seq(mut self, path: &str, responses: Vec<Response>) -> Site {
+        self.sequences.insert(path.into(), responses);
+        self
+    }
 }
 
 struct Shared {
     sites: Vec<Site>,
     bases: BTreeMap<String, String>,
     log: Mutex<Vec<(String, String)>>,
+    times: Mutex<Vec<(String, String, std::time::Instant)>>,
+    counters: Mutex<BTreeMap<(usize, String), usize>>,
 }
 
 /// A running test web. Dropping it stops every listener.
@@ -162,7 +173,7 @@ impl TestWeb {
             listeners.push(l);
         }
         let bases = addrs.iter().map(|(n, a)| (n.clone(), format!("http://{a}"))).collect();
-        let shared = Arc::new(Shared { sites, bases, log: Mutex::new(Vec::new()) });
+        let shared = Arc::new(Shared { sites, bases, log: Mutex::new(Vec::new()), times: Mutex::new(Vec::new()), counters: Mutex::new(BTreeMap::new()) });
         let (stop, stop_rx) = watch::channel(false);
         for (i, l) in listeners.into_iter().enumerate() {
             let shared = shared.clone();
@@ -197,6 +208,11 @@ impl TestWeb {
     /// Every request served so far as `(host:port, path)`.
     pub fn requests(&self) -> Vec<(String, String)> {
         self.shared.log.lock().expect("log lock").clone()
+    }
+
+    /// Every request with the instant it arrived (for politeness timing tests).
+    pub fn request_times(&self) -> Vec<(String, String, std::time::Instant)> {
+        self.shared.times.lock().expect("log lock").clone()
     }
 
     /// Stops serving.
@@ -245,11 +261,20 @@ async fn serve_conn(shared: Arc<Shared>, site: usize, mut sock: TcpStream, mut s
         let target = parts.next().unwrap_or("/").to_string();
         let close = lines.any(|l| l.to_ascii_lowercase().starts_with("connection:") && l.to_ascii_lowercase().contains("close"));
         shared.log.lock().expect("log lock").push((host.clone(), target.clone()));
+        shared.times.lock().expect("log lock").push((host.clone(), target.clone(), std::time::Instant::now()));
         let s = &shared.sites[site];
         let path_only = target.split('?').next().unwrap_or("/");
-        let resp = s.routes.get(&target).or_else(|| s.routes.get(path_only)).cloned().unwrap_or_else(|| {
-            Response::with_type(404, "text/html", b"<html><body><h1>Not found</h1></body></html>".to_vec())
-        });
+        let resp = if let Some(seq) = s.sequences.get(&target).or_else(|| s.sequences.get(path_only)) {
+            let mut c = shared.counters.lock().expect("counter lock");
+            let n = c.entry((site, target.clone())).or_insert(0);
+            let r = seq[(*n).min(seq.len() - 1)].clone();
+            *n += 1;
+            r
+        } else {
+            s.routes.get(&target).or_else(|| s.routes.get(path_only)).cloned().unwrap_or_else(|| {
+                Response::with_type(404, "text/html", b"<html><body><h1>Not found</h1></body></html>".to_vec())
+            })
+        };
         let delay = s.delay + resp.delay;
         if !delay.is_zero() {
             tokio::time::sleep(delay).await;
