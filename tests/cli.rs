@@ -40,6 +40,12 @@ fn demo_run_writes_shards_manifest_and_report() {
         assert!(report.contains(reason), "report lacks {reason}");
     }
     assert!(!report.contains("<script"), "report must not carry scripts");
+    // page-level opt-outs (X-Robots-Tag noai, meta noindex) and the training token are dropped
+    let opt_outs: u64 = std::fs::read_dir(dir.path().join("stats/filter")).unwrap().map(|e| {
+        let v: serde_json::Value = serde_json::from_slice(&std::fs::read(e.unwrap().path()).unwrap()).unwrap();
+        v["stages"]["consent"]["dropped"]["training_opt_out"].as_u64().unwrap_or(0)
+    }).sum();
+    assert_eq!(opt_outs, 3, "robots training token, X-Robots-Tag noai, meta noindex");
     // consent travels into the manifest
     assert!(m.shards.iter().flat_map(|s| &s.docs).all(|d| d.consent.training_allowed == Some(true) && d.consent.fetch_time.is_some()));
     // a rerun finds everything done and changes nothing

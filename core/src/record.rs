@@ -105,6 +105,16 @@ pub struct Consent {
     pub noai: bool,
     /// `noimageai` in X-Robots-Tag or `<meta name="robots">`.
     pub noimageai: bool,
+    /// `noindex` or `none` in X-Robots-Tag or `<meta name="robots">` (whether that forbids
+    /// training use is the filter's `respect_noindex` setting).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub noindex: bool,
+    /// When the robots.txt that decided was fetched (RFC 3339).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub robots_fetched: Option<String>,
+    /// XXH3-64 of that robots.txt body, hex (which version of the file decided).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub robots_digest: Option<String>,
     /// When the page was fetched (RFC 3339).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fetch_time: Option<String>,

@@ -387,6 +387,9 @@ impl Crawler {
             robots_status: d.status,
             noai: has_directive(&xrt, "noai"),
             noimageai: has_directive(&xrt, "noimageai") || has_directive(&xrt, "noai"),
+            noindex: has_directive(&xrt, "noindex") || has_directive(&xrt, "none"),
+            robots_fetched: Some(d.fetched.clone()).filter(|s| !s.is_empty()),
+            robots_digest: Some(d.digest.clone()).filter(|s| !s.is_empty()),
             fetch_time: Some(fetch_time.clone()),
         };
         FetchedPage {

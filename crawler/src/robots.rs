@@ -25,6 +25,10 @@ pub struct RobotsDecision {
     pub status: Option<u16>,
     /// robots.txt was unreachable (5xx, 429, network error): everything disallowed.
     pub unreachable: bool,
+    /// When it was fetched (RFC 3339).
+    pub fetched: String,
+    /// XXH3-64 of the body, hex (empty when there was no body).
+    pub digest: String,
 }
 
 enum Rules {
@@ -37,6 +41,8 @@ struct Entry {
     rules: Rules,
     status: Option<u16>,
     url: String,
+    fetched: String,
+    digest: String,
 }
 
 /// Prepares a robots.txt body for the parser: every `user-agent` value is read up to its
@@ -189,21 +195,27 @@ impl RobotsCache {
             return e.clone();
         }
         let robots_url = format!("{}://{}/robots.txt", u.scheme(), u.host_str().unwrap_or("").to_string() + &u.port().map(|p| format!(":{p}")).unwrap_or_default());
-        let entry = Arc::new(match self.fetcher.get(&robots_url, Some(MAX_ROBOTS_BYTES)).await {
+        let fetched = trawl_core::time::rfc3339(trawl_core::time::record_now());
+        let result = self.fetcher.get(&robots_url, Some(MAX_ROBOTS_BYTES)).await;
+        let digest = match &result {
+            Ok(f) if (200..300).contains(&f.status) => format!("{:016x}", xxhash_rust::xxh3::xxh3_64(cut_on_line(&f.body, MAX_ROBOTS_BYTES))),
+            _ => String::new(),
+        };
+        let entry = Arc::new(match result {
             Ok(f) if (200..300).contains(&f.status) => {
                 let body = preprocess(cut_on_line(&f.body, MAX_ROBOTS_BYTES));
                 match (Robot::new(&self.crawl_token, &body), Robot::new(&self.training_token, &body)) {
-                    (Ok(c), Ok(t)) => Entry { rules: Rules::Parsed { crawl: Box::new(c), training: Box::new(t) }, status: Some(f.status), url: robots_url },
+                    (Ok(c), Ok(t)) => Entry { rules: Rules::Parsed { crawl: Box::new(c), training: Box::new(t) }, status: Some(f.status), url: robots_url, fetched, digest },
                     // An unparseable file is treated like an empty one: no rules apply.
-                    _ => Entry { rules: Rules::AllowAll, status: Some(f.status), url: robots_url },
+                    _ => Entry { rules: Rules::AllowAll, status: Some(f.status), url: robots_url, fetched, digest },
                 }
             }
-            Ok(f) if f.status == 429 || f.status >= 500 => Entry { rules: Rules::DisallowAll, status: Some(f.status), url: robots_url },
-            Ok(f) if (400..500).contains(&f.status) => Entry { rules: Rules::AllowAll, status: Some(f.status), url: robots_url },
-            Ok(f) => Entry { rules: Rules::DisallowAll, status: Some(f.status), url: robots_url },
+            Ok(f) if f.status == 429 || f.status >= 500 => Entry { rules: Rules::DisallowAll, status: Some(f.status), url: robots_url, fetched, digest },
+            Ok(f) if (400..500).contains(&f.status) => Entry { rules: Rules::AllowAll, status: Some(f.status), url: robots_url, fetched, digest },
+            Ok(f) => Entry { rules: Rules::DisallowAll, status: Some(f.status), url: robots_url, fetched, digest },
             Err(e) => {
                 tracing::debug!(url = %robots_url, error = %e.detail, "robots.txt unreachable");
-                Entry { rules: Rules::DisallowAll, status: None, url: robots_url }
+                Entry { rules: Rules::DisallowAll, status: None, url: robots_url, fetched, digest }
             }
         });
         map.insert(key, entry.clone());
@@ -221,7 +233,7 @@ impl RobotsCache {
                 (crawl.allowed(s), training.allowed(s), crawl.delay, false)
             }
         };
-        RobotsDecision { crawl_allowed, training_allowed, crawl_delay, robots_url: e.url.clone(), status: e.status, unreachable }
+        RobotsDecision { crawl_allowed, training_allowed, crawl_delay, robots_url: e.url.clone(), status: e.status, unreachable, fetched: e.fetched.clone(), digest: e.digest.clone() }
     }
 }
 

@@ -11,6 +11,7 @@ pub(crate) struct Extracted {
     pub html_lang: Option<String>,
     pub noai: bool,
     pub noimageai: bool,
+    pub noindex: bool,
 }
 
 /// Elements that never hold main content.
@@ -40,7 +41,7 @@ pub(crate) fn extract(html: &str, base_url: &str, keep_images: bool) -> Extracte
         doc.select(&sel).next().and_then(|m| m.value().attr("content")).map(collapse)
     });
     let html_lang = doc.root_element().value().attr("lang").map(|l| l.trim().to_ascii_lowercase()).filter(|l| !l.is_empty());
-    let (mut noai, mut noimageai) = (false, false);
+    let (mut noai, mut noimageai, mut noindex) = (false, false, false);
     let meta_sel = Selector::parse("meta[name][content]").expect("static selector");
     for m in doc.select(&meta_sel) {
         let name = m.value().attr("name").unwrap_or("").to_ascii_lowercase();
@@ -49,6 +50,7 @@ pub(crate) fn extract(html: &str, base_url: &str, keep_images: bool) -> Extracte
             let toks: Vec<&str> = c.split([',', ' ']).map(str::trim).collect();
             noai |= toks.contains(&"noai");
             noimageai |= toks.contains(&"noimageai");
+            noindex |= toks.contains(&"noindex") || toks.contains(&"none");
         }
     }
 
@@ -63,7 +65,7 @@ pub(crate) fn extract(html: &str, base_url: &str, keep_images: bool) -> Extracte
     for im in &mut images {
         im.offset = im.offset.min(len);
     }
-    Extracted { text, images, title, html_lang, noai, noimageai }
+    Extracted { text, images, title, html_lang, noai, noimageai, noindex }
 }
 
 fn first_text(doc: &Html, sel: &str) -> Option<String> {

@@ -93,10 +93,11 @@ impl Extractor {
             (Some(dom), true) => self.extract_html(url, dom.as_bytes(), Some("utf-8"))?,
             _ => self.extract_html(url, &page.body, charset::from_content_type(ct))?,
         };
-        let (noai, noimageai) = (doc.consent.noai, doc.consent.noimageai);
+        let (noai, noimageai, noindex) = (doc.consent.noai, doc.consent.noimageai, doc.consent.noindex);
         doc.consent = page.consent.clone();
         doc.consent.noai |= noai;
         doc.consent.noimageai |= noimageai;
+        doc.consent.noindex |= noindex;
         doc.meta.fetch_time = Some(page.fetch_time.clone()).filter(|t| !t.is_empty());
         if let Some(w) = &page.warc {
             doc.meta.source = Some(format!("{}@{}", w.file, w.offset));
@@ -122,6 +123,7 @@ impl Extractor {
         }
         doc.consent.noai = out.noai;
         doc.consent.noimageai = out.noimageai || out.noai;
+        doc.consent.noindex = out.noindex;
         Ok(doc)
     }
 }

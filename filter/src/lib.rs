@@ -48,6 +48,8 @@ pub struct FilterConfig {
     pub min_words: usize,
     /// Drop documents whose consent record forbids training use.
     pub respect_training_opt_out: bool,
+    /// Also treat `noindex`/`none` (X-Robots-Tag or meta robots) as an opt-out.
+    pub respect_noindex: bool,
     /// Files of URLs, URL prefixes (`https://x/a/*`) and domains whose documents are
     /// dropped as `blocklisted`. The run root's `takedown/urls.txt` is always honoured too.
     pub blocklists: Vec<String>,
@@ -55,7 +57,7 @@ pub struct FilterConfig {
 
 impl Default for FilterConfig {
     fn default() -> Self {
-        FilterConfig { enabled: true, languages: Vec::new(), min_lang_confidence: 0.0, min_words: 50, respect_training_opt_out: true, blocklists: Vec::new() }
+        FilterConfig { enabled: true, languages: Vec::new(), min_lang_confidence: 0.0, min_words: 50, respect_training_opt_out: true, respect_noindex: true, blocklists: Vec::new() }
     }
 }
 
@@ -101,7 +103,7 @@ impl FilterConfig {
         }
         v.push(Stage::Map(Box::new(Annotate)));
         if self.respect_training_opt_out {
-            v.push(Stage::Filter(Box::new(ConsentFilter)));
+            v.push(Stage::Filter(Box::new(ConsentFilter { respect_noindex: self.respect_noindex })));
         }
         v.push(Stage::Filter(Box::new(LanguageFilter { languages: self.languages.clone(), min_confidence: self.min_lang_confidence })));
         v.push(Stage::Filter(Box::new(MinWords { min: self.min_words })));
@@ -165,7 +167,10 @@ impl Filter for Blocklisted {
 
 /// Drops documents whose consent forbids training use.
 #[derive(Debug)]
-pub struct ConsentFilter;
+pub struct ConsentFilter {
+    /// `noindex`/`none` count as an opt-out too.
+    pub respect_noindex: bool,
+}
 
 impl Filter for ConsentFilter {
     fn name(&self) -> &'static str {
@@ -173,7 +178,7 @@ impl Filter for ConsentFilter {
     }
 
     fn filter(&self, doc: &Document) -> Verdict {
-        if doc.consent.permits_training() {
+        if doc.consent.permits_training() && !(self.respect_noindex && doc.consent.noindex) {
             Verdict::Keep
         } else {
             Verdict::Drop(reasons::TRAINING_OPT_OUT)
@@ -275,9 +280,13 @@ mod tests {
         no.consent.training_allowed = Some(false);
         let mut noai = annotated(EN);
         noai.consent.noai = true;
-        let (kept, stats) = check_stage(Stage::Filter(Box::new(ConsentFilter)), vec![no, noai, annotated(FR)]);
+        let mut noindex = annotated(EN);
+        noindex.consent.noindex = true;
+        let (kept, stats) = check_stage(Stage::Filter(Box::new(ConsentFilter { respect_noindex: true })), vec![no, noai, noindex.clone(), annotated(FR)]);
         assert_eq!(kept.len(), 1);
-        assert_eq!(stats.stage("consent").unwrap().dropped["training_opt_out"], 2);
+        assert_eq!(stats.stage("consent").unwrap().dropped["training_opt_out"], 3);
+        let (kept, _) = check_stage(Stage::Filter(Box::new(ConsentFilter { respect_noindex: false })), vec![noindex]);
+        assert_eq!(kept.len(), 1, "noindex alone is not an opt-out when respect_noindex is off");
     }
 
     #[test]

@@ -4,8 +4,8 @@
 //!
 //! | site   | what it exercises |
 //! |--------|-------------------|
-//! | news   | English articles with navigation, footer and figures; `/private/` disallowed for all; `/no-train/` disallowed for the training token |
-//! | blog   | French and German posts; one post copies a news article verbatim (exact dedup) |
+//! | news   | English articles with navigation, footer and figures; `/private/` disallowed for all; `/no-train/` disallowed for the training token; one article sends `X-Robots-Tag: noai` |
+//! | blog   | French and German posts (one with `<meta name="robots" content="noindex">`); one post copies a news article verbatim (exact dedup) |
 //! | wiki   | Spanish and English pages with lists and tables, a redirect, a 404 and a slow page |
 //! | shop   | `Disallow: /` for everyone: nothing may be fetched |
 //! | broken | robots.txt answers 503: the whole host is treated as disallowed |
@@ -112,7 +112,12 @@ pub fn sites() -> Vec<Site> {
     news = news.route("/", Response::html(layout("news", "Coastal news", &index)));
     for i in 0..6 {
         let (t, b) = article(i);
-        news = news.route(&format!("/articles/{i}.html"), Response::html(layout("news", &t, &b)));
+        let mut page = Response::html(layout("news", &t, &b));
+        if i == 5 {
+            // a page-level opt-out sent as a header
+            page = page.header("X-Robots-Tag", "noai");
+        }
+        news = news.route(&format!("/articles/{i}.html"), page);
         news = news.route(&format!("/img/photo{i}.png"), Response::with_type(200, "image/png", png(i as u8 * 40, 96, 64)));
     }
     news = news
@@ -125,7 +130,7 @@ pub fn sites() -> Vec<Site> {
     blog = blog
         .route("/", Response::html(layout("blog", "A blog in many languages", blog_index)))
         .route("/fr/village.html", Response::html(layout("blog", "Le village", &paras(&[FR[0], FR[1]])).replace("lang=\"en\"", "lang=\"fr\"")))
-        .route("/fr/recherche.html", Response::html(layout("blog", "La recherche", &paras(&[FR[2], FR[3]])).replace("lang=\"en\"", "lang=\"fr\"")))
+        .route("/fr/recherche.html", Response::html(layout("blog", "La recherche", &paras(&[FR[2], FR[3]])).replace("lang=\"en\"", "lang=\"fr\"").replace("<meta charset=\"utf-8\">", "<meta charset=\"utf-8\"><meta name=\"robots\" content=\"noindex, follow\">")))
         .route("/de/stadt.html", Response::html(layout("blog", "Die Stadt", &paras(&[DE[0], DE[1]])).replace("lang=\"en\"", "lang=\"de\"")))
         .route("/de/verein.html", Response::html(layout("blog", "Der Verein", &paras(&[DE[2], DE[3]])).replace("lang=\"en\"", "lang=\"de\"")));
     // A verbatim copy of a news article: the exact-dedup stage must drop one of the two.
