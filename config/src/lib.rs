@@ -128,6 +128,29 @@ mod tests {
     }
 
     #[test]
+    fn commented_default_lists_every_key() {
+        let v: toml::Value = toml::from_str(&PipelineConfig::default().to_toml()).unwrap();
+        let mut missing = Vec::new();
+        fn walk(prefix: &str, v: &toml::Value, missing: &mut Vec<String>) {
+            if let toml::Value::Table(t) = v {
+                for (k, x) in t {
+                    let path = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+                    if x.is_table() && !matches!(k.as_str(), "resolve") {
+                        walk(&path, x, missing);
+                    } else if !DEFAULT_TOML.lines().any(|l| {
+                        let l = l.trim_start_matches(['#', ' ']);
+                        l.starts_with(&format!("{k} =")) || l.starts_with(&format!("{k}="))
+                    }) {
+                        missing.push(path);
+                    }
+                }
+            }
+        }
+        walk("", &v, &mut missing);
+        assert!(missing.is_empty(), "keys without an entry in examples/default.toml: {missing:?}");
+    }
+
+    #[test]
     fn every_example_is_valid() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
         let mut n = 0;

@@ -55,6 +55,9 @@ pub struct CrawlConfig {
     /// `"host:port" = "ip:port"` overrides, like curl's --resolve, so named hosts can be
     /// served from chosen addresses (the guard still applies to them).
     pub resolve: std::collections::BTreeMap<String, String>,
+    /// Local directory of the crawl journal (RocksDB; every fetch outcome, so a killed crawl
+    /// never fetches a URL twice). Default: under ~/.cache/trawl, keyed by the run root.
+    pub state_dir: Option<String>,
 }
 
 impl Default for CrawlConfig {
@@ -83,6 +86,7 @@ impl Default for CrawlConfig {
             host_error_budget: 10,
             allow_private_addresses: false,
             resolve: std::collections::BTreeMap::new(),
+            state_dir: None,
         }
     }
 }

@@ -171,6 +171,8 @@ impl Crawler {
             tracing::info!(parts = committed.len(), "resuming crawl after committed parts");
         }
         let replay: HashMap<String, FetchedPage> = committed.iter().flat_map(|(ps, _)| ps.iter().map(|p| (p.url.clone(), p.clone()))).collect();
+        let journal_dir = self.cfg.state_dir.as_ref().map(std::path::PathBuf::from).unwrap_or_else(|| crate::journal::default_dir(root.url()));
+        let journal = Arc::new(crate::journal::Journal::open(&journal_dir).map_err(CrawlError::Config)?);
         let committed_urls: Vec<Vec<String>> = committed.iter().map(|(ps, _)| ps.iter().map(|p| p.url.clone()).collect()).collect();
         let committed_stats: Vec<RunStats> = committed.into_iter().map(|(_, m)| m.stats).collect();
 
@@ -223,6 +225,20 @@ impl Crawler {
                     decided.push((u, Ok(Plan::Replay(Box::new(page.clone())))));
                     continue;
                 }
+                // fetched (or failed) before an interruption: never fetch a URL twice
+                match journal.get(u.as_str()) {
+                    Some(Ok(page)) => {
+                        to_fetch += 1;
+                        *per_host.entry(host).or_default() += 1;
+                        decided.push((u, Ok(Plan::Replay(Box::new(page)))));
+                        continue;
+                    }
+                    Some(Err(fail)) => {
+                        decided.push((u, Err((fail.reason, Some(fail.detail)))));
+                        continue;
+                    }
+                    None => {}
+                }
                 if let Err(e) = self.guard.check_url(&u) {
                     decided.push((u, Err((reasons::PRIVATE_ADDRESS, Some(e)))));
                     continue;
@@ -248,7 +264,7 @@ impl Crawler {
                 }
             }
             let sem = Arc::new(Semaphore::new(self.cfg.concurrency));
-            let results: Arc<Mutex<HashMap<String, Result<Fetched, FetchFail>>>> = Default::default();
+            let results: Arc<Mutex<HashMap<String, crate::journal::Outcome>>> = Default::default();
             let counter = Arc::new(std::sync::atomic::AtomicU64::new(fetched_total as u64));
             let mut tasks = Vec::new();
             for (host, urls) in by_host {
@@ -263,13 +279,16 @@ impl Crawler {
                 let guard = self.guard.clone();
                 let strip = self.cfg.strip_query_params.clone();
                 let (max_retries, max_backoff, budget) = (self.cfg.max_retries, Duration::from_secs(self.cfg.max_backoff_secs), self.cfg.host_error_budget);
+                let journal = journal.clone();
+                let tokens = (self.cfg.crawl_token.clone(), self.cfg.training_token.clone());
                 tasks.push(tokio::spawn(async move {
                     let _permit = sem.acquire().await.expect("semaphore open");
                     let mut failures = 0u32;
                     for (u, d) in urls {
                         if budget > 0 && failures >= budget {
-                            let fail = FetchFail { reason: reasons::HOST_ERROR_BUDGET, detail: format!("{failures} consecutive failures on this host") };
-                            results.lock().await.insert(u.to_string(), Err(fail));
+                            let fail: crate::journal::Outcome = Err(FetchFail { reason: reasons::HOST_ERROR_BUDGET, detail: format!("{failures} consecutive failures on this host") });
+                            journal.put(u.as_str(), &fail);
+                            results.lock().await.insert(u.to_string(), fail);
                             continue;
                         }
                         let gap = Duration::from_millis(delay_ms).max(Duration::from_secs_f32(d.crawl_delay.unwrap_or(0.0).max(0.0)));
@@ -307,7 +326,9 @@ impl Crawler {
                             Err(e) => e.reason != reasons::TOO_LARGE && e.reason != reasons::REDIRECT_DISALLOWED && e.reason != reasons::REDIRECTS,
                         };
                         failures = if failed { failures + 1 } else { 0 };
-                        results.lock().await.insert(u.to_string(), r);
+                        let outcome = r.map(|f| make_page(&tokens.0, &tokens.1, u.as_str(), f, &d, depth));
+                        journal.put(u.as_str(), &outcome);
+                        results.lock().await.insert(u.to_string(), outcome);
                         let n = counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
                         if let Some(p) = &progress {
                             p(n);
@@ -328,8 +349,8 @@ impl Crawler {
                         continue;
                     }
                     Ok(Plan::Replay(page)) => *page,
-                    Ok(Plan::Fetch(d)) => match results.remove(u.as_str()) {
-                        Some(Ok(f)) => self.page_from(u.as_str(), f, &d, depth),
+                    Ok(Plan::Fetch(_)) => match results.remove(u.as_str()) {
+                        Some(Ok(page)) => page,
                         Some(Err(fail)) => {
                             buf.exclude(u.as_str(), fail.reason, Some(fail.detail));
                             continue;
@@ -369,41 +390,11 @@ impl Crawler {
         }
         let state = CrawlState { complete: true, parts: parts_done };
         root.put("crawl/state.json", serde_json::to_vec_pretty(&state).expect("state").into()).await?;
-        Ok(state)
-    }
-
-    fn page_from(&self, url: &str, f: Fetched, d: &RobotsDecision, depth: u32) -> FetchedPage {
-        let fetch_time = trawl_core::time::rfc3339(trawl_core::time::record_now());
-        let xrt: String = f.headers.iter().filter(|(k, _)| k == "x-robots-tag").map(|(_, v)| v.to_ascii_lowercase()).collect::<Vec<_>>().join(",");
-        let consent = Consent {
-            basis: ConsentBasis::Robots,
-            crawl_token: Some(self.cfg.crawl_token.clone()),
-            crawl_allowed: Some(d.crawl_allowed),
-            crawl_rule: None,
-            training_token: Some(self.cfg.training_token.clone()),
-            training_allowed: Some(d.training_allowed),
-            training_rule: None,
-            robots_url: Some(d.robots_url.clone()),
-            robots_status: d.status,
-            noai: has_directive(&xrt, "noai"),
-            noimageai: has_directive(&xrt, "noimageai") || has_directive(&xrt, "noai"),
-            noindex: has_directive(&xrt, "noindex") || has_directive(&xrt, "none"),
-            robots_fetched: Some(d.fetched.clone()).filter(|s| !s.is_empty()),
-            robots_digest: Some(d.digest.clone()).filter(|s| !s.is_empty()),
-            fetch_time: Some(fetch_time.clone()),
-        };
-        FetchedPage {
-            url: url.to_string(),
-            final_url: f.final_url,
-            fetch_time,
-            status: f.status,
-            headers: f.headers,
-            body: f.body,
-            rendered: None,
-            warc: None,
-            consent,
-            depth,
+        // every outcome is in committed WARC parts now
+        if let Ok(j) = Arc::try_unwrap(journal) {
+            j.destroy();
         }
+        Ok(state)
     }
 
     async fn flush(&self, ctx: &Ctx<'_>, mut buf: PartBuf) -> Result<(), CrawlError> {
@@ -435,6 +426,41 @@ impl Crawler {
         }
         let part = CrawlPart { index: buf.index, warc: file, pages: buf.pages, stats: buf.stats, replayed };
         ctx.tx.send(part).await.map_err(|_| CrawlError::Closed)
+    }
+}
+
+/// The fetched page with its consent record.
+fn make_page(crawl_token: &str, training_token: &str, url: &str, f: Fetched, d: &RobotsDecision, depth: u32) -> FetchedPage {
+    let fetch_time = trawl_core::time::rfc3339(trawl_core::time::record_now());
+    let xrt: String = f.headers.iter().filter(|(k, _)| k == "x-robots-tag").map(|(_, v)| v.to_ascii_lowercase()).collect::<Vec<_>>().join(",");
+    let consent = Consent {
+        basis: ConsentBasis::Robots,
+        crawl_token: Some(crawl_token.to_string()),
+        crawl_allowed: Some(d.crawl_allowed),
+        crawl_rule: None,
+        training_token: Some(training_token.to_string()),
+        training_allowed: Some(d.training_allowed),
+        training_rule: None,
+        robots_url: Some(d.robots_url.clone()),
+        robots_status: d.status,
+        noai: has_directive(&xrt, "noai"),
+        noimageai: has_directive(&xrt, "noimageai") || has_directive(&xrt, "noai"),
+        noindex: has_directive(&xrt, "noindex") || has_directive(&xrt, "none"),
+        robots_fetched: Some(d.fetched.clone()).filter(|s| !s.is_empty()),
+        robots_digest: Some(d.digest.clone()).filter(|s| !s.is_empty()),
+        fetch_time: Some(fetch_time.clone()),
+    };
+    FetchedPage {
+        url: url.to_string(),
+        final_url: f.final_url,
+        fetch_time,
+        status: f.status,
+        headers: f.headers,
+        body: f.body,
+        rendered: None,
+        warc: None,
+        consent,
+        depth,
     }
 }
 

@@ -25,6 +25,7 @@ mod config;
 mod crawl;
 mod fetch;
 pub mod guard;
+mod journal;
 mod robots;
 
 pub use canon::canonicalize;
@@ -35,6 +36,13 @@ pub use robots::{allowed as robots_allowed, escape_pattern, match_path, preproce
 /// Drop reasons of the crawl stage.
 pub mod reasons {
     use trawl_core::DropReason;
+
+    /// A reason by its name (for the crawl journal).
+    pub fn by_name(name: &str) -> Option<DropReason> {
+        [ROBOTS_DISALLOWED, ROBOTS_UNREACHABLE, CRAWL_DELAY_TOO_HIGH, OUT_OF_SCOPE, BUDGET, FETCH_ERROR, TIMEOUT, TOO_LARGE, REDIRECTS, PRIVATE_ADDRESS, HOST_ERROR_BUDGET, OVERLOADED, REDIRECT_DISALLOWED]
+            .into_iter()
+            .find(|r| r.as_str() == name)
+    }
     /// robots.txt disallows the crawl token.
     pub const ROBOTS_DISALLOWED: DropReason = DropReason::new("robots_disallowed");
     /// robots.txt could not be fetched (5xx, 429, network): RFC 9309 says assume disallow.

@@ -1,0 +1,90 @@
+//! The crawl journal (RocksDB, local disk): every fetch outcome is recorded the moment it is
+//! known, so a crawl killed at any point resumes without fetching any URL twice. Committed
+//! WARC parts are replayed from storage; outcomes after the last commit come from here.
+
+use std::path::{Path, PathBuf};
+
+use rocksdb::{Options, DB};
+use trawl_core::FetchedPage;
+
+use crate::fetch::FetchFail;
+
+/// A recorded outcome: the page, or why there is none.
+pub(crate) type Outcome = Result<FetchedPage, FetchFail>;
+
+pub(crate) struct Journal {
+    db: DB,
+    path: PathBuf,
+}
+
+impl std::fmt::Debug for Journal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Journal({})", self.path.display())
+    }
+}
+
+/// Where the journal of a run root lives: `state_dir` if set, else under
+/// `$TRAWL_CACHE` (default `~/.cache/trawl`) keyed by the run root's URL.
+pub fn default_dir(root_url: &str) -> PathBuf {
+    let cache = std::env::var("TRAWL_CACHE").map(PathBuf::from).unwrap_or_else(|_| PathBuf::from(std::env::var("HOME").unwrap_or_else(|_| "/tmp".into())).join(".cache/trawl"));
+    cache.join("crawl-journal").join(format!("{:016x}", xxhash_rust::xxh3::xxh3_64(root_url.as_bytes())))
+}
+
+impl Journal {
+    pub(crate) fn open(dir: &Path) -> Result<Journal, String> {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let mut opts = Options::default();
+        opts.create_if_missing(true);
+        let db = DB::open(&opts, dir).map_err(|e| format!("cannot open the crawl journal at {}: {e}", dir.display()))?;
+        Ok(Journal { db, path: dir.to_path_buf() })
+    }
+
+    pub(crate) fn get(&self, url: &str) -> Option<Outcome> {
+        let v = self.db.get(url.as_bytes()).ok()??;
+        match v.first()? {
+            b'P' => {
+                let n = u32::from_le_bytes(v.get(1..5)?.try_into().ok()?) as usize;
+                let mut page: FetchedPage = serde_json::from_slice(v.get(5..5 + n)?).ok()?;
+                page.body = v.get(5 + n..)?.to_vec();
+                Some(Ok(page))
+            }
+            b'F' => {
+                let (reason, detail): (String, String) = serde_json::from_slice(&v[1..]).ok()?;
+                Some(Err(FetchFail { reason: crate::reasons::by_name(&reason)?, detail }))
+            }
+            _ => None,
+        }
+    }
+
+    /// Records an outcome durably (the write is synced before the crawl goes on).
+    pub(crate) fn put(&self, url: &str, o: &Outcome) {
+        let mut v = Vec::new();
+        match o {
+            Ok(p) => {
+                let meta = serde_json::to_vec(p).expect("page metadata serialises");
+                v.push(b'P');
+                v.extend_from_slice(&(meta.len() as u32).to_le_bytes());
+                v.extend_from_slice(&meta);
+                v.extend_from_slice(&p.body);
+            }
+            Err(f) => {
+                v.push(b'F');
+                v.extend_from_slice(&serde_json::to_vec(&(f.reason.as_str(), &f.detail)).expect("json"));
+            }
+        }
+        let mut wo = rocksdb::WriteOptions::default();
+        wo.set_sync(true);
+        // losing the journal only costs refetches; a crawl must not stop for it
+        if let Err(e) = self.db.put_opt(url.as_bytes(), v, &wo) {
+            tracing::warn!(error = %e, "crawl journal write failed");
+        }
+    }
+
+    /// Removes the journal (the crawl is complete and committed).
+    pub(crate) fn destroy(self) {
+        let path = self.path.clone();
+        drop(self.db);
+        let _ = DB::destroy(&Options::default(), &path);
+        let _ = std::fs::remove_dir_all(&path);
+    }
+}
