@@ -55,6 +55,11 @@ pub struct CrawlConfig {
     /// `"host:port" = "ip:port"` overrides, like curl's --resolve, so named hosts can be
     /// served from chosen addresses (the guard still applies to them).
     pub resolve: std::collections::BTreeMap<String, String>,
+    /// Use the seeds' sitemaps (`Sitemap:` lines of robots.txt, else `/sitemap.xml`; index
+    /// files and gzip followed) as further seeds.
+    pub sitemaps: bool,
+    /// At most this many URLs taken from sitemaps per crawl.
+    pub max_sitemap_urls: usize,
     /// Local directory of the crawl journal (RocksDB; every fetch outcome, so a killed crawl
     /// never fetches a URL twice). Default: under ~/.cache/trawl, keyed by the run root.
     pub state_dir: Option<String>,
@@ -87,6 +92,8 @@ impl Default for CrawlConfig {
             allow_private_addresses: false,
             resolve: std::collections::BTreeMap::new(),
             state_dir: None,
+            sitemaps: true,
+            max_sitemap_urls: 50_000,
         }
     }
 }

@@ -186,6 +186,14 @@ impl Crawler {
                 }
             }
         }
+        if self.cfg.sitemaps {
+            let mut extra: Vec<Url> = self.sitemap_urls(&level, &journal).await.into_iter().filter(|u| seen.insert(u.to_string())).collect();
+            extra.truncate(self.cfg.max_sitemap_urls);
+            if !extra.is_empty() {
+                tracing::info!(urls = extra.len(), "seeds from sitemaps");
+            }
+            level.extend(extra);
+        }
         let mut fetched_total = 0usize;
         let mut per_host: HashMap<String, usize> = HashMap::new();
         let next_slot: Arc<Mutex<HashMap<String, Instant>>> = Default::default();
@@ -395,6 +403,67 @@ impl Crawler {
             j.destroy();
         }
         Ok(state)
+    }
+
+    /// Page URLs from the sitemaps of the seeds' hosts (robots.txt `Sitemap:` lines, else
+    /// `/sitemap.xml`), following index files two levels deep; every sitemap fetch goes
+    /// through the guard and robots.txt and is journaled, so a resumed crawl sees the same.
+    async fn sitemap_urls(&self, seeds: &[Url], journal: &crate::journal::Journal) -> Vec<Url> {
+        let mut out: BTreeSet<String> = BTreeSet::new();
+        let mut hosts: BTreeMap<String, Url> = BTreeMap::new();
+        for s in seeds {
+            hosts.entry(authority(s)).or_insert_with(|| s.clone());
+        }
+        let mut fetched = 0usize;
+        for seed in hosts.values() {
+            if self.guard.check_url(seed).is_err() || !self.robots.decide(seed).await.crawl_allowed {
+                continue;
+            }
+            let mut queue: Vec<String> = self.robots.sitemaps(seed).await;
+            if queue.is_empty() {
+                if let Ok(u) = seed.join("/sitemap.xml") {
+                    queue.push(u.to_string());
+                }
+            }
+            for _level in 0..3 {
+                let mut next = Vec::new();
+                for sm in std::mem::take(&mut queue) {
+                    let Some(u) = canonicalize(&sm, None, &[]) else { continue };
+                    let decision = self.robots.decide(&u).await;
+                    if fetched >= 100 || out.len() >= self.cfg.max_sitemap_urls || self.guard.check_url(&u).is_err() || !decision.crawl_allowed {
+                        continue;
+                    }
+                    let key = format!("sitemap:{u}");
+                    let outcome = match journal.get(&key) {
+                        Some(o) => o,
+                        None => {
+                            fetched += 1;
+                            let o = self.fetcher.get(u.as_str(), None).await.map(|f| FetchedPage { url: u.to_string(), status: f.status, body: f.body, ..Default::default() });
+                            journal.put(&key, &o);
+                            // the same politeness as for pages before the next request
+                            let gap = Duration::from_millis(self.cfg.delay_ms).max(Duration::from_secs_f32(decision.crawl_delay.unwrap_or(0.0).clamp(0.0, self.cfg.max_crawl_delay_secs as f32)));
+                            tokio::time::sleep(gap).await;
+                            o
+                        }
+                    };
+                    let Ok(page) = outcome else { continue };
+                    if !(200..300).contains(&page.status) {
+                        continue;
+                    }
+                    let parsed = crate::sitemap::parse(&page.body, self.cfg.max_body_bytes);
+                    next.extend(parsed.sitemaps);
+                    for p in parsed.urls {
+                        if let Some(pu) = canonicalize(&p, None, &self.cfg.strip_query_params) {
+                            if self.in_scope(&pu) {
+                                out.insert(pu.to_string());
+                            }
+                        }
+                    }
+                }
+                queue = next;
+            }
+        }
+        out.into_iter().filter_map(|s| Url::parse(&s).ok()).collect()
     }
 
     async fn flush(&self, ctx: &Ctx<'_>, mut buf: PartBuf) -> Result<(), CrawlError> {

@@ -27,6 +27,7 @@ mod fetch;
 pub mod guard;
 mod journal;
 mod robots;
+mod sitemap;
 
 pub use canon::canonicalize;
 pub use config::{CrawlConfig, RenderConfig, RenderMode};

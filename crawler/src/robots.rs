@@ -222,6 +222,14 @@ impl RobotsCache {
         entry
     }
 
+    /// The `Sitemap:` URLs of the robots.txt of a URL's authority.
+    pub async fn sitemaps(&self, u: &Url) -> Vec<String> {
+        match &self.entry(u).await.rules {
+            Rules::Parsed { crawl, .. } => crawl.sitemaps.clone(),
+            _ => Vec::new(),
+        }
+    }
+
     /// The decision for a URL (fetching robots.txt on first use of its authority).
     pub async fn decide(&self, u: &Url) -> RobotsDecision {
         let e = self.entry(u).await;

@@ -44,6 +44,7 @@ async fn crawls_demo_web_obeying_robots() {
     assert_eq!(opinion.consent.training_allowed, Some(false));
     assert_eq!(opinion.consent.crawl_allowed, Some(true));
     assert!(opinion.consent.robots_fetched.is_some() && opinion.consent.robots_digest.as_ref().is_some_and(|d| d.len() == 16));
+    assert!(pages.iter().any(|p| p.url.ends_with("/archive/harbour-history.html")), "a page listed only in the sitemap is crawled");
     let a5 = pages.iter().find(|p| p.url.ends_with("/articles/5.html")).unwrap();
     assert!(a5.consent.noai && a5.consent.noimageai, "X-Robots-Tag: noai is recorded");
     assert!(!pages.iter().find(|p| p.url.ends_with("/articles/4.html")).unwrap().consent.noai);

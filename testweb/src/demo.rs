@@ -101,8 +101,18 @@ fn article(i: usize) -> (String, String) {
 pub fn sites() -> Vec<Site> {
     let mut news = Site::new("news").route(
         "/robots.txt",
-        Response::text("User-agent: *\nDisallow: /private/\n\nUser-agent: trawl-extended\nDisallow: /no-train/\n"),
+        Response::text("User-agent: *\nDisallow: /private/\n\nUser-agent: trawl-extended\nDisallow: /no-train/\n\nSitemap: {{site:news}}/sitemap_index.xml\n"),
     );
+    // a sitemap index pointing to a gzip sitemap, which lists a page no link leads to
+    let mut urlset = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?><urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">");
+    for i in 0..6 {
+        urlset.push_str(&format!("<url><loc>{{{{site:news}}}}/articles/{i}.html</loc></url>"));
+    }
+    urlset.push_str("<url><loc>{{site:news}}/archive/harbour-history.html</loc></url></urlset>");
+    news = news
+        .route("/sitemap_index.xml", Response::with_type(200, "application/xml", b"<?xml version=\"1.0\"?><sitemapindex><sitemap><loc>{{site:news}}/sitemaps/articles.xml</loc></sitemap></sitemapindex>".to_vec()))
+        .route("/sitemaps/articles.xml", Response::with_type(200, "application/xml", urlset.into_bytes()))
+        .route("/archive/harbour-history.html", Response::html(layout("news", "From the archive: the harbour", &paras(&[EN[6], EN[1]]))));
     let mut index = String::from("<p>Today's reports from the coast.</p><ul>");
     for i in 0..6 {
         index.push_str(&format!("<li><a href=\"/articles/{i}.html\">Town report {}</a></li>", i + 1));
