@@ -135,7 +135,7 @@ mod tests {
             if let toml::Value::Table(t) = v {
                 for (k, x) in t {
                     let path = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
-                    if x.is_table() && !matches!(k.as_str(), "resolve") {
+                    if x.is_table() && !matches!(k.as_str(), "resolve" | "path_weights") {
                         walk(&path, x, missing);
                     } else if !DEFAULT_TOML.lines().any(|l| {
                         let l = l.trim_start_matches(['#', ' ']);

@@ -60,6 +60,8 @@ pub struct CrawlConfig {
     pub sitemaps: bool,
     /// At most this many URLs taken from sitemaps per crawl.
     pub max_sitemap_urls: usize,
+    /// How URLs are ordered within each crawl depth (what the page budget keeps).
+    pub priority: PriorityConfig,
     /// Local directory of the crawl journal (RocksDB; every fetch outcome, so a killed crawl
     /// never fetches a URL twice). Default: under ~/.cache/trawl, keyed by the run root.
     pub state_dir: Option<String>,
@@ -94,6 +96,7 @@ impl Default for CrawlConfig {
             state_dir: None,
             sitemaps: true,
             max_sitemap_urls: 50_000,
+            priority: PriorityConfig::default(),
         }
     }
 }
@@ -131,6 +134,9 @@ impl CrawlConfig {
         if self.concurrency == 0 {
             return bad("concurrency", "must be at least 1".into());
         }
+        if !(self.priority.max_host_share > 0.0 && self.priority.max_host_share <= 1.0) {
+            return bad("priority.max_host_share", format!("{} must be in (0, 1]", self.priority.max_host_share));
+        }
         if self.pages_per_part == 0 {
             return bad("pages_per_part", "must be at least 1".into());
         }
@@ -149,6 +155,44 @@ impl CrawlConfig {
             return bad("max_crawl_delay_secs", "must be a non-negative number".into());
         }
         Ok(())
+    }
+}
+
+/// `[crawl.priority]`: the frontier score of a URL is the sum of the weights of the path
+/// patterns it contains, `query_param_weight` per query parameter (faceted search), and
+/// `language_weight` times the fraction of its host's pages already fetched that whatlang
+/// finds in `target_languages`. Within a depth, URLs are taken round-robin across hosts in
+/// score order (diversity), and no host gets more than `max_host_share` of `max_pages`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PriorityConfig {
+    /// Substring of the lowercased path and query -> weight.
+    pub path_weights: std::collections::BTreeMap<String, f64>,
+    /// Weight per query parameter.
+    pub query_param_weight: f64,
+    /// ISO 639-3 languages the crawl wants more of (empty: language is not used).
+    pub target_languages: Vec<String>,
+    /// Weight of the host's fraction of target-language pages.
+    pub language_weight: f64,
+    /// No host gets more than this fraction of `max_pages`.
+    pub max_host_share: f64,
+}
+
+impl Default for PriorityConfig {
+    fn default() -> Self {
+        let w: &[(&str, f64)] = &[
+            ("/login", -5.0), ("/signin", -5.0), ("/register", -5.0), ("/cart", -5.0), ("/checkout", -5.0), ("/wp-admin", -5.0), ("/wp-json", -5.0),
+            ("/search", -3.0), ("/calendar", -3.0), ("/share", -3.0), ("/tag/", -2.0), ("/tags/", -2.0), ("/print/", -2.0), ("/feed", -2.0),
+            ("/category/", -1.0), ("sort=", -1.0), ("filter=", -1.0), ("replytocom=", -3.0),
+            ("/article", 1.0), ("/news/", 0.5), ("/blog/", 0.5), ("/wiki/", 0.5), ("/docs/", 0.5),
+        ];
+        PriorityConfig {
+            path_weights: w.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+            query_param_weight: -0.5,
+            target_languages: Vec::new(),
+            language_weight: 2.0,
+            max_host_share: 0.25,
+        }
     }
 }
 

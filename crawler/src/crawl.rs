@@ -196,6 +196,8 @@ impl Crawler {
         }
         let mut fetched_total = 0usize;
         let mut per_host: HashMap<String, usize> = HashMap::new();
+        let host_cap = self.cfg.max_pages_per_host.min(((self.cfg.max_pages as f64 * self.cfg.priority.max_host_share).ceil() as usize).max(1));
+        let mut host_langs: HashMap<String, (u32, u32)> = HashMap::new();
         let next_slot: Arc<Mutex<HashMap<String, Instant>>> = Default::default();
         let mut buf = PartBuf::new(0);
         let mut parts_done = 0usize;
@@ -203,7 +205,7 @@ impl Crawler {
 
         let mut depth = 0u32;
         while !level.is_empty() {
-            level.sort_by(|a, b| a.as_str().cmp(b.as_str()));
+            level = self.prioritise(level, &host_langs);
             // 1. decide, in order
             let plans: Vec<(Url, bool)> = level.iter().map(|u| (u.clone(), self.in_scope(u))).collect();
             let mut to_fetch = 0usize;
@@ -223,7 +225,7 @@ impl Crawler {
                 }
                 let host = authority(&u);
                 let host_count = per_host.get(&host).copied().unwrap_or(0);
-                if fetched_total + to_fetch >= self.cfg.max_pages || host_count >= self.cfg.max_pages_per_host {
+                if fetched_total + to_fetch >= self.cfg.max_pages || host_count >= host_cap {
                     decided.push((u, Err((reasons::BUDGET, None))));
                     continue;
                 }
@@ -370,6 +372,13 @@ impl Crawler {
                     },
                 };
                 fetched_total += 1;
+                if !self.cfg.priority.target_languages.is_empty() && (200..300).contains(&page.status) {
+                    let e = host_langs.entry(authority(&u)).or_default();
+                    e.1 += 1;
+                    if page_lang(&page).is_some_and(|l| self.cfg.priority.target_languages.iter().any(|t| t == l)) {
+                        e.0 += 1;
+                    }
+                }
                 if depth < self.cfg.max_depth {
                     for link in links(&page, strip) {
                         if seen.insert(link.to_string()) {
@@ -403,6 +412,39 @@ impl Crawler {
             j.destroy();
         }
         Ok(state)
+    }
+
+    /// The frontier score of a URL (see [`crate::PriorityConfig`]).
+    fn score(&self, u: &Url, host_langs: &HashMap<String, (u32, u32)>) -> f64 {
+        let p = &self.cfg.priority;
+        let target = format!("{}{}", u.path(), u.query().map(|q| format!("?{q}")).unwrap_or_default()).to_ascii_lowercase();
+        let mut s: f64 = p.path_weights.iter().filter(|(k, _)| target.contains(k.as_str())).map(|(_, w)| *w).sum();
+        s += p.query_param_weight * u.query_pairs().count() as f64;
+        if !p.target_languages.is_empty() {
+            if let Some((t, n)) = host_langs.get(&authority(u)) {
+                if *n > 0 {
+                    s += p.language_weight * (*t as f64 / *n as f64);
+                }
+            }
+        }
+        s
+    }
+
+    /// Orders one depth of the frontier: best score first within each host, hosts taken
+    /// round-robin (so one big site cannot fill the budget), ties broken by URL.
+    fn prioritise(&self, level: Vec<Url>, host_langs: &HashMap<String, (u32, u32)>) -> Vec<Url> {
+        let mut by_host: BTreeMap<String, Vec<(f64, Url)>> = BTreeMap::new();
+        for u in level {
+            let s = self.score(&u, host_langs);
+            by_host.entry(authority(&u)).or_default().push((s, u));
+        }
+        let mut ranked: Vec<(usize, f64, Url)> = Vec::new();
+        for (_, mut v) in by_host {
+            v.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap_or(std::cmp::Ordering::Equal).then_with(|| a.1.as_str().cmp(b.1.as_str())));
+            ranked.extend(v.into_iter().enumerate().map(|(r, (s, u))| (r, s, u)));
+        }
+        ranked.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal)).then_with(|| a.2.as_str().cmp(b.2.as_str())));
+        ranked.into_iter().map(|(_, _, u)| u).collect()
     }
 
     /// Page URLs from the sitemaps of the seeds' hosts (robots.txt `Sitemap:` lines, else
@@ -531,6 +573,25 @@ fn make_page(crawl_token: &str, training_token: &str, url: &str, f: Fetched, d: 
         consent,
         depth,
     }
+}
+
+/// The language of a fetched HTML page (whatlang over its text, tags stripped roughly).
+fn page_lang(page: &FetchedPage) -> Option<&'static str> {
+    let html = String::from_utf8_lossy(&page.body[..page.body.len().min(64 * 1024)]);
+    let mut text = String::with_capacity(html.len() / 2);
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => {
+                in_tag = false;
+                text.push(' ');
+            }
+            c if !in_tag => text.push(c),
+            _ => {}
+        }
+    }
+    whatlang::detect(&text).filter(|i| i.is_reliable()).map(|i| i.lang().code())
 }
 
 /// A Retry-After value: delay-seconds or an HTTP date.

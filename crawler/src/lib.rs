@@ -30,7 +30,7 @@ mod robots;
 mod sitemap;
 
 pub use canon::canonicalize;
-pub use config::{CrawlConfig, RenderConfig, RenderMode};
+pub use config::{CrawlConfig, PriorityConfig, RenderConfig, RenderMode};
 pub use crawl::{CrawlError, CrawlPart, CrawlState, Crawler};
 pub use robots::{allowed as robots_allowed, escape_pattern, match_path, preprocess as robots_preprocess, product_token, RobotsCache, RobotsDecision};
 

@@ -276,3 +276,36 @@ async fn retry_after_and_host_error_budget() {
     let failing_requests = web.requests().iter().filter(|(_, p)| p.starts_with("/e")).count();
     assert_eq!(failing_requests, 5);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn priorities_and_host_share_decide_what_the_budget_keeps() {
+    use trawl_testweb::{Response, Site};
+    let mut big = Site::new("big").route("/robots.txt", Response::status(404));
+    let mut links = String::new();
+    for i in 0..30 {
+        links.push_str(&format!("<a href=\"/tag/t{i}\">t</a><a href=\"/article/{i}\">a</a>"));
+        big = big.route(&format!("/tag/t{i}"), Response::html("<p>tag page</p>")).route(&format!("/article/{i}"), Response::html("<p>article</p>"));
+    }
+    links.push_str("<a href=\"/login?next=/\">login</a>");
+    big = big.route("/", Response::html(links));
+    let mut small = Site::new("small").route("/robots.txt", Response::status(404));
+    let mut slinks = String::new();
+    for i in 0..4 {
+        slinks.push_str(&format!("<a href=\"/p{i}\">p</a>"));
+        small = small.route(&format!("/p{i}"), Response::html("<p>small site page</p>"));
+    }
+    small = small.route("/", Response::html(slinks));
+    let web = TestWeb::start(vec![big, small]).await.unwrap();
+    let seeds = vec![format!("{}/", web.base_url("big").unwrap()), format!("{}/", web.base_url("small").unwrap())];
+    let mut cfg = CrawlConfig { seeds, delay_ms: 0, allow_private_addresses: true, max_pages: 20, sitemaps: false, ..Default::default() };
+    cfg.priority.max_host_share = 0.5;
+    let (parts, dropped) = crawl_cfg(cfg).await;
+    let urls: Vec<String> = parts.iter().flat_map(|p| p.pages.iter().map(|x| x.url.clone())).collect();
+    let big_host = web.base_url("big").unwrap();
+    let on_big = urls.iter().filter(|u| u.starts_with(&big_host)).count();
+    assert!(on_big <= 10, "max_host_share 0.5 of 20 pages: {on_big} on the big host");
+    assert_eq!(urls.iter().filter(|u| !u.starts_with(&big_host)).count(), 5, "every page of the small host fits");
+    assert!(urls.iter().filter(|u| u.contains("/article/")).count() >= 8, "articles outrank tag pages: {urls:?}");
+    assert!(!urls.iter().any(|u| u.contains("/tag/") || u.contains("/login")), "{urls:?}");
+    assert!(dropped.get("budget_exhausted").copied().unwrap_or(0) > 40);
+}
