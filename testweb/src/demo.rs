@@ -172,3 +172,28 @@ pub fn sites() -> Vec<Site> {
 pub fn seeds(web: &crate::TestWeb) -> Vec<String> {
     ["news", "wiki"].iter().filter_map(|n| web.base_url(n)).map(|b| format!("{b}/")).collect()
 }
+
+/// A generated web for benchmarks: `hosts` sites of `pages` pages, each page about 300 words
+/// with links to 8 pages of its own site and one page of the next site, robots.txt allowing
+/// everything. Page `0` of each site is its seed (`/`).
+pub fn bench_sites(hosts: usize, pages: usize) -> Vec<Site> {
+    (0..hosts)
+        .map(|h| {
+            let mut site = Site::new(&format!("h{h}")).route("/robots.txt", Response::text("User-agent: *\nAllow: /\n"));
+            for i in 0..pages {
+                let mut body = paras(&[EN[(i + h) % EN.len()], EN[(i * 3 + h + 1) % EN.len()], EN[(i * 7 + h + 2) % EN.len()]]);
+                body.push_str("<ul>");
+                for k in 1..=8 {
+                    body.push_str(&format!("<li><a href=\"/p/{}\">page {}</a></li>", (i * 8 + k) % pages, (i * 8 + k) % pages));
+                }
+                body.push_str(&format!("<li><a href=\"{{{{site:h{}}}}}/p/{i}\">next site</a></li></ul>", (h + 1) % hosts));
+                let page = Response::html(layout(&format!("h{h}"), &format!("Page {i}"), &body));
+                site = site.route(&format!("/p/{i}"), page.clone());
+                if i == 0 {
+                    site = site.route("/", page);
+                }
+            }
+            site
+        })
+        .collect()
+}
