@@ -55,6 +55,9 @@ pub struct CrawlConfig {
     /// `"host:port" = "ip:port"` overrides, like curl's --resolve, so named hosts can be
     /// served from chosen addresses (the guard still applies to them).
     pub resolve: std::collections::BTreeMap<String, String>,
+    /// A robots.txt is used for at most this long before it is fetched again (RFC 9309:
+    /// 24 hours); when the refresh fails, the cached copy stays in force.
+    pub robots_max_age_secs: u64,
     /// Use the seeds' sitemaps (`Sitemap:` lines of robots.txt, else `/sitemap.xml`; index
     /// files and gzip followed) as further seeds.
     pub sitemaps: bool,
@@ -94,6 +97,7 @@ impl Default for CrawlConfig {
             allow_private_addresses: false,
             resolve: std::collections::BTreeMap::new(),
             state_dir: None,
+            robots_max_age_secs: 86_400,
             sitemaps: true,
             max_sitemap_urls: 50_000,
             priority: PriorityConfig::default(),

@@ -122,7 +122,7 @@ impl Crawler {
         // robots.txt: up to 5 redirects (RFC 9309 2.3.1.2), each hop checked by the guard
         let fetcher = Fetcher::new(&cfg.user_agent, timeout, cfg.max_body_bytes, 0, guard.clone()).map_err(CrawlError::Config)?;
         let robots_fetcher = Fetcher::new(&cfg.user_agent, timeout, cfg.max_body_bytes, 5, guard.clone()).map_err(CrawlError::Config)?;
-        let robots = RobotsCache::new(robots_fetcher, &cfg.crawl_token, &cfg.training_token);
+        let robots = RobotsCache::new(robots_fetcher, &cfg.crawl_token, &cfg.training_token, Duration::from_secs(cfg.robots_max_age_secs));
         Ok(Crawler { cfg, fetcher, robots, guard })
     }
 

@@ -34,7 +34,7 @@ pub struct RobotsDecision {
 enum Rules {
     AllowAll,
     DisallowAll,
-    Parsed { crawl: Box<Robot>, training: Box<Robot> },
+    Parsed { crawl: Arc<Robot>, training: Arc<Robot> },
 }
 
 struct Entry {
@@ -43,6 +43,7 @@ struct Entry {
     url: String,
     fetched: String,
     digest: String,
+    at: std::time::Instant,
 }
 
 /// Prepares a robots.txt body for the parser: every `user-agent` value is read up to its
@@ -164,6 +165,7 @@ pub struct RobotsCache {
     fetcher: Fetcher,
     crawl_token: String,
     training_token: String,
+    max_age: std::time::Duration,
     entries: Arc<Mutex<HashMap<String, Arc<Entry>>>>,
 }
 
@@ -179,11 +181,12 @@ pub(crate) fn authority(u: &Url) -> String {
 }
 
 impl RobotsCache {
-    pub(crate) fn new(fetcher: Fetcher, crawl_token: &str, training_token: &str) -> Self {
+    pub(crate) fn new(fetcher: Fetcher, crawl_token: &str, training_token: &str, max_age: std::time::Duration) -> Self {
         RobotsCache {
             fetcher,
             crawl_token: crawl_token.into(),
             training_token: training_token.into(),
+            max_age,
             entries: Default::default(),
         }
     }
@@ -191,8 +194,12 @@ impl RobotsCache {
     async fn entry(&self, u: &Url) -> Arc<Entry> {
         let key = authority(u);
         let mut map = self.entries.lock().await;
-        if let Some(e) = map.get(&key) {
-            return e.clone();
+        let previous = map.get(&key).cloned();
+        if let Some(e) = &previous {
+            // RFC 9309 2.4: a cached copy is used for at most max_age (24 h by default)
+            if e.at.elapsed() < self.max_age {
+                return e.clone();
+            }
         }
         let robots_url = format!("{}://{}/robots.txt", u.scheme(), u.host_str().unwrap_or("").to_string() + &u.port().map(|p| format!(":{p}")).unwrap_or_default());
         let fetched = trawl_core::time::rfc3339(trawl_core::time::record_now());
@@ -201,23 +208,39 @@ impl RobotsCache {
             Ok(f) if (200..300).contains(&f.status) => format!("{:016x}", xxhash_rust::xxh3::xxh3_64(cut_on_line(&f.body, MAX_ROBOTS_BYTES))),
             _ => String::new(),
         };
+        let at = std::time::Instant::now();
         let entry = Arc::new(match result {
             Ok(f) if (200..300).contains(&f.status) => {
                 let body = preprocess(cut_on_line(&f.body, MAX_ROBOTS_BYTES));
                 match (Robot::new(&self.crawl_token, &body), Robot::new(&self.training_token, &body)) {
-                    (Ok(c), Ok(t)) => Entry { rules: Rules::Parsed { crawl: Box::new(c), training: Box::new(t) }, status: Some(f.status), url: robots_url, fetched, digest },
+                    (Ok(c), Ok(t)) => Entry { rules: Rules::Parsed { crawl: Arc::new(c), training: Arc::new(t) }, status: Some(f.status), url: robots_url, fetched, digest, at },
                     // An unparseable file is treated like an empty one: no rules apply.
-                    _ => Entry { rules: Rules::AllowAll, status: Some(f.status), url: robots_url, fetched, digest },
+                    _ => Entry { rules: Rules::AllowAll, status: Some(f.status), url: robots_url, fetched, digest, at },
                 }
             }
-            Ok(f) if f.status == 429 || f.status >= 500 => Entry { rules: Rules::DisallowAll, status: Some(f.status), url: robots_url, fetched, digest },
-            Ok(f) if (400..500).contains(&f.status) => Entry { rules: Rules::AllowAll, status: Some(f.status), url: robots_url, fetched, digest },
-            Ok(f) => Entry { rules: Rules::DisallowAll, status: Some(f.status), url: robots_url, fetched, digest },
+            Ok(f) if f.status == 429 || f.status >= 500 => Entry { rules: Rules::DisallowAll, status: Some(f.status), url: robots_url, fetched, digest, at },
+            Ok(f) if (400..500).contains(&f.status) => Entry { rules: Rules::AllowAll, status: Some(f.status), url: robots_url, fetched, digest, at },
+            Ok(f) => Entry { rules: Rules::DisallowAll, status: Some(f.status), url: robots_url, fetched, digest, at },
+            // more than 5 redirects: RFC 9309 2.3.1.2 allows treating it as unavailable
+            Err(e) if e.reason == crate::reasons::REDIRECTS => Entry { rules: Rules::AllowAll, status: None, url: robots_url, fetched, digest, at },
             Err(e) => {
                 tracing::debug!(url = %robots_url, error = %e.detail, "robots.txt unreachable");
-                Entry { rules: Rules::DisallowAll, status: None, url: robots_url, fetched, digest }
+                Entry { rules: Rules::DisallowAll, status: None, url: robots_url, fetched, digest, at }
             }
         });
+        // a failed refresh (unreachable) keeps the copy that was there, renewed
+        if let (Rules::DisallowAll, Some(prev)) = (&entry.rules, &previous) {
+            if entry.status.is_none_or(|s| s == 429 || s >= 500) && !matches!(prev.rules, Rules::DisallowAll) {
+                tracing::info!(url = %entry.url, "robots.txt refresh failed; keeping the cached copy");
+                let kept = Arc::new(Entry { rules: match &prev.rules {
+                    Rules::AllowAll => Rules::AllowAll,
+                    Rules::DisallowAll => Rules::DisallowAll,
+                    Rules::Parsed { crawl, training } => Rules::Parsed { crawl: crawl.clone(), training: training.clone() },
+                }, status: prev.status, url: prev.url.clone(), fetched: prev.fetched.clone(), digest: prev.digest.clone(), at });
+                map.insert(key, kept.clone());
+                return kept;
+            }
+        }
         map.insert(key, entry.clone());
         entry
     }

@@ -309,3 +309,58 @@ async fn priorities_and_host_share_decide_what_the_budget_keeps() {
     assert!(!urls.iter().any(|u| u.contains("/tag/") || u.contains("/login")), "{urls:?}");
     assert!(dropped.get("budget_exhausted").copied().unwrap_or(0) > 40);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn robots_redirects_size_limit_and_cache_rules() {
+    use std::time::Duration;
+    use trawl_testweb::{Response, Site};
+    let links = Response::html("<a href=\"/blocked\">b</a><a href=\"/ok\">o</a><a href=\"/early\">e</a><a href=\"/late\">l</a>");
+    let page = || Response::html("<p>page</p>");
+    let common = |s: Site| s.route("/", links.clone()).route("/blocked", page()).route("/ok", page()).route("/early", page()).route("/late", page());
+    // five redirects: followed, the rules apply
+    let mut five = common(Site::new("five")).route("/robots.txt", Response::redirect(301, "/r1"));
+    for i in 1..5 {
+        five = five.route(&format!("/r{i}"), Response::redirect(302, &format!("/r{}", i + 1)));
+    }
+    five = five.route("/r5", Response::text("User-agent: *\nDisallow: /blocked\n"));
+    // six redirects: robots.txt is unavailable, everything allowed
+    let mut six = common(Site::new("six")).route("/robots.txt", Response::redirect(301, "/r1"));
+    for i in 1..6 {
+        six = six.route(&format!("/r{i}"), Response::redirect(302, &format!("/r{}", i + 1)));
+    }
+    six = six.route("/r6", Response::text("User-agent: *\nDisallow: /\n"));
+    // a redirect to another host's file: its rules apply to the original host
+    let cross = common(Site::new("cross")).route("/robots.txt", Response::redirect(301, "{{site:other}}/shared-robots.txt"));
+    let other = common(Site::new("other")).route("/robots.txt", Response::status(404)).route("/shared-robots.txt", Response::text("User-agent: *\nDisallow: /blocked\n"));
+    // 500 KiB: rules after the cut are ignored
+    let mut big_body = String::from("User-agent: *\nDisallow: /early\n");
+    while big_body.len() < 520 * 1024 {
+        big_body.push_str("# padding padding padding padding padding padding padding padding padding\n");
+    }
+    big_body.push_str("Disallow: /late\n");
+    let big = common(Site::new("big")).route("/robots.txt", Response::text(big_body));
+    // the cache: after max_age the file is fetched again; a failed refresh keeps the copy
+    let cached = Site::new("cached")
+        .route_seq("/robots.txt", vec![Response::text("User-agent: *\nDisallow: /blocked\n"), Response::status(503)])
+        .route("/", links.clone().delayed(Duration::from_millis(1300)))
+        .route("/blocked", page())
+        .route("/ok", page())
+        .route("/early", page())
+        .route("/late", page());
+    let web = TestWeb::start(vec![five, six, cross, other, big, cached]).await.unwrap();
+    let seeds: Vec<String> = ["five", "six", "cross", "big", "cached"].iter().map(|n| format!("{}/", web.base_url(n).unwrap())).collect();
+    let cfg = CrawlConfig { seeds, delay_ms: 0, allow_private_addresses: true, sitemaps: false, robots_max_age_secs: 1, max_depth: 1, ..Default::default() };
+    crawl_cfg(cfg).await;
+    let got = |site: &str, path: &str| {
+        let h = web.base_url(site).unwrap().replace("http://", "");
+        web.requests().iter().any(|(host, p)| *host == h && p == path)
+    };
+    assert!(!got("five", "/blocked") && got("five", "/ok"), "five redirects followed, Disallow obeyed");
+    assert!(got("six", "/blocked"), "six redirects: unavailable, allow all");
+    assert!(!got("cross", "/blocked") && got("cross", "/ok"), "rules fetched through a cross-host redirect apply to the original host");
+    assert!(!got("other", "/blocked"), "other host not crawled (not a seed)");
+    assert!(!got("big", "/early") && got("big", "/late"), "rules beyond 500 KiB are ignored");
+    let cached_robots = web.requests().iter().filter(|(h, p)| *h == web.base_url("cached").unwrap().replace("http://", "") && p == "/robots.txt").count();
+    assert_eq!(cached_robots, 2, "fetched again after max_age");
+    assert!(!got("cached", "/blocked") && got("cached", "/ok"), "a failed refresh keeps the cached rules");
+}
