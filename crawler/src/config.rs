@@ -41,6 +41,9 @@ pub struct CrawlConfig {
     pub max_body_bytes: usize,
     /// Pages per WARC part (the unit of commit and of downstream shards).
     pub pages_per_part: usize,
+    /// A WARC part also closes once its response bodies reach this many bytes (rotation by
+    /// size; the part that reaches it keeps the page that crossed it).
+    pub max_part_bytes: u64,
     /// Retries of a page answered 429 or 503 (after `Retry-After`, or an exponential backoff
     /// from `delay_ms`).
     pub max_retries: u32,
@@ -91,6 +94,7 @@ impl Default for CrawlConfig {
             timeout_secs: 30,
             max_body_bytes: 10 * 1024 * 1024,
             pages_per_part: 1000,
+            max_part_bytes: 1 << 30,
             max_retries: 3,
             max_backoff_secs: 120,
             host_error_budget: 10,

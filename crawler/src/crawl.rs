@@ -392,7 +392,8 @@ impl Crawler {
                 st.bytes_out += page.body.len() as u64;
                 *st.counters.entry(format!("status_{}xx", page.status / 100)).or_default() += 1;
                 buf.pages.push(page);
-                if buf.pages.len() >= self.cfg.pages_per_part {
+                let part_bytes: u64 = buf.pages.iter().map(|p| p.body.len() as u64).sum();
+                if buf.pages.len() >= self.cfg.pages_per_part || part_bytes >= self.cfg.max_part_bytes {
                     let full = std::mem::replace(&mut buf, PartBuf::new(parts_done + 1));
                     self.flush(&ctx, full).await?;
                     parts_done += 1;

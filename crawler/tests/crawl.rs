@@ -61,6 +61,25 @@ async fn crawls_demo_web_obeying_robots() {
     let warcs = root.list("crawl/warc").await.unwrap();
     assert_eq!(warcs.len(), parts.len());
 
+    // rotation by size: tiny parts when bodies are capped at 4 KiB per part
+    let dir2 = tempfile::tempdir().unwrap();
+    let root2 = Storage::open(dir2.path().to_str().unwrap(), &StorageConfig::default()).unwrap();
+    let cfg = CrawlConfig { seeds: demo::seeds(&web), delay_ms: 0, pages_per_part: 1000, max_part_bytes: 4096, allow_private_addresses: true, ..Default::default() };
+    let crawler = Crawler::new(cfg).unwrap();
+    let (tx, mut rx) = tokio::sync::mpsc::channel(4);
+    let h = tokio::spawn(async move { crawler.run(&root2, tx, None).await });
+    let mut sized = Vec::new();
+    while let Some(p) = rx.recv().await {
+        sized.push(p);
+    }
+    h.await.unwrap().unwrap();
+    assert!(sized.len() > 5, "{} parts", sized.len());
+    for p in &sized[..sized.len() - 1] {
+        let bytes: usize = p.pages.iter().map(|x| x.body.len()).sum();
+        let without_last = bytes - p.pages.last().map_or(0, |x| x.body.len());
+        assert!(without_last < 4096, "a part closes as soon as it reaches the size");
+    }
+
     // a second run replays the committed parts without fetching pages again
     let before = web.requests().len();
     let again = crawl(&web, &root, 5).await;
