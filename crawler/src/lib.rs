@@ -32,7 +32,7 @@ mod sitemap;
 pub use canon::canonicalize;
 pub use config::{CrawlConfig, PriorityConfig, RenderConfig, RenderMode};
 pub use crawl::{CrawlError, CrawlPart, CrawlState, Crawler};
-pub use robots::{allowed as robots_allowed, escape_pattern, match_path, preprocess as robots_preprocess, product_token, RobotsCache, RobotsDecision};
+pub use robots::{allowed as robots_allowed, escape_pattern, match_path, matched_rule, preprocess as robots_preprocess, product_token, RobotsCache, RobotsDecision};
 
 /// Drop reasons of the crawl stage.
 pub mod reasons {

@@ -25,6 +25,10 @@ pub struct RobotsDecision {
     pub status: Option<u16>,
     /// robots.txt was unreachable (5xx, 429, network error): everything disallowed.
     pub unreachable: bool,
+    /// The rule that decided for the crawl token, with its line (`None`: no rule matched).
+    pub crawl_rule: Option<(String, usize)>,
+    /// The rule that decided for the training token, with its line.
+    pub training_rule: Option<(String, usize)>,
     /// When it was fetched (RFC 3339).
     pub fetched: String,
     /// XXH3-64 of the body, hex (empty when there was no body).
@@ -39,6 +43,7 @@ enum Rules {
 
 struct Entry {
     rules: Rules,
+    body: Arc<Vec<u8>>,
     status: Option<u16>,
     url: String,
     fetched: String,
@@ -209,23 +214,26 @@ impl RobotsCache {
             _ => String::new(),
         };
         let at = std::time::Instant::now();
+        let body = Arc::new(match &result {
+            Ok(f) if (200..300).contains(&f.status) => preprocess(cut_on_line(&f.body, MAX_ROBOTS_BYTES)),
+            _ => Vec::new(),
+        });
         let entry = Arc::new(match result {
             Ok(f) if (200..300).contains(&f.status) => {
-                let body = preprocess(cut_on_line(&f.body, MAX_ROBOTS_BYTES));
                 match (Robot::new(&self.crawl_token, &body), Robot::new(&self.training_token, &body)) {
-                    (Ok(c), Ok(t)) => Entry { rules: Rules::Parsed { crawl: Arc::new(c), training: Arc::new(t) }, status: Some(f.status), url: robots_url, fetched, digest, at },
+                    (Ok(c), Ok(t)) => Entry { rules: Rules::Parsed { crawl: Arc::new(c), training: Arc::new(t) }, status: Some(f.status), url: robots_url, fetched, digest, at, body: body.clone() },
                     // An unparseable file is treated like an empty one: no rules apply.
-                    _ => Entry { rules: Rules::AllowAll, status: Some(f.status), url: robots_url, fetched, digest, at },
+                    _ => Entry { rules: Rules::AllowAll, status: Some(f.status), url: robots_url, fetched, digest, at, body: body.clone() },
                 }
             }
-            Ok(f) if f.status == 429 || f.status >= 500 => Entry { rules: Rules::DisallowAll, status: Some(f.status), url: robots_url, fetched, digest, at },
-            Ok(f) if (400..500).contains(&f.status) => Entry { rules: Rules::AllowAll, status: Some(f.status), url: robots_url, fetched, digest, at },
-            Ok(f) => Entry { rules: Rules::DisallowAll, status: Some(f.status), url: robots_url, fetched, digest, at },
+            Ok(f) if f.status == 429 || f.status >= 500 => Entry { rules: Rules::DisallowAll, status: Some(f.status), url: robots_url, fetched, digest, at, body: body.clone() },
+            Ok(f) if (400..500).contains(&f.status) => Entry { rules: Rules::AllowAll, status: Some(f.status), url: robots_url, fetched, digest, at, body: body.clone() },
+            Ok(f) => Entry { rules: Rules::DisallowAll, status: Some(f.status), url: robots_url, fetched, digest, at, body: body.clone() },
             // more than 5 redirects: RFC 9309 2.3.1.2 allows treating it as unavailable
-            Err(e) if e.reason == crate::reasons::REDIRECTS => Entry { rules: Rules::AllowAll, status: None, url: robots_url, fetched, digest, at },
+            Err(e) if e.reason == crate::reasons::REDIRECTS => Entry { rules: Rules::AllowAll, status: None, url: robots_url, fetched, digest, at, body: body.clone() },
             Err(e) => {
                 tracing::debug!(url = %robots_url, error = %e.detail, "robots.txt unreachable");
-                Entry { rules: Rules::DisallowAll, status: None, url: robots_url, fetched, digest, at }
+                Entry { rules: Rules::DisallowAll, status: None, url: robots_url, fetched, digest, at, body: body.clone() }
             }
         });
         // a failed refresh (unreachable) keeps the copy that was there, renewed
@@ -236,7 +244,7 @@ impl RobotsCache {
                     Rules::AllowAll => Rules::AllowAll,
                     Rules::DisallowAll => Rules::DisallowAll,
                     Rules::Parsed { crawl, training } => Rules::Parsed { crawl: crawl.clone(), training: training.clone() },
-                }, status: prev.status, url: prev.url.clone(), fetched: prev.fetched.clone(), digest: prev.digest.clone(), at });
+                }, status: prev.status, url: prev.url.clone(), fetched: prev.fetched.clone(), digest: prev.digest.clone(), at, body: prev.body.clone() });
                 map.insert(key, kept.clone());
                 return kept;
             }
@@ -264,7 +272,15 @@ impl RobotsCache {
                 (crawl.allowed(s), training.allowed(s), crawl.delay, false)
             }
         };
-        RobotsDecision { crawl_allowed, training_allowed, crawl_delay, robots_url: e.url.clone(), status: e.status, unreachable, fetched: e.fetched.clone(), digest: e.digest.clone() }
+        // the explanation is recorded only where it agrees with the matcher's verdict
+        let explain = |token: &str, allowed: bool| {
+            matched_rule(&e.body, token, u.as_str()).filter(|(rule, _)| rule.to_ascii_lowercase().starts_with("allow") == allowed)
+        };
+        let (crawl_rule, training_rule) = match &e.rules {
+            Rules::Parsed { .. } => (explain(&self.crawl_token, crawl_allowed), explain(&self.training_token, training_allowed)),
+            _ => (None, None),
+        };
+        RobotsDecision { crawl_allowed, training_allowed, crawl_delay, robots_url: e.url.clone(), status: e.status, unreachable, crawl_rule, training_rule, fetched: e.fetched.clone(), digest: e.digest.clone() }
     }
 }
 
@@ -277,4 +293,86 @@ fn cut_on_line(b: &[u8], max: usize) -> &[u8] {
         Some(i) => &b[..=i],
         None => &b[..max],
     }
+}
+
+/// The rule that decides for `token` and `url` in a robots.txt, as `"Disallow: /x"` with its
+/// 1-based line number, for the consent record. `None` when no rule matches (allowed by
+/// default). Group choice and longest-match-wins follow RFC 9309 2.2.
+pub fn matched_rule(robots_txt: &[u8], token: &str, url: &str) -> Option<(String, usize)> {
+    let text = String::from_utf8_lossy(robots_txt).replace("\r\n", "\n").replace('\r', "\n");
+    let token = token.to_ascii_lowercase();
+    // groups: (agents, rules[(allow, pattern, line, original)])
+    let mut groups: Vec<(Vec<String>, Vec<(bool, String, usize, String)>)> = Vec::new();
+    let mut last_was_agent = false;
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.split('#').next().unwrap_or("").trim();
+        let Some((k, v)) = line.split_once(':') else { continue };
+        let (k, v) = (k.trim().to_ascii_lowercase(), v.trim());
+        match k.as_str() {
+            "user-agent" => {
+                let agent = v.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
+                if !last_was_agent || groups.is_empty() {
+                    groups.push((Vec::new(), Vec::new()));
+                }
+                groups.last_mut().expect("pushed").0.push(agent);
+                last_was_agent = true;
+            }
+            "allow" | "disallow" => {
+                last_was_agent = false;
+                if let Some(g) = groups.last_mut() {
+                    g.1.push((k == "allow", v.to_string(), i + 1, line.to_string()));
+                }
+            }
+            _ => last_was_agent = false,
+        }
+    }
+    let specific: Vec<&(Vec<String>, Vec<(bool, String, usize, String)>)> = groups.iter().filter(|g| g.0.iter().any(|a| *a == token)).collect();
+    let chosen: Vec<&(Vec<String>, Vec<(bool, String, usize, String)>)> = if specific.is_empty() { groups.iter().filter(|g| g.0.iter().any(|a| a == "*")).collect() } else { specific };
+    let path = escape_pattern(&match_path(url));
+    let mut best: Option<(usize, bool, String, usize)> = None;
+    for g in chosen {
+        for (allow, pattern, line, original) in &g.1 {
+            if pattern.is_empty() {
+                continue; // an empty Disallow allows everything: it matches nothing
+            }
+            let pat = escape_pattern(pattern);
+            if pattern_matches(&pat, &path) {
+                let len = pat.len();
+                let better = match &best {
+                    None => true,
+                    Some((blen, ballow, _, _)) => len > *blen || (len == *blen && *allow && !*ballow),
+                };
+                if better {
+                    best = Some((len, *allow, original.clone(), *line));
+                }
+            }
+        }
+    }
+    best.map(|(_, _, rule, line)| (rule, line))
+}
+
+/// `*` matches any run of octets, a final `$` anchors the end.
+fn pattern_matches(pattern: &str, path: &str) -> bool {
+    let (pat, anchored) = match pattern.strip_suffix('$') {
+        Some(p) => (p, true),
+        None => (pattern, false),
+    };
+    let parts: Vec<&str> = pat.split('*').collect();
+    let mut pos = 0;
+    for (i, part) in parts.iter().enumerate() {
+        if i == 0 {
+            if !path.starts_with(part) {
+                return false;
+            }
+            pos = part.len();
+        } else if i == parts.len() - 1 && anchored {
+            return path.len() >= pos + part.len() && path.ends_with(part);
+        } else {
+            match path[pos..].find(part) {
+                Some(j) => pos += j + part.len(),
+                None => return false,
+            }
+        }
+    }
+    !anchored || pos == path.len() || (parts.len() > 1 && parts.last() == Some(&""))
 }

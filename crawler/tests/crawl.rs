@@ -43,6 +43,7 @@ async fn crawls_demo_web_obeying_robots() {
     let opinion = pages.iter().find(|p| p.url.ends_with("/no-train/opinion.html")).expect("opinion page crawled");
     assert_eq!(opinion.consent.training_allowed, Some(false));
     assert_eq!(opinion.consent.crawl_allowed, Some(true));
+    assert_eq!(opinion.consent.training_rule.as_deref(), Some("Disallow: /no-train/ (line 5)"), "the deciding rule and its line are recorded");
     assert!(opinion.consent.robots_fetched.is_some() && opinion.consent.robots_digest.as_ref().is_some_and(|d| d.len() == 16));
     assert!(pages.iter().any(|p| p.url.ends_with("/archive/harbour-history.html")), "a page listed only in the sitemap is crawled");
     let a5 = pages.iter().find(|p| p.url.ends_with("/articles/5.html")).unwrap();

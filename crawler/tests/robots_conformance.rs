@@ -47,3 +47,42 @@ fn rfc9309_cases_pass() {
         assert_eq!(valid, c["valid"].as_bool().unwrap(), "token {token:?}");
     }
 }
+
+/// The rule recorded in consent agrees with the matcher on every RFC case where a rule
+/// decides, and names its line.
+#[test]
+fn matched_rule_explains_the_verdicts() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/testdata/robots/cases.json");
+    let Ok(text) = std::fs::read_to_string(path) else { return };
+    let cases: Value = serde_json::from_str(&text).unwrap();
+    let (mut explained, mut agree, mut total) = (0, 0, 0);
+    for c in cases["allow_cases"].as_array().unwrap() {
+        if c["google_only"].as_bool().unwrap_or(false) {
+            continue;
+        }
+        let robots = trawl_crawler::robots_preprocess(c["robots_txt"].as_str().unwrap().as_bytes());
+        let agent = trawl_crawler::product_token(c["user_agent"].as_str().unwrap());
+        let url = c["url"].as_str().unwrap();
+        if agent.is_empty() || !url.is_ascii() {
+            continue;
+        }
+        total += 1;
+        let verdict = trawl_crawler::robots_allowed(&robots, agent, url);
+        if let Some((rule, line)) = trawl_crawler::matched_rule(&robots, agent, url) {
+            explained += 1;
+            let allow = rule.to_ascii_lowercase().starts_with("allow");
+            if allow == verdict {
+                agree += 1;
+            }
+            assert!(line >= 1);
+        } else if verdict {
+            agree += 1; // no rule: allowed by default
+        }
+    }
+    eprintln!("matched_rule: {explained} explained, {agree}/{total} agree with the matcher");
+    assert!(agree * 100 >= total * 95, "{agree}/{total}");
+    let r = b"User-agent: *\nAllow: /a/b\nDisallow: /a\n";
+    assert_eq!(trawl_crawler::matched_rule(r, "bot", "http://x/a/c"), Some(("Disallow: /a".into(), 3)));
+    assert_eq!(trawl_crawler::matched_rule(r, "bot", "http://x/a/b/c"), Some(("Allow: /a/b".into(), 2)));
+    assert_eq!(trawl_crawler::matched_rule(r, "bot", "http://x/z"), None);
+}
