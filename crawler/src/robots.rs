@@ -295,14 +295,16 @@ fn cut_on_line(b: &[u8], max: usize) -> &[u8] {
     }
 }
 
+/// A group of a robots.txt: its user agents and its rules (allow?, pattern, line, text).
+type Group = (Vec<String>, Vec<(bool, String, usize, String)>);
+
 /// The rule that decides for `token` and `url` in a robots.txt, as `"Disallow: /x"` with its
 /// 1-based line number, for the consent record. `None` when no rule matches (allowed by
 /// default). Group choice and longest-match-wins follow RFC 9309 2.2.
 pub fn matched_rule(robots_txt: &[u8], token: &str, url: &str) -> Option<(String, usize)> {
     let text = String::from_utf8_lossy(robots_txt).replace("\r\n", "\n").replace('\r', "\n");
     let token = token.to_ascii_lowercase();
-    // groups: (agents, rules[(allow, pattern, line, original)])
-    let mut groups: Vec<(Vec<String>, Vec<(bool, String, usize, String)>)> = Vec::new();
+    let mut groups: Vec<Group> = Vec::new();
     let mut last_was_agent = false;
     for (i, raw) in text.lines().enumerate() {
         let line = raw.split('#').next().unwrap_or("").trim();
@@ -326,8 +328,8 @@ pub fn matched_rule(robots_txt: &[u8], token: &str, url: &str) -> Option<(String
             _ => last_was_agent = false,
         }
     }
-    let specific: Vec<&(Vec<String>, Vec<(bool, String, usize, String)>)> = groups.iter().filter(|g| g.0.iter().any(|a| *a == token)).collect();
-    let chosen: Vec<&(Vec<String>, Vec<(bool, String, usize, String)>)> = if specific.is_empty() { groups.iter().filter(|g| g.0.iter().any(|a| a == "*")).collect() } else { specific };
+    let specific: Vec<&Group> = groups.iter().filter(|g| g.0.contains(&token)).collect();
+    let chosen: Vec<&Group> = if specific.is_empty() { groups.iter().filter(|g| g.0.iter().any(|a| a == "*")).collect() } else { specific };
     let path = escape_pattern(&match_path(url));
     let mut best: Option<(usize, bool, String, usize)> = None;
     for g in chosen {

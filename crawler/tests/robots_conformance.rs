@@ -86,3 +86,9 @@ fn matched_rule_explains_the_verdicts() {
     assert_eq!(trawl_crawler::matched_rule(r, "bot", "http://x/a/b/c"), Some(("Allow: /a/b".into(), 2)));
     assert_eq!(trawl_crawler::matched_rule(r, "bot", "http://x/z"), None);
 }
+
+#[test]
+fn matched_rule_demo_case() {
+    let r = trawl_crawler::robots_preprocess(b"User-agent: *\nDisallow: /private/\n\nUser-agent: trawl-extended\nDisallow: /no-train/\n\nSitemap: http://x/s.xml\n");
+    assert_eq!(trawl_crawler::matched_rule(&r, "trawl-extended", "http://127.0.0.2:1/no-train/opinion.html"), Some(("Disallow: /no-train/".into(), 5)));
+}
