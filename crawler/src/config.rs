@@ -184,6 +184,11 @@ pub struct PriorityConfig {
     pub language_weight: f64,
     /// No host gets more than this fraction of `max_pages`.
     pub max_host_share: f64,
+    /// Run root of an earlier batch: each host's fraction of extracted documents that
+    /// survived its filters and dedup there raises (or lowers) its URLs' scores.
+    pub quality_from: Option<String>,
+    /// Weight of that fraction (hosts the earlier batch did not see count 0.5).
+    pub quality_weight: f64,
 }
 
 impl Default for PriorityConfig {
@@ -200,6 +205,8 @@ impl Default for PriorityConfig {
             target_languages: Vec::new(),
             language_weight: 2.0,
             max_host_share: 0.25,
+            quality_from: None,
+            quality_weight: 2.0,
         }
     }
 }

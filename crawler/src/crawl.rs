@@ -196,6 +196,10 @@ impl Crawler {
         }
         let mut fetched_total = 0usize;
         let mut per_host: HashMap<String, usize> = HashMap::new();
+        let quality = match &self.cfg.priority.quality_from {
+            Some(prev) => host_survival(prev).await?,
+            None => HashMap::new(),
+        };
         let host_cap = self.cfg.max_pages_per_host.min(((self.cfg.max_pages as f64 * self.cfg.priority.max_host_share).ceil() as usize).max(1));
         let mut host_langs: HashMap<String, (u32, u32)> = HashMap::new();
         let next_slot: Arc<Mutex<HashMap<String, Instant>>> = Default::default();
@@ -205,7 +209,7 @@ impl Crawler {
 
         let mut depth = 0u32;
         while !level.is_empty() {
-            level = self.prioritise(level, &host_langs);
+            level = self.prioritise(level, &host_langs, &quality);
             // 1. decide, in order
             let plans: Vec<(Url, bool)> = level.iter().map(|u| (u.clone(), self.in_scope(u))).collect();
             let mut to_fetch = 0usize;
@@ -416,11 +420,14 @@ impl Crawler {
     }
 
     /// The frontier score of a URL (see [`crate::PriorityConfig`]).
-    fn score(&self, u: &Url, host_langs: &HashMap<String, (u32, u32)>) -> f64 {
+    fn score(&self, u: &Url, host_langs: &HashMap<String, (u32, u32)>, quality: &HashMap<String, f64>) -> f64 {
         let p = &self.cfg.priority;
         let target = format!("{}{}", u.path(), u.query().map(|q| format!("?{q}")).unwrap_or_default()).to_ascii_lowercase();
         let mut s: f64 = p.path_weights.iter().filter(|(k, _)| target.contains(k.as_str())).map(|(_, w)| *w).sum();
         s += p.query_param_weight * u.query_pairs().count() as f64;
+        if p.quality_from.is_some() {
+            s += p.quality_weight * quality.get(&authority(u)).copied().unwrap_or(0.5);
+        }
         if !p.target_languages.is_empty() {
             if let Some((t, n)) = host_langs.get(&authority(u)) {
                 if *n > 0 {
@@ -433,10 +440,10 @@ impl Crawler {
 
     /// Orders one depth of the frontier: best score first within each host, hosts taken
     /// round-robin (so one big site cannot fill the budget), ties broken by URL.
-    fn prioritise(&self, level: Vec<Url>, host_langs: &HashMap<String, (u32, u32)>) -> Vec<Url> {
+    fn prioritise(&self, level: Vec<Url>, host_langs: &HashMap<String, (u32, u32)>, quality: &HashMap<String, f64>) -> Vec<Url> {
         let mut by_host: BTreeMap<String, Vec<(f64, Url)>> = BTreeMap::new();
         for u in level {
-            let s = self.score(&u, host_langs);
+            let s = self.score(&u, host_langs, quality);
             by_host.entry(authority(&u)).or_default().push((s, u));
         }
         let mut ranked: Vec<(usize, f64, Url)> = Vec::new();
@@ -574,6 +581,36 @@ fn make_page(crawl_token: &str, training_token: &str, url: &str, f: Fetched, d: 
         consent,
         depth,
     }
+}
+
+/// Per host (authority) of an earlier run: the fraction of its extracted documents that
+/// reached the end of the pipeline (dedup output, else filter output).
+async fn host_survival(prev: &str) -> Result<HashMap<String, f64>, CrawlError> {
+    let root = Storage::open(prev, &Default::default())?;
+    let count = |dir: &'static str| {
+        let root = root.clone();
+        async move {
+            let mut n: HashMap<String, u64> = HashMap::new();
+            for k in root.list(dir).await? {
+                if !trawl_storage::jsonl::is_jsonl(&k) {
+                    continue;
+                }
+                let b = root.get(&k).await?;
+                for v in trawl_storage::jsonl::lines::<serde_json::Value>(&k, &b)?.flatten() {
+                    if let Some(u) = v.get("url").and_then(|u| u.as_str()).and_then(|u| Url::parse(u).ok()) {
+                        *n.entry(authority(&u)).or_default() += 1;
+                    }
+                }
+            }
+            Ok::<_, StorageError>(n)
+        }
+    };
+    let extracted = count("extract").await?;
+    let mut kept = count("dedup").await?;
+    if kept.is_empty() {
+        kept = count("filter").await?;
+    }
+    Ok(extracted.into_iter().filter(|(_, n)| *n > 0).map(|(h, n)| (h.clone(), *kept.get(&h).unwrap_or(&0) as f64 / n as f64)).collect())
 }
 
 /// The language of a fetched HTML page (whatlang over its text, tags stripped roughly).

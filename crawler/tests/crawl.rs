@@ -384,3 +384,32 @@ async fn robots_redirects_size_limit_and_cache_rules() {
     assert_eq!(cached_robots, 2, "fetched again after max_age");
     assert!(!got("cached", "/blocked") && got("cached", "/ok"), "a failed refresh keeps the cached rules");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn downstream_quality_of_an_earlier_batch_steers_the_budget() {
+    use trawl_testweb::{Response, Site};
+    let mk = |name: &str| {
+        let mut s = Site::new(name).route("/robots.txt", Response::status(404)).route("/", Response::html("<a href=\"/a\">a</a><a href=\"/b\">b</a><a href=\"/c\">c</a><a href=\"/d\">d</a>"));
+        for p in ["/a", "/b", "/c", "/d"] {
+            s = s.route(p, Response::html("<p>x</p>"));
+        }
+        s
+    };
+    // `poor` gets the lower address, so without the feedback it would win every tie
+    let web = TestWeb::start(vec![mk("poor"), mk("good")]).await.unwrap();
+    let (good, poor) = (web.base_url("good").unwrap(), web.base_url("poor").unwrap());
+    // an earlier batch: 9 of 10 documents of `good` survived, 1 of 10 of `poor`
+    let prev = tempfile::tempdir().unwrap();
+    let prev_root = Storage::open(prev.path().to_str().unwrap(), &StorageConfig::default()).unwrap();
+    let docs = |host: &str, n: usize| (0..n).map(|i| format!("{{\"id\":\"{host}{i}\",\"url\":\"{host}/x{i}\",\"text\":\"t\"}}\n")).collect::<String>();
+    prev_root.put("extract/00000.jsonl", format!("{}{}", docs(&good, 10), docs(&poor, 10)).into_bytes().into()).await.unwrap();
+    prev_root.put("dedup/00000.jsonl", format!("{}{}", docs(&good, 9), docs(&poor, 1)).into_bytes().into()).await.unwrap();
+    let mut cfg = CrawlConfig { seeds: vec![format!("{good}/"), format!("{poor}/")], delay_ms: 0, allow_private_addresses: true, sitemaps: false, max_pages: 5, ..Default::default() };
+    cfg.priority.max_host_share = 1.0;
+    cfg.priority.quality_from = Some(prev.path().display().to_string());
+    let (parts, _) = crawl_cfg(cfg).await;
+    let urls: Vec<String> = parts.iter().flat_map(|p| p.pages.iter().map(|x| x.url.clone())).collect();
+    let on = |h: &str| urls.iter().filter(|u| u.starts_with(h)).count();
+    assert_eq!(urls.len(), 5);
+    assert_eq!((on(&good), on(&poor)), (3, 2), "after both roots, the 3 remaining pages go round-robin starting with the better host: {urls:?}");
+}
