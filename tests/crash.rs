@@ -170,6 +170,9 @@ fn killed_crawl_resumes_without_fetching_any_page_twice() {
     // one request per host at a time: at most one in flight per host (5 hosts) per kill
     assert!(repeated.len() <= kills * 5, "{} pages fetched again after {kills} kills: {repeated:?}", repeated.len());
     eprintln!("{kills} kills, {} page requests, {} repeated (in flight at a kill)", seen.len(), repeated.len());
+    let robots = reqs.iter().filter(|(_, p)| p == "/robots.txt").count();
+    assert!(robots <= 5 + kills * 5, "robots.txt is journaled too: {robots} fetches for 5 hosts");
+    eprintln!("robots.txt fetched {robots} times for 5 hosts");
     // the same pages as a crawl that was never interrupted
     let clean = dir.path().join("clean");
     let cfg2 = dir.path().join("c2.toml");

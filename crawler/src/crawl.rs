@@ -173,6 +173,7 @@ impl Crawler {
         let replay: HashMap<String, FetchedPage> = committed.iter().flat_map(|(ps, _)| ps.iter().map(|p| (p.url.clone(), p.clone()))).collect();
         let journal_dir = self.cfg.state_dir.as_ref().map(std::path::PathBuf::from).unwrap_or_else(|| crate::journal::default_dir(root.url()));
         let journal = Arc::new(crate::journal::Journal::open(&journal_dir).map_err(CrawlError::Config)?);
+        self.robots.set_journal(Some(journal.clone()));
         let committed_urls: Vec<Vec<String>> = committed.iter().map(|(ps, _)| ps.iter().map(|p| p.url.clone()).collect()).collect();
         let committed_stats: Vec<RunStats> = committed.into_iter().map(|(_, m)| m.stats).collect();
 
@@ -413,6 +414,7 @@ impl Crawler {
         let state = CrawlState { complete: true, parts: parts_done };
         root.put("crawl/state.json", serde_json::to_vec_pretty(&state).expect("state").into()).await?;
         // every outcome is in committed WARC parts now
+        self.robots.set_journal(None);
         if let Ok(j) = Arc::try_unwrap(journal) {
             j.destroy();
         }

@@ -172,6 +172,7 @@ pub struct RobotsCache {
     training_token: String,
     max_age: std::time::Duration,
     entries: Arc<Mutex<HashMap<String, Arc<Entry>>>>,
+    journal: Arc<std::sync::Mutex<Option<Arc<crate::journal::Journal>>>>,
 }
 
 impl std::fmt::Debug for RobotsCache {
@@ -193,7 +194,14 @@ impl RobotsCache {
             training_token: training_token.into(),
             max_age,
             entries: Default::default(),
+            journal: Default::default(),
         }
+    }
+
+    /// Records robots.txt fetches in the crawl journal (and reuses recorded ones), so a
+    /// resumed crawl does not fetch them again while they are fresh.
+    pub(crate) fn set_journal(&self, j: Option<Arc<crate::journal::Journal>>) {
+        *self.journal.lock().expect("journal lock") = j;
     }
 
     async fn entry(&self, u: &Url) -> Arc<Entry> {
@@ -207,8 +215,28 @@ impl RobotsCache {
             }
         }
         let robots_url = format!("{}://{}/robots.txt", u.scheme(), u.host_str().unwrap_or("").to_string() + &u.port().map(|p| format!(":{p}")).unwrap_or_default());
-        let fetched = trawl_core::time::rfc3339(trawl_core::time::record_now());
-        let result = self.fetcher.get(&robots_url, Some(MAX_ROBOTS_BYTES)).await;
+        let journal = self.journal.lock().expect("journal lock").clone();
+        let jkey = format!("robots:{key}");
+        let recorded = journal.as_ref().and_then(|j| j.get(&jkey)).filter(|o| {
+            // only a copy younger than max_age (and only on the first use in this process)
+            let t = match o {
+                Ok(p) => trawl_core::time::parse_rfc3339(&p.fetch_time),
+                Err(_) => None,
+            };
+            previous.is_none() && t.is_some_and(|t| trawl_core::time::record_now().duration_since(t).unwrap_or_default() < self.max_age)
+        });
+        let (fetched, result) = match recorded {
+            Some(Ok(p)) => (p.fetch_time.clone(), Ok(crate::fetch::Fetched { status: p.status, final_url: p.final_url.clone(), headers: Vec::new(), body: p.body })),
+            _ => {
+                let fetched = trawl_core::time::rfc3339(trawl_core::time::record_now());
+                let result = self.fetcher.get(&robots_url, Some(MAX_ROBOTS_BYTES)).await;
+                if let (Some(j), Ok(f)) = (&journal, &result) {
+                    let page = trawl_core::FetchedPage { url: robots_url.clone(), final_url: f.final_url.clone(), fetch_time: fetched.clone(), status: f.status, body: f.body.clone(), ..Default::default() };
+                    j.put(&jkey, &Ok(page));
+                }
+                (fetched, result)
+            }
+        };
         let digest = match &result {
             Ok(f) if (200..300).contains(&f.status) => format!("{:016x}", xxhash_rust::xxh3::xxh3_64(cut_on_line(&f.body, MAX_ROBOTS_BYTES))),
             _ => String::new(),
