@@ -46,3 +46,33 @@ fn warcio_reads_the_crawl_warc() {
     assert_eq!(v["types"]["metadata"].as_u64(), Some(responses));
     assert!(v["responses"].as_array().unwrap().iter().any(|r| r["status"] == 200 && r["length"].as_u64().unwrap() > 500));
 }
+
+/// A recrawl sends conditional requests; unchanged pages become WARC `revisit` records that
+/// warcio reads, and the pipeline still gets their bodies (the same documents as before).
+#[test]
+fn recrawl_writes_revisit_records_and_keeps_documents() {
+    let Some(py) = python() else { return };
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let web = rt.block_on(trawl_testweb::TestWeb::start(trawl_testweb::demo::sites())).unwrap();
+    let seeds: Vec<String> = trawl_testweb::demo::seeds(&web).iter().map(|s| format!("\"{s}\"")).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    let cfg = |extra: &str| {
+        let p = dir.path().join(format!("c{}.toml", extra.len()));
+        std::fs::write(&p, format!("[crawl]\nseeds = [{}]\ndelay_ms = 0\nallow_private_addresses = true\n{extra}", seeds.join(", "))).unwrap();
+        p
+    };
+    ok(trawl().args(["run", "--quiet", "--config"]).arg(cfg("")).arg("--output").arg(&a));
+    ok(trawl().args(["run", "--quiet", "--config"]).arg(cfg(&format!("recrawl_from = \"{}\"\n", a.display()))).arg("--output").arg(&b));
+    let mut warcs: Vec<_> = std::fs::read_dir(b.join("crawl/warc")).unwrap().map(|e| e.unwrap().path()).collect();
+    warcs.sort();
+    let o = std::process::Command::new(&py).arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/read_warc.py")).args(&warcs).output().unwrap();
+    assert!(o.status.success(), "warcio: {}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let revisits = v["types"]["revisit"].as_u64().unwrap_or(0);
+    assert!(revisits >= 10, "unchanged pages are revisits: {}", v["types"]);
+    let docs = |r: &std::path::Path| -> serde_json::Value { serde_json::from_slice(&std::fs::read(r.join("shards/manifest.json")).unwrap()).unwrap() };
+    assert_eq!(docs(&a)["documents"], docs(&b)["documents"], "the revisited pages' bodies reached the pipeline");
+    assert_eq!(docs(&a)["tokens"], docs(&b)["tokens"]);
+    drop(web);
+}

@@ -171,6 +171,10 @@ pub struct FetchedPage {
     pub consent: Consent,
     /// Link depth from the seeds.
     pub depth: u32,
+    /// Set when the server answered 304 Not Modified to a conditional recrawl: the WARC-Date
+    /// of the earlier capture whose body this page carries (written as a `revisit` record).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revisit_of: Option<String>,
 }
 
 impl FetchedPage {

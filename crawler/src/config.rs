@@ -8,6 +8,8 @@ pub struct CrawlConfig {
     pub enabled: bool,
     /// Start URLs.
     pub seeds: Vec<String>,
+    /// A file of further start URLs, one per line (`#` comments).
+    pub seeds_file: Option<String>,
     /// The product token robots.txt rules are matched against for fetching.
     pub crawl_token: String,
     /// The token whose robots.txt rules decide training use (recorded in consent).
@@ -68,6 +70,10 @@ pub struct CrawlConfig {
     pub max_sitemap_urls: usize,
     /// How URLs are ordered within each crawl depth (what the page budget keeps).
     pub priority: PriorityConfig,
+    /// Run root of an earlier crawl of the same sites: pages it holds are requested with
+    /// If-None-Match / If-Modified-Since, and a 304 becomes a WARC `revisit` record whose
+    /// page carries the earlier body downstream.
+    pub recrawl_from: Option<String>,
     /// Local directory of the crawl journal (RocksDB; every fetch outcome, so a killed crawl
     /// never fetches a URL twice). Default: under ~/.cache/trawl, keyed by the run root.
     pub state_dir: Option<String>,
@@ -78,6 +84,7 @@ impl Default for CrawlConfig {
         CrawlConfig {
             enabled: true,
             seeds: Vec::new(),
+            seeds_file: None,
             crawl_token: "trawl".into(),
             training_token: "trawl-extended".into(),
             user_agent: "trawl/0.1 (+https://example.invalid/trawl-bot)".into(),
@@ -102,6 +109,7 @@ impl Default for CrawlConfig {
             resolve: std::collections::BTreeMap::new(),
             state_dir: None,
             robots_max_age_secs: 86_400,
+            recrawl_from: None,
             sitemaps: true,
             max_sitemap_urls: 50_000,
             priority: PriorityConfig::default(),
@@ -120,10 +128,21 @@ impl CrawlConfig {
         crate::guard::Guard { allow_private: self.allow_private_addresses, resolve }
     }
 
+    /// The seeds of the config and of `seeds_file`.
+    pub fn all_seeds(&self) -> Result<Vec<String>, (String, String)> {
+        let mut out = self.seeds.clone();
+        if let Some(f) = &self.seeds_file {
+            let text = std::fs::read_to_string(f).map_err(|e| ("crawl.seeds_file".to_string(), format!("cannot read `{f}`: {e}")))?;
+            out.extend(text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(String::from));
+        }
+        Ok(out)
+    }
+
     /// Checks values; returns the offending key and reason.
     pub fn validate(&self) -> Result<(), (String, String)> {
         let bad = |k: &str, r: String| Err((format!("crawl.{k}"), r));
-        for s in &self.seeds {
+        let seeds = self.all_seeds()?;
+        for s in &seeds {
             match url::Url::parse(s) {
                 Ok(u) if u.scheme() == "http" || u.scheme() == "https" => {}
                 Ok(u) => return bad("seeds", format!("`{s}`: scheme `{}` is not http or https", u.scheme())),

@@ -174,13 +174,19 @@ impl Crawler {
         let journal_dir = self.cfg.state_dir.as_ref().map(std::path::PathBuf::from).unwrap_or_else(|| crate::journal::default_dir(root.url()));
         let journal = Arc::new(crate::journal::Journal::open(&journal_dir).map_err(CrawlError::Config)?);
         self.robots.set_journal(Some(journal.clone()));
+        // a recrawl: the earlier crawl's pages, for conditional requests and revisit bodies
+        let previous: Arc<HashMap<String, FetchedPage>> = Arc::new(match &self.cfg.recrawl_from {
+            Some(prev) => load_pages(prev).await?,
+            None => HashMap::new(),
+        });
         let committed_urls: Vec<Vec<String>> = committed.iter().map(|(ps, _)| ps.iter().map(|p| p.url.clone()).collect()).collect();
         let committed_stats: Vec<RunStats> = committed.into_iter().map(|(_, m)| m.stats).collect();
 
         let strip = &self.cfg.strip_query_params;
         let mut seen: BTreeSet<String> = BTreeSet::new();
         let mut level: Vec<Url> = Vec::new();
-        for s in &self.cfg.seeds {
+        let seeds = self.cfg.all_seeds().map_err(|(k, r)| CrawlError::Config(format!("{k}: {r}")))?;
+        for s in &seeds {
             if let Some(u) = canonicalize(s, None, strip) {
                 if seen.insert(u.to_string()) {
                     level.push(u);
@@ -237,7 +243,14 @@ impl Crawler {
                 if let Some(page) = replay.get(u.as_str()) {
                     to_fetch += 1;
                     *per_host.entry(host).or_default() += 1;
-                    decided.push((u, Ok(Plan::Replay(Box::new(page.clone())))));
+                    let mut page = page.clone();
+                    if page.revisit_of.is_some() && page.body.is_empty() {
+                        // a revisit record has no payload: the body is the earlier capture's
+                        if let Some(p) = previous.get(u.as_str()) {
+                            page.body = p.body.clone();
+                        }
+                    }
+                    decided.push((u, Ok(Plan::Replay(Box::new(page)))));
                     continue;
                 }
                 // fetched (or failed) before an interruption: never fetch a URL twice
@@ -295,6 +308,7 @@ impl Crawler {
                 let strip = self.cfg.strip_query_params.clone();
                 let (max_retries, max_backoff, budget) = (self.cfg.max_retries, Duration::from_secs(self.cfg.max_backoff_secs), self.cfg.host_error_budget);
                 let journal = journal.clone();
+                let previous = previous.clone();
                 let tokens = (self.cfg.crawl_token.clone(), self.cfg.training_token.clone());
                 tasks.push(tokio::spawn(async move {
                     let _permit = sem.acquire().await.expect("semaphore open");
@@ -313,7 +327,20 @@ impl Crawler {
                             if let Some(w) = wait {
                                 tokio::time::sleep(w).await;
                             }
-                            let r = fetch_following(&fetcher, &robots, &guard, &strip, &u).await;
+                            let prev = previous.get(u.as_str());
+                            let conditional: Vec<(String, String)> = prev
+                                .map(|p| {
+                                    let mut h = Vec::new();
+                                    if let Some(e) = p.header("etag") {
+                                        h.push(("If-None-Match".to_string(), e.to_string()));
+                                    }
+                                    if let Some(l) = p.header("last-modified") {
+                                        h.push(("If-Modified-Since".to_string(), l.to_string()));
+                                    }
+                                    h
+                                })
+                                .unwrap_or_default();
+                            let r = fetch_following(&fetcher, &robots, &guard, &strip, &u, &conditional).await;
                             let mut next_gap = gap;
                             let overloaded = matches!(&r, Ok(f) if f.status == 429 || f.status == 503);
                             if overloaded {
@@ -341,7 +368,15 @@ impl Crawler {
                             Err(e) => e.reason != reasons::TOO_LARGE && e.reason != reasons::REDIRECT_DISALLOWED && e.reason != reasons::REDIRECTS,
                         };
                         failures = if failed { failures + 1 } else { 0 };
-                        let outcome = r.map(|f| make_page(&tokens.0, &tokens.1, u.as_str(), f, &d, depth));
+                        let outcome = r.map(|f| match previous.get(u.as_str()) {
+                            // unchanged since the earlier crawl: its body, a revisit record
+                            Some(p) if f.status == 304 => {
+                                let mut page = make_page(&tokens.0, &tokens.1, u.as_str(), Fetched { status: p.status, final_url: p.final_url.clone(), headers: p.headers.clone(), body: p.body.clone() }, &d, depth);
+                                page.revisit_of = Some(p.fetch_time.clone());
+                                page
+                            }
+                            _ => make_page(&tokens.0, &tokens.1, u.as_str(), f, &d, depth),
+                        });
                         journal.put(u.as_str(), &outcome);
                         results.lock().await.insert(u.to_string(), outcome);
                         let n = counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
@@ -582,7 +617,31 @@ fn make_page(crawl_token: &str, training_token: &str, url: &str, f: Fetched, d: 
         warc: None,
         consent,
         depth,
+        revisit_of: None,
     }
+}
+
+/// Every successful page of a run root's committed crawl, with its body (only `response`
+/// records carry one; a chain of recrawls refers to the last full capture it was given).
+async fn load_pages(prev: &str) -> Result<HashMap<String, FetchedPage>, CrawlError> {
+    let root = Storage::open(prev, &Default::default())?;
+    let mut out = HashMap::new();
+    for k in root.list("crawl/warc").await? {
+        if !warc::is_warc(&k) {
+            continue;
+        }
+        let data = root.get(&k).await?;
+        let (pages, err) = warc::read_pages(&k, &data);
+        if let Some(e) = err {
+            tracing::warn!(error = %e, "damaged WARC in the earlier crawl: keeping what was readable");
+        }
+        for p in pages {
+            if (200..300).contains(&p.status) && !p.body.is_empty() {
+                out.insert(p.url.clone(), p);
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Per host (authority) of an earlier run: the fraction of its extracted documents that
@@ -647,11 +706,11 @@ fn retry_after(v: &str) -> Option<Duration> {
 /// Fetches a page, following up to 5 redirects itself: every hop is canonicalised and
 /// checked against the SSRF guard and robots.txt (crawl token) before it is requested, and a
 /// loop ends the chain. The result's `final_url` is the last URL requested.
-async fn fetch_following(fetcher: &Fetcher, robots: &RobotsCache, guard: &crate::guard::Guard, strip: &[String], start: &Url) -> Result<Fetched, FetchFail> {
+async fn fetch_following(fetcher: &Fetcher, robots: &RobotsCache, guard: &crate::guard::Guard, strip: &[String], start: &Url, conditional: &[(String, String)]) -> Result<Fetched, FetchFail> {
     let mut url = start.clone();
     let mut seen = BTreeSet::from([url.to_string()]);
     for hop in 0..=5 {
-        let f = fetcher.get(url.as_str(), None).await?;
+        let f = fetcher.get_with(url.as_str(), None, if hop == 0 { conditional } else { &[] }).await?;
         let location = f.headers.iter().find(|(k, _)| k == "location").map(|(_, v)| v.clone());
         let Some(loc) = location.filter(|_| (300..400).contains(&f.status)) else {
             return Ok(f);

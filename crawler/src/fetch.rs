@@ -55,9 +55,10 @@ impl Fetcher {
             .user_agent(user_agent)
             .timeout(timeout)
             .connect_timeout(timeout.min(Duration::from_secs(10)))
+            .read_timeout(timeout.min(Duration::from_secs(20)))
             .redirect(policy)
             .pool_max_idle_per_host(1)
-            .dns_resolver(Arc::new(crate::guard::GuardResolver(guard.clone())));
+            .dns_resolver(Arc::new(crate::guard::GuardResolver(guard.clone(), Default::default())));
         for (host, addr) in &guard.resolve {
             b = b.resolve(host, *addr);
         }
@@ -67,7 +68,16 @@ impl Fetcher {
 
     /// GET with a body cap. `cut_at` truncates instead of failing (robots.txt's 500 KiB rule).
     pub async fn get(&self, url: &str, cut_at: Option<usize>) -> Result<Fetched, FetchFail> {
-        let resp = self.client.get(url).send().await.map_err(classify)?;
+        self.get_with(url, cut_at, &[]).await
+    }
+
+    /// GET with extra request headers (conditional requests).
+    pub async fn get_with(&self, url: &str, cut_at: Option<usize>, headers: &[(String, String)]) -> Result<Fetched, FetchFail> {
+        let mut req = self.client.get(url);
+        for (k, v) in headers {
+            req = req.header(k.as_str(), v.as_str());
+        }
+        let resp = req.send().await.map_err(classify)?;
         let status = resp.status().as_u16();
         let final_url = resp.url().to_string();
         let headers: Vec<(String, String)> = resp

@@ -68,16 +68,30 @@ impl Guard {
     }
 }
 
-/// DNS through the guard: addresses the guard refuses are removed; a name left without any
-/// address fails to resolve.
-pub(crate) struct GuardResolver(pub Arc<Guard>);
+/// DNS through the guard, cached for five minutes per name: addresses the guard refuses are
+/// removed; a name left without any address fails to resolve.
+pub(crate) struct GuardResolver(pub Arc<Guard>, pub DnsCache);
+
+/// Resolved addresses by name, with the time they were looked up.
+pub(crate) type DnsCache = Arc<std::sync::Mutex<HashMap<String, (std::time::Instant, Vec<SocketAddr>)>>>;
+
+const DNS_TTL: std::time::Duration = std::time::Duration::from_secs(300);
 
 impl reqwest::dns::Resolve for GuardResolver {
     fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
         let guard = self.0.clone();
+        let cache = self.1.clone();
         let host = name.as_str().to_string();
         Box::pin(async move {
-            let addrs: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            let cached = cache.lock().expect("dns cache").get(&host).filter(|(t, _)| t.elapsed() < DNS_TTL).map(|(_, a)| a.clone());
+            let addrs: Vec<SocketAddr> = match cached {
+                Some(a) => a,
+                None => {
+                    let a: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+                    cache.lock().expect("dns cache").insert(host.clone(), (std::time::Instant::now(), a.clone()));
+                    a
+                }
+            };
             let allowed: Vec<SocketAddr> = addrs.iter().copied().filter(|a| guard.ip_allowed(a.ip())).collect();
             if allowed.is_empty() && !addrs.is_empty() {
                 return Err(format!("ssrf guard: {host} resolves only to non-public addresses ({})", addrs.iter().map(|a| a.ip().to_string()).collect::<Vec<_>>().join(", ")).into());

@@ -413,3 +413,16 @@ async fn downstream_quality_of_an_earlier_batch_steers_the_budget() {
     assert_eq!(urls.len(), 5);
     assert_eq!((on(&good), on(&poor)), (3, 2), "after both roots, the 3 remaining pages go round-robin starting with the better host: {urls:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn seeds_from_a_file() {
+    let web = TestWeb::start(demo::sites()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("seeds.txt");
+    std::fs::write(&f, format!("# nightly seeds\n{}\n\n", demo::seeds(&web).join("\n"))).unwrap();
+    let cfg = CrawlConfig { seeds_file: Some(f.display().to_string()), delay_ms: 0, allow_private_addresses: true, max_depth: 0, sitemaps: false, ..Default::default() };
+    let (parts, _) = crawl_cfg(cfg).await;
+    assert_eq!(parts.iter().map(|p| p.pages.len()).sum::<usize>(), 2, "both seeds of the file, nothing deeper");
+    let bad = CrawlConfig { seeds_file: Some("/no/such/seeds.txt".into()), ..Default::default() };
+    assert_eq!(bad.validate().unwrap_err().0, "crawl.seeds_file");
+}

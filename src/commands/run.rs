@@ -81,7 +81,7 @@ pub fn run(a: RunArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<()> 
     } else {
         None
     };
-    if cfg.crawl.enabled && cfg.crawl.seeds.is_empty() {
+    if cfg.crawl.enabled && cfg.crawl.seeds.is_empty() && cfg.crawl.seeds_file.is_none() {
         return Err(UsageError(format!("{}: `crawl.seeds`: no seed URLs (add seeds, or set crawl.enabled = false to process existing WARC under crawl/warc/)", a.config.as_ref().map(|p| p.display().to_string()).unwrap_or_default())).into());
     }
     let root = Storage::open(&cfg.storage.root, &cfg.storage)?;

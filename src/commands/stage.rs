@@ -52,8 +52,8 @@ pub fn crawl(a: StageArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<
         cfg.crawl.seeds.extend(text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(String::from));
         cfg.validate().map_err(|(k, r)| trawl_config::ConfigError { file: input.clone(), key: k, reason: r })?;
     }
-    if cfg.crawl.seeds.is_empty() {
-        return Err(UsageError("no seed URLs: set crawl.seeds in the config or pass --input SEEDS_FILE".into()).into());
+    if cfg.crawl.seeds.is_empty() && cfg.crawl.seeds_file.is_none() {
+        return Err(UsageError("no seed URLs: set crawl.seeds or crawl.seeds_file in the config, or pass --input SEEDS_FILE".into()).into());
     }
     let root = open_root(&mut cfg, a.output.as_ref(), rt)?;
     if a.force {

@@ -105,22 +105,44 @@ impl WarcWriter {
             ],
             req.as_bytes(),
         );
-        let mut block = format!("HTTP/1.1 {} {}\r\n", page.status, reason_phrase(page.status)).into_bytes();
-        for (k, v) in &page.headers {
-            block.extend_from_slice(format!("{k}: {v}\r\n").as_bytes());
-        }
-        block.extend_from_slice(b"\r\n");
-        block.extend_from_slice(&page.body);
-        let offset = self.record(
-            &[
-                ("WARC-Type", "response".into()),
-                ("WARC-Record-ID", resp_id.clone()),
-                ("WARC-Date", page.fetch_time.clone()),
-                ("WARC-Target-URI", page.url.clone()),
-                ("Content-Type", "application/http;msgtype=response".into()),
-            ],
-            &block,
-        );
+        let offset = if let Some(earlier) = &page.revisit_of {
+            // 304 Not Modified: a revisit record (server-not-modified profile) without payload
+            let mut block = b"HTTP/1.1 304 Not Modified\r\n".to_vec();
+            for (k, v) in page.headers.iter().filter(|(k, _)| k == "etag" || k == "last-modified" || k == "date") {
+                block.extend_from_slice(format!("{k}: {v}\r\n").as_bytes());
+            }
+            block.extend_from_slice(b"\r\n");
+            self.record(
+                &[
+                    ("WARC-Type", "revisit".into()),
+                    ("WARC-Record-ID", resp_id.clone()),
+                    ("WARC-Date", page.fetch_time.clone()),
+                    ("WARC-Target-URI", page.url.clone()),
+                    ("WARC-Profile", "http://netpreserve.org/warc/1.1/revisit/server-not-modified".into()),
+                    ("WARC-Refers-To-Target-URI", page.url.clone()),
+                    ("WARC-Refers-To-Date", earlier.clone()),
+                    ("Content-Type", "application/http;msgtype=response".into()),
+                ],
+                &block,
+            )
+        } else {
+            let mut block = format!("HTTP/1.1 {} {}\r\n", page.status, reason_phrase(page.status)).into_bytes();
+            for (k, v) in &page.headers {
+                block.extend_from_slice(format!("{k}: {v}\r\n").as_bytes());
+            }
+            block.extend_from_slice(b"\r\n");
+            block.extend_from_slice(&page.body);
+            self.record(
+                &[
+                    ("WARC-Type", "response".into()),
+                    ("WARC-Record-ID", resp_id.clone()),
+                    ("WARC-Date", page.fetch_time.clone()),
+                    ("WARC-Target-URI", page.url.clone()),
+                    ("Content-Type", "application/http;msgtype=response".into()),
+                ],
+                &block,
+            )
+        };
         page.warc = Some(WarcLocation { file: self.file.clone(), offset });
         let meta = serde_json::to_vec(&*page).expect("page metadata serialises");
         self.record(
@@ -247,7 +269,7 @@ pub fn read_pages(name: &str, data: &[u8]) -> (Vec<FetchedPage>, Option<StorageE
     let mut by_id: std::collections::HashMap<String, usize> = Default::default();
     for r in &records {
         match r.header("WARC-Type") {
-            Some("response") => {
+            Some("response") | Some("revisit") => {
                 let mut p = FetchedPage {
                     url: r.header("WARC-Target-URI").unwrap_or("").trim_matches(['<', '>']).to_string(),
                     fetch_time: r.header("WARC-Date").unwrap_or("").to_string(),

@@ -259,7 +259,12 @@ async fn serve_conn(shared: Arc<Shared>, site: usize, mut sock: TcpStream, mut s
         let mut parts = request_line.split_whitespace();
         let method = parts.next().unwrap_or("GET").to_string();
         let target = parts.next().unwrap_or("/").to_string();
-        let close = lines.any(|l| l.to_ascii_lowercase().starts_with("connection:") && l.to_ascii_lowercase().contains("close"));
+        let header_lines: Vec<String> = lines.map(|l| l.to_string()).collect();
+        let close = header_lines.iter().any(|l| l.to_ascii_lowercase().starts_with("connection:") && l.to_ascii_lowercase().contains("close"));
+        let if_none_match = header_lines.iter().find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.trim().eq_ignore_ascii_case("if-none-match").then(|| v.trim().to_string())
+        });
         shared.log.lock().expect("log lock").push((host.clone(), target.clone()));
         shared.times.lock().expect("log lock").push((host.clone(), target.clone(), std::time::Instant::now()));
         let s = &shared.sites[site];
@@ -284,7 +289,21 @@ async fn serve_conn(shared: Arc<Shared>, site: usize, mut sock: TcpStream, mut s
         if is_text && body.windows(7).any(|w| w == b"{{site:") {
             body = substitute(&String::from_utf8_lossy(&body), &shared.bases).into_bytes();
         }
-        let mut out = format!("HTTP/1.1 {} X\r\n", resp.status);
+        // static 200 pages carry an ETag and answer a matching If-None-Match with 304
+        let mut status = resp.status;
+        let mut extra = String::new();
+        if resp.status == 200 && resp.fault.is_none() && !s.sequences.contains_key(&target) {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            body.hash(&mut h);
+            let etag = format!("\"{:016x}\"", h.finish());
+            if if_none_match.as_deref() == Some(etag.as_str()) {
+                status = 304;
+                body.clear();
+            }
+            extra = format!("ETag: {etag}\r\n");
+        }
+        let mut out = format!("HTTP/1.1 {status} X\r\n{extra}");
         for (k, v) in &resp.headers {
             out.push_str(&format!("{k}: {}\r\n", substitute(v, &shared.bases)));
         }
