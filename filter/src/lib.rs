@@ -15,6 +15,8 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod pii;
+
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use trawl_core::{Document, DropReason, Filter, Map, RecordError, Stage, UrlBlocklist, Verdict};
@@ -50,6 +52,8 @@ pub struct FilterConfig {
     pub respect_training_opt_out: bool,
     /// Also treat `noindex`/`none` (X-Robots-Tag or meta robots) as an opt-out.
     pub respect_noindex: bool,
+    /// Personal data replaced by placeholders (a Map before the filters).
+    pub pii: pii::PiiConfig,
     /// Files of URLs, URL prefixes (`https://x/a/*`) and domains whose documents are
     /// dropped as `blocklisted`. The run root's `takedown/urls.txt` is always honoured too.
     pub blocklists: Vec<String>,
@@ -57,7 +61,7 @@ pub struct FilterConfig {
 
 impl Default for FilterConfig {
     fn default() -> Self {
-        FilterConfig { enabled: true, languages: Vec::new(), min_lang_confidence: 0.0, min_words: 50, respect_training_opt_out: true, respect_noindex: true, blocklists: Vec::new() }
+        FilterConfig { enabled: true, languages: Vec::new(), min_lang_confidence: 0.0, min_words: 50, respect_training_opt_out: true, respect_noindex: true, pii: pii::PiiConfig::default(), blocklists: Vec::new() }
     }
 }
 
@@ -102,6 +106,9 @@ impl FilterConfig {
             v.push(Stage::Filter(Box::new(Blocklisted { list: blocked })));
         }
         v.push(Stage::Map(Box::new(Annotate)));
+        if self.pii.enabled {
+            v.push(Stage::Map(Box::new(pii::Pii::new(self.pii.clone()))));
+        }
         if self.respect_training_opt_out {
             v.push(Stage::Filter(Box::new(ConsentFilter { respect_noindex: self.respect_noindex })));
         }
