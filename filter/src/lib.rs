@@ -15,6 +15,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod heuristics;
 pub mod pii;
 
 use serde::{Deserialize, Serialize};
@@ -54,6 +55,8 @@ pub struct FilterConfig {
     pub respect_noindex: bool,
     /// Personal data replaced by placeholders (a Map before the filters).
     pub pii: pii::PiiConfig,
+    /// Heuristic signals (`attrs.heur`) and the relaxed filters on them.
+    pub heuristics: heuristics::HeuristicsConfig,
     /// Files of URLs, URL prefixes (`https://x/a/*`) and domains whose documents are
     /// dropped as `blocklisted`. The run root's `takedown/urls.txt` is always honoured too.
     pub blocklists: Vec<String>,
@@ -61,7 +64,7 @@ pub struct FilterConfig {
 
 impl Default for FilterConfig {
     fn default() -> Self {
-        FilterConfig { enabled: true, languages: Vec::new(), min_lang_confidence: 0.0, min_words: 50, respect_training_opt_out: true, respect_noindex: true, pii: pii::PiiConfig::default(), blocklists: Vec::new() }
+        FilterConfig { enabled: true, languages: Vec::new(), min_lang_confidence: 0.0, min_words: 50, respect_training_opt_out: true, respect_noindex: true, pii: pii::PiiConfig::default(), heuristics: heuristics::HeuristicsConfig::default(), blocklists: Vec::new() }
     }
 }
 
@@ -114,6 +117,12 @@ impl FilterConfig {
         }
         v.push(Stage::Filter(Box::new(LanguageFilter { languages: self.languages.clone(), min_confidence: self.min_lang_confidence })));
         v.push(Stage::Filter(Box::new(MinWords { min: self.min_words })));
+        if self.heuristics.enabled {
+            v.push(Stage::Map(Box::new(heuristics::Signals)));
+            if !self.heuristics.signals_only {
+                v.push(Stage::Filter(Box::new(heuristics::Heuristics { cfg: self.heuristics.clone() })));
+            }
+        }
         v
     }
 }

@@ -1,0 +1,322 @@
+//! Heuristic quality signals (what the Gopher, C4 and FineWeb rules measure), computed once
+//! into `attrs.heur`, and filters that decide from them with relaxed default thresholds.
+//!
+//! The seed pipeline moved from aggressive heuristics to model-based filtering because rules
+//! threw away good tokens, so the defaults here only remove clear junk: each threshold is the
+//! published one moved towards keeping more (the published value is in the comment), and the
+//! signals stay on every document so a stricter cut is a config change, not a recomputation.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use trawl_core::{Document, DropReason, Filter, Map, RecordError, Verdict};
+
+/// Drop reasons of the heuristic filters.
+pub mod reasons {
+    use trawl_core::DropReason;
+    /// Too many words (Gopher: > 100,000).
+    pub const LENGTH: DropReason = DropReason::new("gopher_length");
+    /// Mean word length outside the allowed range.
+    pub const WORD_LENGTH: DropReason = DropReason::new("gopher_word_length");
+    /// Too many `#` and ellipsis symbols per word.
+    pub const SYMBOLS: DropReason = DropReason::new("gopher_symbols");
+    /// Mostly bullet lines.
+    pub const BULLETS: DropReason = DropReason::new("gopher_bullets");
+    /// Mostly lines ending in an ellipsis.
+    pub const ELLIPSIS: DropReason = DropReason::new("gopher_ellipsis");
+    /// Too few words with a letter.
+    pub const ALPHA: DropReason = DropReason::new("gopher_alpha");
+    /// Too few stop words (for languages with a list).
+    pub const STOPWORDS: DropReason = DropReason::new("gopher_stopwords");
+    /// Repeated lines, paragraphs or n-grams.
+    pub const REPETITION: DropReason = DropReason::new("gopher_repetition");
+    /// Placeholder text.
+    pub const LOREM: DropReason = DropReason::new("c4_lorem_ipsum");
+    /// Almost no line ends in punctuation.
+    pub const PUNCTUATION: DropReason = DropReason::new("fineweb_punctuation");
+    /// Mostly very short lines.
+    pub const SHORT_LINES: DropReason = DropReason::new("fineweb_short_lines");
+}
+
+/// `[filter.heuristics]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HeuristicsConfig {
+    /// Compute the signals and apply the filters below.
+    pub enabled: bool,
+    /// Only compute the signals (never drop).
+    pub signals_only: bool,
+    /// Drop above this many words (Gopher 100,000).
+    pub max_words: u64,
+    /// Mean word length bounds (Gopher 3..10).
+    pub min_mean_word_len: f64,
+    /// See `min_mean_word_len`.
+    pub max_mean_word_len: f64,
+    /// `#`/ellipsis per word (Gopher 0.1).
+    pub max_symbol_ratio: f64,
+    /// Lines starting with a bullet (Gopher 0.9).
+    pub max_bullet_lines: f64,
+    /// Lines ending with an ellipsis (Gopher 0.3).
+    pub max_ellipsis_lines: f64,
+    /// Words with at least one letter (Gopher 0.8).
+    pub min_alpha_words: f64,
+    /// Stop words required, for languages with a list (Gopher 2).
+    pub min_stopwords: u64,
+    /// Duplicate line fraction (Gopher 0.3).
+    pub max_dup_lines: f64,
+    /// Duplicate paragraph fraction (Gopher 0.3).
+    pub max_dup_paragraphs: f64,
+    /// Characters in the most frequent 2-gram (Gopher 0.2).
+    pub max_top_2gram: f64,
+    /// Characters in duplicated 5-grams (Gopher 0.15).
+    pub max_dup_5gram: f64,
+    /// Lines ending in terminal punctuation, minimum (FineWeb 0.12).
+    pub min_punct_lines: f64,
+    /// Lines under 30 characters, maximum (FineWeb 0.67).
+    pub max_short_lines: f64,
+    /// Drop lorem ipsum placeholder text (C4).
+    pub drop_lorem_ipsum: bool,
+}
+
+impl Default for HeuristicsConfig {
+    fn default() -> Self {
+        HeuristicsConfig {
+            enabled: true,
+            signals_only: false,
+            max_words: 200_000,
+            min_mean_word_len: 2.0,
+            max_mean_word_len: 14.0,
+            max_symbol_ratio: 0.2,
+            max_bullet_lines: 0.95,
+            max_ellipsis_lines: 0.5,
+            min_alpha_words: 0.6,
+            min_stopwords: 1,
+            max_dup_lines: 0.5,
+            max_dup_paragraphs: 0.5,
+            max_top_2gram: 0.3,
+            max_dup_5gram: 0.3,
+            min_punct_lines: 0.05,
+            max_short_lines: 0.85,
+            drop_lorem_ipsum: true,
+        }
+    }
+}
+
+fn stopwords(lang: &str) -> Option<&'static [&'static str]> {
+    Some(match lang {
+        "eng" => &["the", "be", "to", "of", "and", "that", "have", "with", "is", "in", "it", "for"],
+        "fra" => &["le", "la", "les", "de", "des", "et", "est", "un", "une", "que", "dans", "pour"],
+        "deu" => &["der", "die", "das", "und", "ist", "nicht", "ein", "eine", "zu", "mit", "den", "von"],
+        "spa" => &["el", "la", "los", "las", "de", "y", "que", "en", "un", "una", "es", "por"],
+        _ => return None,
+    })
+}
+
+/// Computes `attrs.heur` (see the module docs).
+#[derive(Debug)]
+pub struct Signals;
+
+fn round(x: f64) -> f64 {
+    (x * 10_000.0).round() / 10_000.0
+}
+
+impl Map for Signals {
+    fn name(&self) -> &'static str {
+        "heuristic_signals"
+    }
+
+    fn map(&self, doc: &mut Document) -> Result<(), RecordError> {
+        let text = &doc.text;
+        let mut words: Vec<&str> = Vec::new();
+        trawl_core::text::for_each_word(text, |w| words.push(w));
+        let n = words.len().max(1) as f64;
+        let chars: usize = words.iter().map(|w| w.chars().count()).sum();
+        let symbols = text.matches('#').count() + text.matches("...").count() + text.matches('…').count();
+        let alpha = words.iter().filter(|w| w.chars().any(char::is_alphabetic)).count();
+        let lang = doc.meta.lang.clone().unwrap_or_default();
+        let stop = stopwords(&lang).map(|list| words.iter().filter(|w| list.contains(&w.to_lowercase().trim_matches(|c: char| !c.is_alphanumeric()))).count());
+        let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+        let nl = lines.len().max(1) as f64;
+        let bullets = lines.iter().filter(|l| l.starts_with(['•', '-', '*', '·', '‣', '▪'])).count();
+        let ellipsis = lines.iter().filter(|l| l.ends_with("...") || l.ends_with('…')).count();
+        let punct = lines.iter().filter(|l| l.ends_with(['.', '!', '?', '"', '\'', '。', '！', '？', ':', ';', ')', '”'])).count();
+        let short = lines.iter().filter(|l| l.chars().count() < 30).count();
+        let dup_frac = |items: &[&str]| {
+            let mut seen: HashMap<&str, usize> = HashMap::new();
+            for i in items {
+                *seen.entry(i).or_default() += 1;
+            }
+            let dups: usize = seen.values().filter(|c| **c > 1).map(|c| c - 1).sum();
+            dups as f64 / items.len().max(1) as f64
+        };
+        let paras: Vec<&str> = text.split("\n\n").map(str::trim).filter(|p| !p.is_empty()).collect();
+        // n-gram repetition over lowercased words, measured in characters (Gopher)
+        let lw: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
+        let total_chars = chars.max(1) as f64;
+        let top_ngram = |k: usize| {
+            if lw.len() < k {
+                return 0.0;
+            }
+            let mut counts: HashMap<u64, (usize, usize)> = HashMap::new();
+            for w in lw.windows(k) {
+                let key = xxhash_rust::xxh3::xxh3_64(w.join(" ").as_bytes());
+                let e = counts.entry(key).or_insert((0, w.iter().map(|x| x.chars().count()).sum()));
+                e.0 += 1;
+            }
+            counts.values().filter(|(c, _)| *c > 1).map(|(c, len)| c * len).max().unwrap_or(0) as f64 / total_chars
+        };
+        let dup_ngram = |k: usize| {
+            if lw.len() < k {
+                return 0.0;
+            }
+            let mut seen: HashMap<u64, usize> = HashMap::new();
+            let mut dup = vec![false; lw.len()];
+            for (i, w) in lw.windows(k).enumerate() {
+                let key = xxhash_rust::xxh3::xxh3_64(w.join(" ").as_bytes());
+                if let Some(&first) = seen.get(&key) {
+                    let _ = first;
+                    for d in dup.iter_mut().skip(i).take(k) {
+                        *d = true;
+                    }
+                } else {
+                    seen.insert(key, i);
+                }
+            }
+            lw.iter().zip(&dup).filter(|(_, d)| **d).map(|(w, _)| w.chars().count()).sum::<usize>() as f64 / total_chars
+        };
+        let lower = text.to_lowercase();
+        let dense = words.iter().filter(|w| w.chars().any(trawl_core::text::is_dense_script)).count();
+        let mut h = json!({
+            "dense_words": round(dense as f64 / n),
+            "mean_word_len": round(chars as f64 / n),
+            "symbol_ratio": round(symbols as f64 / n),
+            "bullet_lines": round(bullets as f64 / nl),
+            "ellipsis_lines": round(ellipsis as f64 / nl),
+            "alpha_words": round(alpha as f64 / n),
+            "punct_lines": round(punct as f64 / nl),
+            "short_lines": round(short as f64 / nl),
+            "dup_lines": round(dup_frac(&lines)),
+            "dup_paragraphs": round(dup_frac(&paras)),
+            "top_2gram": round(top_ngram(2)),
+            "top_3gram": round(top_ngram(3)),
+            "dup_5gram": round(dup_ngram(5)),
+            "dup_10gram": round(dup_ngram(10)),
+            "lorem_ipsum": lower.contains("lorem ipsum"),
+            "curly_brackets": text.contains('{'),
+            "javascript_lines": lines.iter().filter(|l| l.to_lowercase().contains("javascript")).count(),
+            "cookie_lines": lines.iter().filter(|l| { let l = l.to_lowercase(); l.contains("cookie") && (l.contains("accept") || l.contains("use") || l.contains("policy")) }).count(),
+        });
+        if let Some(s) = stop {
+            h["stopwords"] = json!(s);
+        }
+        doc.attrs.insert("heur".into(), h);
+        Ok(())
+    }
+}
+
+/// Drops documents on the heuristic signals (see [`HeuristicsConfig`]).
+#[derive(Debug)]
+pub struct Heuristics {
+    /// Thresholds.
+    pub cfg: HeuristicsConfig,
+}
+
+impl Filter for Heuristics {
+    fn name(&self) -> &'static str {
+        "heuristics"
+    }
+
+    fn filter(&self, doc: &Document) -> Verdict {
+        let c = &self.cfg;
+        let Some(h) = doc.attrs.get("heur") else { return Verdict::Keep };
+        let f = |k: &str| h.get(k).and_then(|v| v.as_f64()).unwrap_or(0.0);
+        let words = doc.attrs.get("words").and_then(|w| w.as_u64()).unwrap_or(0);
+        let drop = |r: DropReason| Verdict::Drop(r);
+        if words > c.max_words {
+            return drop(reasons::LENGTH);
+        }
+        if c.drop_lorem_ipsum && h.get("lorem_ipsum").and_then(|v| v.as_bool()).unwrap_or(false) {
+            return drop(reasons::LOREM);
+        }
+        // word length means nothing where every character is a word (CJK, Thai)
+        if words > 0 && f("dense_words") < 0.5 && !(c.min_mean_word_len..=c.max_mean_word_len).contains(&f("mean_word_len")) {
+            return drop(reasons::WORD_LENGTH);
+        }
+        if f("ellipsis_lines") > c.max_ellipsis_lines {
+            return drop(reasons::ELLIPSIS);
+        }
+        if f("symbol_ratio") > c.max_symbol_ratio {
+            return drop(reasons::SYMBOLS);
+        }
+        if f("bullet_lines") > c.max_bullet_lines {
+            return drop(reasons::BULLETS);
+        }
+        if f("alpha_words") < c.min_alpha_words {
+            return drop(reasons::ALPHA);
+        }
+        if let Some(s) = h.get("stopwords").and_then(|v| v.as_u64()) {
+            if s < c.min_stopwords {
+                return drop(reasons::STOPWORDS);
+            }
+        }
+        if f("dup_lines") > c.max_dup_lines || f("dup_paragraphs") > c.max_dup_paragraphs || f("top_2gram") > c.max_top_2gram || f("dup_5gram") > c.max_dup_5gram {
+            return drop(reasons::REPETITION);
+        }
+        if f("punct_lines") < c.min_punct_lines {
+            return drop(reasons::PUNCTUATION);
+        }
+        if f("short_lines") > c.max_short_lines {
+            return drop(reasons::SHORT_LINES);
+        }
+        Verdict::Keep
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use trawl_core::compliance::check_stage;
+    use trawl_core::Stage;
+
+    fn signals(text: &str, lang: &str) -> Document {
+        let mut d = Document::new("u", text);
+        d.meta.lang = Some(lang.into());
+        d.attrs.insert("words".into(), json!(trawl_core::text::word_count(text)));
+        Signals.map(&mut d).unwrap();
+        d
+    }
+
+    const GOOD: &str = "The harbour town woke slowly on Monday as the first ferries crossed the grey water.\nFishermen who had been out since four o'clock unloaded crates of mackerel and cod.\nLocal officials say the new breakwater has already reduced the damage caused by winter storms.";
+
+    #[test]
+    fn each_reason() {
+        let h = || Stage::Filter(Box::new(Heuristics { cfg: HeuristicsConfig::default() }));
+        let cases = [
+            (GOOD.to_string(), None),
+            (format!("{GOOD}\nlorem ipsum dolor sit amet, consectetur."), Some("c4_lorem_ipsum")),
+            ("### ### ### ### word ### ### ###\n".repeat(3), Some("gopher_symbols")),
+            ("- home\n- about\n- contact\n- shop\n- news\n".to_string(), Some("gopher_bullets")),
+            ("Read more...\nContinue...\nClick here...\nAnd then...\n".to_string(), Some("gopher_ellipsis")),
+            ("1234 5678 9012 3456 7890 1234 5678 9012 3456 7890 the end.".to_string(), Some("gopher_alpha")),
+            ("Harbour ferries crossed water. Fishermen unloaded crates. Officials reduced damage.".to_string(), Some("gopher_stopwords")),
+            (format!("{0}\n{0}\n{0}\n{0}", "The same line of text is repeated here again and again."), Some("gopher_repetition")),
+            ("A line without punctuation\nAnother line without any\nAnd a third line of text here\nStill no full stop anywhere in it".to_string(), Some("fineweb_punctuation")),
+        ];
+        for (text, want) in cases {
+            let (kept, stats) = check_stage(h(), vec![signals(&text, "eng")]);
+            match want {
+                None => assert_eq!(kept.len(), 1, "{text}: {:?}", stats.stage("heuristics").unwrap().dropped),
+                Some(r) => assert_eq!(stats.stage("heuristics").unwrap().dropped.get(r), Some(&1), "{text}: {:?}", stats.stage("heuristics").unwrap().dropped),
+            }
+        }
+    }
+
+    #[test]
+    fn cjk_and_languages_without_a_stopword_list() {
+        let d = signals("我们今天去公园散步，看到很多人在湖边钓鱼。孩子们在草地上放风筝，老人在树下下棋聊天。", "cmn");
+        assert!(d.attrs["heur"].get("stopwords").is_none());
+        let (kept, _) = check_stage(Stage::Filter(Box::new(Heuristics { cfg: HeuristicsConfig::default() })), vec![d]);
+        assert_eq!(kept.len(), 1, "{:?}", kept);
+    }
+}
