@@ -153,7 +153,17 @@ impl Map for Annotate {
             Some(info) => (info.lang().code().to_string(), info.confidence(), info.is_reliable()),
             None => ("und".to_string(), 0.0, false),
         };
-        doc.attrs.insert("lang".into(), json!({ "code": code, "confidence": (conf * 1000.0).round() / 1000.0, "reliable": reliable }));
+        // paragraph level: the share of the text (in bytes) per language, for mixed pages
+        let mut shares: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+        let mut total = 0usize;
+        for para in doc.text.split("\n\n").map(str::trim).filter(|p| p.chars().count() >= 20).take(200) {
+            if let Some(info) = whatlang::detect(para) {
+                *shares.entry(info.lang().code().to_string()).or_default() += para.len();
+                total += para.len();
+            }
+        }
+        let paragraphs: serde_json::Map<String, serde_json::Value> = shares.into_iter().map(|(k, v)| (k, json!(((v as f64 / total.max(1) as f64) * 1000.0).round() / 1000.0))).collect();
+        doc.attrs.insert("lang".into(), json!({ "code": code, "confidence": (conf * 1000.0).round() / 1000.0, "reliable": reliable, "paragraphs": paragraphs }));
         doc.attrs.insert("words".into(), json!(word_count(&doc.text)));
         doc.meta.lang = Some(code);
         Ok(())
@@ -278,6 +288,13 @@ mod tests {
         let (kept, stats) = check_stage(Stage::Filter(Box::new(f)), vec![annotated(EN), annotated(FR)]);
         assert_eq!(kept.len(), 1);
         assert_eq!(stats.stage("language").unwrap().dropped["lang_not_allowed"], 1);
+    }
+
+    #[test]
+    fn paragraph_language_shares() {
+        let d = annotated(&format!("{EN}\n\n{FR}\n\n{EN}"));
+        let p = &d.attrs["lang"]["paragraphs"];
+        assert!(p["eng"].as_f64().unwrap() > 0.6 && p["fra"].as_f64().unwrap() > 0.2, "{p}");
     }
 
     #[test]
