@@ -20,6 +20,10 @@ pub struct Cli {
     /// Log format on stderr.
     #[arg(long, global = true, value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
+    /// Worker threads of the async runtime (network and storage); default: one per core.
+    #[arg(long, global = true)]
+    pub threads: Option<usize>,
+
     /// The command.
     #[command(subcommand)]
     pub command: Command,
@@ -64,6 +68,10 @@ pub enum Command {
     Status {
         /// The run root.
         root: String,
+        /// Print every stage's counters in the Prometheus text format instead (for
+        /// node_exporter's textfile collector: `trawl status ROOT --prometheus > trawl.prom`).
+        #[arg(long)]
+        prometheus: bool,
         /// Pipeline config (TOML), for [storage] settings.
         #[arg(long, short)]
         config: Option<PathBuf>,

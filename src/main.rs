@@ -40,7 +40,11 @@ fn init_logging(cli: &cli::Cli) {
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     init_logging(&cli);
-    let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    if let Some(n) = cli.threads {
+        builder.worker_threads(n.max(1));
+    }
+    let rt = match builder.enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("error: cannot start the async runtime: {e}");

@@ -205,3 +205,36 @@ fn every_subcommand_explains_its_flags() {
         }
     }
 }
+
+#[test]
+fn a_later_batch_continues_the_frontier_and_status_exports_prometheus() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let web = rt.block_on(trawl_testweb::TestWeb::start(trawl_testweb::demo::sites())).unwrap();
+    let seeds: Vec<String> = trawl_testweb::demo::seeds(&web).iter().map(|s| format!("\"{s}\"")).collect();
+    let cfg = |extra: &str, name: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, format!("[crawl]\nseeds = [{}]\ndelay_ms = 0\nallow_private_addresses = true\nsitemaps = false\nmax_pages = 6\n{extra}", seeds.join(", "))).unwrap();
+        p
+    };
+    let (a, b) = (dir.path().join("night1"), dir.path().join("night2"));
+    ok(trawl().args(["--threads", "1", "crawl", "--quiet", "--config"]).arg(cfg("", "a.toml")).arg("--output").arg(&a));
+    ok(trawl().args(["crawl", "--quiet", "--config"]).arg(cfg(&format!("continue_from = \"{}\"\n", a.display()), "b.toml")).arg("--output").arg(&b));
+    let urls = |r: &std::path::Path| -> std::collections::BTreeSet<String> {
+        let mut s = std::collections::BTreeSet::new();
+        for e in std::fs::read_dir(r.join("crawl/warc")).unwrap() {
+            let p = e.unwrap().path();
+            let (pages, _) = trawl_storage::warc::read_pages("x.warc.gz", &std::fs::read(&p).unwrap());
+            s.extend(pages.into_iter().map(|p| p.url));
+        }
+        s
+    };
+    let (ua, ub) = (urls(&a), urls(&b));
+    assert_eq!(ua.len(), 6);
+    assert!(ub.difference(&ua).count() >= 4, "the second night reaches pages the first left for lack of budget: {ub:?}");
+    // Prometheus text for the textfile collector
+    let prom = ok(trawl().args(["status", "--prometheus"]).arg(&a));
+    assert!(prom.contains("# TYPE trawl_records_seen_total counter"));
+    assert!(prom.contains("trawl_records_dropped_total{run=\"\",stage=\"crawl\",step=\"crawl\",reason=\"budget_exhausted\"}"), "{prom}");
+    drop(web);
+}

@@ -70,6 +70,9 @@ pub struct CrawlConfig {
     pub max_sitemap_urls: usize,
     /// How URLs are ordered within each crawl depth (what the page budget keeps).
     pub priority: PriorityConfig,
+    /// Run root of an earlier batch whose frontier this crawl continues: the URLs it found
+    /// but left for lack of budget (`budget_exhausted`) become seeds of this one.
+    pub continue_from: Option<String>,
     /// Run root of an earlier crawl of the same sites: pages it holds are requested with
     /// If-None-Match / If-Modified-Since, and a 304 becomes a WARC `revisit` record whose
     /// page carries the earlier body downstream.
@@ -109,6 +112,7 @@ impl Default for CrawlConfig {
             resolve: std::collections::BTreeMap::new(),
             state_dir: None,
             robots_max_age_secs: 86_400,
+            continue_from: None,
             recrawl_from: None,
             sitemaps: true,
             max_sitemap_urls: 50_000,

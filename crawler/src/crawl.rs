@@ -185,7 +185,12 @@ impl Crawler {
         let strip = &self.cfg.strip_query_params;
         let mut seen: BTreeSet<String> = BTreeSet::new();
         let mut level: Vec<Url> = Vec::new();
-        let seeds = self.cfg.all_seeds().map_err(|(k, r)| CrawlError::Config(format!("{k}: {r}")))?;
+        let mut seeds = self.cfg.all_seeds().map_err(|(k, r)| CrawlError::Config(format!("{k}: {r}")))?;
+        if let Some(prev) = &self.cfg.continue_from {
+            let left = leftover_frontier(prev).await?;
+            tracing::info!(urls = left.len(), from = %prev, "continuing the earlier batch's frontier");
+            seeds.extend(left);
+        }
         for s in &seeds {
             if let Some(u) = canonicalize(s, None, strip) {
                 if seen.insert(u.to_string()) {
@@ -619,6 +624,23 @@ fn make_page(crawl_token: &str, training_token: &str, url: &str, f: Fetched, d: 
         depth,
         revisit_of: None,
     }
+}
+
+/// The URLs an earlier crawl found but did not fetch for lack of budget, in its order.
+async fn leftover_frontier(prev: &str) -> Result<Vec<String>, CrawlError> {
+    let root = Storage::open(prev, &Default::default())?;
+    let mut out = Vec::new();
+    for k in root.list("excluded/crawl").await? {
+        let b = root.get(&k).await?;
+        for v in trawl_storage::jsonl::lines::<serde_json::Value>(&k, &b)?.flatten() {
+            if v["reason"] == reasons::BUDGET.as_str() {
+                if let Some(u) = v["url"].as_str() {
+                    out.push(u.to_string());
+                }
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Every successful page of a run root's committed crawl, with its body (only `response`

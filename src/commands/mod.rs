@@ -31,10 +31,14 @@ pub fn dispatch(cli: Cli, rt: &tokio::runtime::Runtime) -> Result<()> {
         },
         Command::Report(a) => stage::report(a, rt),
         Command::Sample(a) => stage::sample(a, rt),
-        Command::Status { root, config } => {
+        Command::Status { root, config, prometheus } => {
             let cfg = load_config(config.as_deref())?;
             let r = trawl_storage::Storage::open(&root, &cfg.storage)?;
-            print!("{}", rt.block_on(runinfo::status(&r))?);
+            if prometheus {
+                print!("{}", rt.block_on(runinfo::prometheus(&r))?);
+            } else {
+                print!("{}", rt.block_on(runinfo::status(&r))?);
+            }
             Ok(())
         }
         Command::Config(ConfigCommand::Default) => {

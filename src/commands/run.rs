@@ -142,12 +142,18 @@ fn run_stages(a: &RunArgs, cfg: &PipelineConfig, root: &Storage, quiet: bool, rt
     let worker = std::thread::Builder::new().name("trawl-stages".into()).spawn(move || -> Result<usize> {
         let mut p = Pipeline::new(cfg2, root2, io, force)?;
         let mut n = 0;
+        let (mut pages_total, mut bytes_total) = (0usize, 0usize);
+        let t0 = std::time::Instant::now();
         while let Some(part) = rx.blocking_recv() {
             let name = shard_name(part.index);
+            pages_total += part.pages.len();
+            bytes_total += part.pages.iter().map(|p| p.body.len()).sum::<usize>();
             let pages = part.pages;
             p.process_part(&name, &part.warc, move || Ok(pages)).with_context(|| format!("processing part {name}"))?;
             n += 1;
             pb.set_position(n as u64);
+            let secs = t0.elapsed().as_secs_f64().max(1e-3);
+            pb.set_message(format!("parts; {pages_total} pages, {:.0} pages/s, {:.1} MB/s through the stages", pages_total as f64 / secs, bytes_total as f64 / secs / 1e6));
         }
         Ok(n)
     })?;

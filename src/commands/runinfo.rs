@@ -137,3 +137,44 @@ pub async fn status(root: &Storage) -> Result<String> {
     }
     Ok(out)
 }
+
+/// Every stage's counters in the Prometheus text exposition format.
+pub async fn prometheus(root: &Storage) -> Result<String> {
+    let esc = |s: &str| s.replace('\\', "\\\\").replace('"', "\\\"");
+    let run = match root.get_opt("run.json").await? {
+        Some(b) => serde_json::from_slice::<RunInfo>(&b).map(|i| i.run_id).unwrap_or_default(),
+        None => String::new(),
+    };
+    let mut out = String::new();
+    let mut families: std::collections::BTreeMap<&str, (&str, Vec<String>)> = std::collections::BTreeMap::new();
+    let mut add = |name: &'static str, help: &'static str, line: String| families.entry(name).or_insert((help, Vec::new())).1.push(line);
+    for group in ["crawl", "extract", "filter", "dedup", "dedup-signatures", "dedup-buckets", "dedup-clusters", "captions", "shards"] {
+        let (stats, shards) = markers::merged_stats(root, group).await?;
+        if shards == 0 {
+            continue;
+        }
+        add("trawl_shards_done", "Committed shards per stage.", format!("trawl_shards_done{{run=\"{}\",stage=\"{group}\"}} {shards}", esc(&run)));
+        for (step, s) in &stats.stages {
+            let l = format!("run=\"{}\",stage=\"{group}\",step=\"{}\"", esc(&run), esc(step));
+            add("trawl_records_seen_total", "Records that entered a step.", format!("trawl_records_seen_total{{{l}}} {}", s.seen));
+            add("trawl_records_kept_total", "Records that left a step.", format!("trawl_records_kept_total{{{l}}} {}", s.kept));
+            for (reason, n) in &s.dropped {
+                add("trawl_records_dropped_total", "Records dropped, by reason.", format!("trawl_records_dropped_total{{{l},reason=\"{}\"}} {n}", esc(reason)));
+            }
+            add("trawl_bytes_in_total", "Text bytes that entered a step.", format!("trawl_bytes_in_total{{{l}}} {}", s.bytes_in));
+            add("trawl_step_seconds_total", "Time spent in a step.", format!("trawl_step_seconds_total{{{l}}} {:.3}", s.nanos as f64 / 1e9));
+            for (c, n) in &s.counters {
+                add("trawl_counter_total", "Other additive counters (tokens, statuses).", format!("trawl_counter_total{{{l},counter=\"{}\"}} {n}", esc(c)));
+            }
+        }
+    }
+    for (name, (help, lines)) in families {
+        let kind = if name.ends_with("_total") { "counter" } else { "gauge" };
+        out.push_str(&format!("# HELP {name} {help}\n# TYPE {name} {kind}\n"));
+        for l in lines {
+            out.push_str(&l);
+            out.push('\n');
+        }
+    }
+    Ok(out)
+}
