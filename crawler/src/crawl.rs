@@ -217,7 +217,7 @@ impl Crawler {
         let next_slot: Arc<Mutex<HashMap<String, Instant>>> = Default::default();
         let mut buf = PartBuf::new(0);
         let mut parts_done = 0usize;
-        let ctx = Ctx { root, tx: &tx, committed_urls: &committed_urls, committed_stats: &committed_stats };
+        let ctx = Ctx { root, journal: &journal, tx: &tx, committed_urls: &committed_urls, committed_stats: &committed_stats };
 
         let mut depth = 0u32;
         while !level.is_empty() {
@@ -584,6 +584,10 @@ impl Crawler {
             ctx.root.put(&ex_file, ex.finish().into()).await?;
             markers::commit(ctx.root, &Marker { stage: STAGE.into(), shard: name.clone(), inputs: vec![], outputs: vec![file.clone(), ex_file], stats: buf.stats.clone() }).await?;
             tracing::debug!(part = buf.index, pages = buf.pages.len(), "crawl part committed");
+            // committed pages live in the WARC now: the journal keeps only what is not
+            for p in &buf.pages {
+                ctx.journal.forget(&p.url);
+            }
         }
         let part = CrawlPart { index: buf.index, warc: file, pages: buf.pages, stats: buf.stats, replayed };
         ctx.tx.send(part).await.map_err(|_| CrawlError::Closed)
@@ -758,6 +762,7 @@ async fn fetch_following(fetcher: &Fetcher, robots: &RobotsCache, guard: &crate:
 
 struct Ctx<'a> {
     root: &'a Storage,
+    journal: &'a crate::journal::Journal,
     tx: &'a mpsc::Sender<CrawlPart>,
     committed_urls: &'a [Vec<String>],
     committed_stats: &'a [RunStats],

@@ -80,6 +80,12 @@ impl Journal {
         }
     }
 
+    /// Forgets an outcome (its page is now in a committed WARC part), so the journal holds at
+    /// most about one part's bodies on disk.
+    pub(crate) fn forget(&self, url: &str) {
+        let _ = self.db.delete(url.as_bytes());
+    }
+
     /// Removes the journal (the crawl is complete and committed).
     pub(crate) fn destroy(self) {
         let path = self.path.clone();
