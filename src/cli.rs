@@ -133,6 +133,9 @@ pub struct StageArgs {
     /// Ignore completion markers and recompute.
     #[arg(long)]
     pub force: bool,
+    /// Print the inputs found and which of this worker's shards are done or to do, then exit.
+    #[arg(long)]
+    pub dry_run: bool,
     /// Phases that need a barrier (dedup buckets, clusters, apply; shards pack) wait up to
     /// this many seconds for the completion markers of the phase before them, instead of
     /// failing at once (for cluster engines that start every phase together).

@@ -112,6 +112,8 @@ fn stage_rerun_after_config_change() {
     // second time: everything already done
     let s = ok(trawl().args(["filter", "--quiet", "--config"]).arg(&cfg).arg("--input").arg(dir.path().join("extract")).arg("--output").arg(&out2));
     assert!(s.contains("0 shards written"), "{s}");
+    let dry = ok(trawl().args(["filter", "--dry-run", "--config"]).arg(&cfg).arg("--input").arg(dir.path().join("extract")).arg("--output").arg(&out2));
+    assert!(dry.contains("done") && !dry.contains("to do"), "{dry}");
     // and the other stages run alone too
     ok(trawl().args(["dedup", "--quiet", "--input"]).arg(out2.join("filter")).arg("--output").arg(&out2));
     let s = ok(trawl().args(["shards", "--quiet", "--input"]).arg(out2.join("dedup")).arg("--output").arg(&out2));

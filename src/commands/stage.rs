@@ -186,6 +186,15 @@ pub fn docs_stage(stage: &str, a: StageArgs, quiet: bool, rt: &tokio::runtime::R
     }
     let root = open_root(&mut cfg, a.output.as_ref(), rt)?;
     let mut p = Pipeline::new(cfg, root, Io::new(rt.handle().clone()), a.force)?;
+    if a.dry_run {
+        println!("trawl {stage}: {} inputs under {input}; this worker ({shard}) takes {}", set.total, set.objects.len());
+        for (k, key) in &set.objects {
+            let name = shard_name(*k);
+            let state = if p.done(stage, &name, &[set.storage.url_of(key)])? { "done" } else { "to do" };
+            println!("  {name}  {state:<6} {}", set.storage.url_of(key));
+        }
+        return Ok(());
+    }
     let bar = progress::bar(progress::enabled(quiet), Some(set.objects.len() as u64), stage);
     let (mut done, mut skipped) = (0, 0);
     for (k, key) in &set.objects {
