@@ -70,6 +70,30 @@ fn slurm_scripts_are_valid_and_chain_every_phase() {
     }
 }
 
+#[test]
+fn kubernetes_indexed_job_env_selects_the_share() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    std::fs::create_dir_all(&input).unwrap();
+    for i in 0..6 {
+        std::fs::write(input.join(format!("{i}.jsonl")), format!("{{\"id\":\"d{i}\",\"text\":\"{}\"}}\n", "word ".repeat(60))).unwrap();
+    }
+    let out = dir.path().join("out");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_trawl"))
+        .args(["filter", "--quiet", "--input"])
+        .arg(&input)
+        .arg("--output")
+        .arg(&out)
+        .env("JOB_COMPLETION_INDEX", "2")
+        .env("TRAWL_SHARD_COUNT", "3")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut done: Vec<String> = std::fs::read_dir(out.join("_done/filter")).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    done.sort();
+    assert_eq!(done, vec!["00002", "00005"], "worker 2 of 3 takes inputs 2 and 5");
+}
+
 fn get<'a>(y: &'a Yaml, path: &[&str]) -> &'a Yaml {
     path.iter().fold(y, |y, k| &y[*k])
 }
