@@ -17,6 +17,7 @@
 
 pub mod heuristics;
 pub mod pii;
+pub mod safety;
 
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -57,6 +58,8 @@ pub struct FilterConfig {
     pub pii: pii::PiiConfig,
     /// Heuristic signals (`attrs.heur`) and the relaxed filters on them.
     pub heuristics: heuristics::HeuristicsConfig,
+    /// Profanity score and domain blocklist.
+    pub safety: safety::SafetyConfig,
     /// Files of URLs, URL prefixes (`https://x/a/*`) and domains whose documents are
     /// dropped as `blocklisted`. The run root's `takedown/urls.txt` is always honoured too.
     pub blocklists: Vec<String>,
@@ -64,7 +67,7 @@ pub struct FilterConfig {
 
 impl Default for FilterConfig {
     fn default() -> Self {
-        FilterConfig { enabled: true, languages: Vec::new(), min_lang_confidence: 0.0, min_words: 50, respect_training_opt_out: true, respect_noindex: true, pii: pii::PiiConfig::default(), heuristics: heuristics::HeuristicsConfig::default(), blocklists: Vec::new() }
+        FilterConfig { enabled: true, languages: Vec::new(), min_lang_confidence: 0.0, min_words: 50, respect_training_opt_out: true, respect_noindex: true, pii: pii::PiiConfig::default(), heuristics: heuristics::HeuristicsConfig::default(), safety: safety::SafetyConfig::default(), blocklists: Vec::new() }
     }
 }
 
@@ -75,6 +78,10 @@ impl FilterConfig {
             return Err(("filter.min_lang_confidence".into(), format!("{} is outside 0..=1", self.min_lang_confidence)));
         }
         self.load_blocklists()?;
+        safety::Safety::new(&self.safety).map_err(|e| ("filter.safety.lists".to_string(), e))?;
+        if let Some(f) = &self.safety.domain_blocklist {
+            safety::load_domains(f).map_err(|e| ("filter.safety.domain_blocklist".to_string(), e))?;
+        }
         for l in &self.languages {
             if whatlang::Lang::from_code(l).is_none() {
                 return Err(("filter.languages".into(), format!("`{l}` is not an ISO 639-3 code whatlang knows (e.g. eng, fra, deu, cmn)")));
@@ -117,6 +124,15 @@ impl FilterConfig {
         }
         v.push(Stage::Filter(Box::new(LanguageFilter { languages: self.languages.clone(), min_confidence: self.min_lang_confidence })));
         v.push(Stage::Filter(Box::new(MinWords { min: self.min_words })));
+        if self.safety.enabled {
+            if let Ok(s) = safety::Safety::new(&self.safety) {
+                v.push(Stage::Map(Box::new(s)));
+                let domains = self.safety.domain_blocklist.as_deref().map(safety::load_domains).transpose().unwrap_or_default().unwrap_or_default();
+                if !self.heuristics.signals_only {
+                    v.push(Stage::Filter(Box::new(safety::SafetyFilter { max_profanity_ratio: self.safety.max_profanity_ratio, domains })));
+                }
+            }
+        }
         if self.heuristics.enabled {
             v.push(Stage::Map(Box::new(heuristics::Signals)));
             if !self.heuristics.signals_only {
