@@ -81,7 +81,7 @@ impl Pipeline {
         if self.force {
             return Ok(false);
         }
-        Ok(self.io.block(markers::is_done(&self.root, stage, name, inputs))?)
+        Ok(self.io.block(markers::is_done(&self.root, stage, name, inputs, &self.cfg.fingerprint(stage)))?)
     }
 
     fn put(&self, key: &str, bytes: Vec<u8>) -> Result<()> {
@@ -89,7 +89,7 @@ impl Pipeline {
     }
 
     fn commit(&self, stage: &str, name: &str, inputs: Vec<String>, outputs: Vec<String>, stats: RunStats) -> Result<()> {
-        let m = Marker { stage: stage.into(), shard: name.into(), inputs, outputs, stats };
+        let m = Marker { stage: stage.into(), shard: name.into(), inputs, outputs, stats, config: self.cfg.fingerprint(stage) };
         self.io.block(markers::commit(&self.root, &m)).with_context(|| format!("committing {stage}/{name}"))
     }
 

@@ -114,6 +114,18 @@ fn stage_rerun_after_config_change() {
     assert!(s.contains("0 shards written"), "{s}");
     let dry = ok(trawl().args(["filter", "--dry-run", "--config"]).arg(&cfg).arg("--input").arg(dir.path().join("extract")).arg("--output").arg(&out2));
     assert!(dry.contains("done") && !dry.contains("to do"), "{dry}");
+    // a changed [filter] section invalidates the filter's markers: no --force needed
+    let kept = |out: &std::path::Path| -> usize { std::fs::read_dir(out.join("filter")).unwrap().map(|e| read_jsonl(&e.unwrap().path()).len()).sum() };
+    let before = kept(&out2);
+    std::fs::write(&cfg, "[filter]\nmin_words = 400\nlanguages = [\"eng\"]\n").unwrap();
+    let dry = ok(trawl().args(["filter", "--dry-run", "--config"]).arg(&cfg).arg("--input").arg(dir.path().join("extract")).arg("--output").arg(&out2));
+    assert!(dry.contains("to do") && !dry.contains(" done "), "{dry}");
+    let s = ok(trawl().args(["filter", "--quiet", "--config"]).arg(&cfg).arg("--input").arg(dir.path().join("extract")).arg("--output").arg(&out2));
+    assert!(!s.contains("0 shards written"), "{s}");
+    assert!(kept(&out2) < before, "the stricter config keeps fewer documents ({} vs {before})", kept(&out2));
+    std::fs::write(&cfg, "[filter]\nmin_words = 120\nlanguages = [\"eng\"]\n").unwrap();
+    ok(trawl().args(["filter", "--quiet", "--config"]).arg(&cfg).arg("--input").arg(dir.path().join("extract")).arg("--output").arg(&out2));
+    assert_eq!(kept(&out2), before, "back to the first config, back to its output");
     // and the other stages run alone too
     ok(trawl().args(["dedup", "--quiet", "--input"]).arg(out2.join("filter")).arg("--output").arg(&out2));
     let s = ok(trawl().args(["shards", "--quiet", "--input"]).arg(out2.join("dedup")).arg("--output").arg(&out2));

@@ -64,6 +64,29 @@ pub struct PipelineConfig {
 }
 
 impl PipelineConfig {
+    /// A fingerprint of the config sections a stage's output depends on (its own and those
+    /// of the stages before it), stored in its completion markers: a shard committed under
+    /// another config is redone, so a rerun after a config change recomputes that stage and
+    /// everything downstream instead of silently keeping old output. Files named by the
+    /// config (lists, blocklists) count by path, not content: use `--force` after editing
+    /// one. The crawl has none: its committed parts stay valid across config changes.
+    pub fn fingerprint(&self, stage: &str) -> String {
+        let extract = serde_json::to_value((&self.extract, &self.render));
+        let upto = |n: usize| -> serde_json::Value {
+            let chain = [extract.as_ref().ok().cloned(), serde_json::to_value(&self.filter).ok(), serde_json::to_value(&self.dedup).ok()];
+            serde_json::Value::Array(chain.into_iter().take(n).map(Option::unwrap_or_default).collect())
+        };
+        let parts = match stage.split(['-', '/']).next().unwrap_or(stage) {
+            "extract" => upto(1),
+            "filter" => upto(2),
+            "dedup" => upto(3),
+            "captions" => serde_json::json!([upto(3), serde_json::to_value(&self.captions).unwrap_or_default()]),
+            "shards" => serde_json::json!([upto(3), serde_json::to_value(&self.shards).unwrap_or_default()]),
+            _ => return String::new(),
+        };
+        format!("{:016x}", xxhash_rust::xxh3::xxh3_64(parts.to_string().as_bytes()))
+    }
+
     /// Parses and validates TOML text; `file` names it in errors.
     pub fn parse(text: &str, file: &str) -> Result<PipelineConfig, ConfigError> {
         let de = toml::Deserializer::new(text);
@@ -120,6 +143,24 @@ impl PipelineConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fingerprints_follow_only_their_section() {
+        let a = PipelineConfig::default();
+        let mut b = a.clone();
+        b.filter.min_words += 1;
+        assert_ne!(a.fingerprint("filter"), b.fingerprint("filter"));
+        assert_eq!(a.fingerprint("extract"), b.fingerprint("extract"), "upstream stages keep theirs");
+        for stage in ["dedup", "dedup-buckets", "captions", "shards"] {
+            assert_ne!(a.fingerprint(stage), b.fingerprint(stage), "{stage}: downstream of the change");
+        }
+        let mut c = a.clone();
+        c.shards.shuffle_seed += 1;
+        assert_eq!(a.fingerprint("captions"), c.fingerprint("captions"), "captions do not read [shards]");
+        assert_ne!(a.fingerprint("shards"), c.fingerprint("shards"));
+        assert_eq!(a.fingerprint("crawl"), "", "committed crawl parts stay valid");
+        assert_eq!(a.fingerprint("filter"), PipelineConfig::default().fingerprint("filter"), "stable");
+    }
 
     #[test]
     fn commented_default_equals_code_default() {

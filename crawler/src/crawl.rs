@@ -582,7 +582,7 @@ impl Crawler {
             }
             let ex_file = format!("excluded/crawl/{name}.jsonl.zst");
             ctx.root.put(&ex_file, ex.finish().into()).await?;
-            markers::commit(ctx.root, &Marker { stage: STAGE.into(), shard: name.clone(), inputs: vec![], outputs: vec![file.clone(), ex_file], stats: buf.stats.clone() }).await?;
+            markers::commit(ctx.root, &Marker { stage: STAGE.into(), shard: name.clone(), inputs: vec![], outputs: vec![file.clone(), ex_file], stats: buf.stats.clone(), config: String::new() }).await?;
             tracing::debug!(part = buf.index, pages = buf.pages.len(), "crawl part committed");
             // committed pages live in the WARC now: the journal keeps only what is not
             for p in &buf.pages {

@@ -32,11 +32,11 @@ fn ctx(a: &StageArgs, rt: &tokio::runtime::Runtime) -> Result<Ctx> {
 }
 
 fn done(c: &Ctx, rt: &tokio::runtime::Runtime, stage: &str, name: &str, inputs: &[String]) -> Result<bool> {
-    Ok(!c.force && rt.block_on(markers::is_done(&c.root, stage, name, inputs))?)
+    Ok(!c.force && rt.block_on(markers::is_done(&c.root, stage, name, inputs, &c.cfg.fingerprint(stage)))?)
 }
 
 fn commit(c: &Ctx, rt: &tokio::runtime::Runtime, stage: &str, name: &str, inputs: Vec<String>, outputs: Vec<String>, stats: RunStats) -> Result<()> {
-    rt.block_on(markers::commit(&c.root, &Marker { stage: stage.into(), shard: name.into(), inputs, outputs, stats }))?;
+    rt.block_on(markers::commit(&c.root, &Marker { stage: stage.into(), shard: name.into(), inputs, outputs, stats, config: c.cfg.fingerprint(stage) }))?;
     Ok(())
 }
 

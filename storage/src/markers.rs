@@ -23,6 +23,10 @@ pub struct Marker {
     pub outputs: Vec<String>,
     /// The shard's stats.
     pub stats: RunStats,
+    /// Fingerprint of the config the shard was made with (empty for stages whose output
+    /// does not depend on it).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub config: String,
 }
 
 fn marker_key(stage: &str, shard: &str) -> String {
@@ -41,9 +45,9 @@ pub async fn read(root: &Storage, stage: &str, shard: &str) -> Result<Option<Mar
 }
 
 /// Whether the shard is done and was made from the same inputs.
-pub async fn is_done(root: &Storage, stage: &str, shard: &str, inputs: &[String]) -> Result<bool, StorageError> {
+pub async fn is_done(root: &Storage, stage: &str, shard: &str, inputs: &[String], config: &str) -> Result<bool, StorageError> {
     Ok(match read(root, stage, shard).await? {
-        Some(m) => m.inputs == inputs,
+        Some(m) => m.inputs == inputs && m.config == config,
         None => false,
     })
 }
