@@ -48,8 +48,9 @@ pub enum Command {
     Crawl(StageArgs),
     /// Extract Documents from WARC files (or .html/.html.gz files).
     Extract(ExtractArgs),
-    /// Annotate documents (language, word counts) and filter them.
-    Filter(StageArgs),
+    /// Annotate documents (language, word counts, PII, safety, heuristic signals) and filter
+    /// them.
+    Filter(FilterArgs),
     /// Remove duplicate documents (streaming, one worker), or run one phase of the sharded
     /// batch mode: signatures, buckets, clusters, apply.
     Dedup(DedupArgs),
@@ -141,6 +142,18 @@ pub struct StageArgs {
     /// failing at once (for cluster engines that start every phase together).
     #[arg(long, default_value_t = 0)]
     pub wait: u64,
+}
+
+/// Flags of `trawl filter`.
+#[derive(Debug, Args)]
+pub struct FilterArgs {
+    /// Stage flags.
+    #[command(flatten)]
+    pub stage: StageArgs,
+    /// Keep every document (but blocklisted ones) and record in `attrs.would_drop` the
+    /// reasons the filters would have dropped it; same as `[filter] annotate_only = true`.
+    #[arg(long)]
+    pub annotate_only: bool,
 }
 
 /// Flags of `trawl extract`.

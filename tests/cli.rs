@@ -126,6 +126,16 @@ fn stage_rerun_after_config_change() {
     std::fs::write(&cfg, "[filter]\nmin_words = 120\nlanguages = [\"eng\"]\n").unwrap();
     ok(trawl().args(["filter", "--quiet", "--config"]).arg(&cfg).arg("--input").arg(dir.path().join("extract")).arg("--output").arg(&out2));
     assert_eq!(kept(&out2), before, "back to the first config, back to its output");
+    // --annotate-only keeps everything, and the documents with no would-be drop reason are
+    // exactly those the filter keeps
+    let ann = dir.path().join("annotated");
+    ok(trawl().args(["filter", "--quiet", "--annotate-only", "--config"]).arg(&cfg).arg("--input").arg(dir.path().join("extract")).arg("--output").arg(&ann));
+    let docs: Vec<serde_json::Value> = std::fs::read_dir(ann.join("filter")).unwrap().flat_map(|e| read_jsonl(&e.unwrap().path())).collect();
+    let extracted: usize = std::fs::read_dir(dir.path().join("extract")).unwrap().map(|e| read_jsonl(&e.unwrap().path()).len()).sum();
+    assert_eq!(docs.len(), extracted);
+    let clean = docs.iter().filter(|d| d["attrs"].get("would_drop").is_none()).count();
+    assert_eq!(clean, before);
+    assert!(docs.iter().any(|d| d["attrs"]["would_drop"].as_array().is_some_and(|a| !a.is_empty())));
     // and the other stages run alone too
     ok(trawl().args(["dedup", "--quiet", "--input"]).arg(out2.join("filter")).arg("--output").arg(&out2));
     let s = ok(trawl().args(["shards", "--quiet", "--input"]).arg(out2.join("dedup")).arg("--output").arg(&out2));

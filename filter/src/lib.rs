@@ -63,11 +63,15 @@ pub struct FilterConfig {
     /// Files of URLs, URL prefixes (`https://x/a/*`) and domains whose documents are
     /// dropped as `blocklisted`. The run root's `takedown/urls.txt` is always honoured too.
     pub blocklists: Vec<String>,
+    /// Annotate only: every filter (but the blocklists, which are takedowns) records the
+    /// reason it would drop a document in `attrs.would_drop` and keeps it, for tuning
+    /// thresholds offline on the annotations.
+    pub annotate_only: bool,
 }
 
 impl Default for FilterConfig {
     fn default() -> Self {
-        FilterConfig { enabled: true, languages: Vec::new(), min_lang_confidence: 0.0, min_words: 50, respect_training_opt_out: true, respect_noindex: true, pii: pii::PiiConfig::default(), heuristics: heuristics::HeuristicsConfig::default(), safety: safety::SafetyConfig::default(), blocklists: Vec::new() }
+        FilterConfig { enabled: true, languages: Vec::new(), min_lang_confidence: 0.0, min_words: 50, respect_training_opt_out: true, respect_noindex: true, pii: pii::PiiConfig::default(), heuristics: heuristics::HeuristicsConfig::default(), safety: safety::SafetyConfig::default(), blocklists: Vec::new(), annotate_only: false }
     }
 }
 
@@ -115,31 +119,55 @@ impl FilterConfig {
         if !blocked.is_empty() {
             v.push(Stage::Filter(Box::new(Blocklisted { list: blocked })));
         }
+        let annotate_only = self.annotate_only;
+        let decide = |v: &mut Vec<Stage>, f: Box<dyn Filter>| {
+            v.push(if annotate_only { Stage::Map(Box::new(WouldDrop(f))) } else { Stage::Filter(f) });
+        };
         v.push(Stage::Map(Box::new(Annotate)));
         if self.pii.enabled {
             v.push(Stage::Map(Box::new(pii::Pii::new(self.pii.clone()))));
         }
         if self.respect_training_opt_out {
-            v.push(Stage::Filter(Box::new(ConsentFilter { respect_noindex: self.respect_noindex })));
+            decide(&mut v, Box::new(ConsentFilter { respect_noindex: self.respect_noindex }));
         }
-        v.push(Stage::Filter(Box::new(LanguageFilter { languages: self.languages.clone(), min_confidence: self.min_lang_confidence })));
-        v.push(Stage::Filter(Box::new(MinWords { min: self.min_words })));
+        decide(&mut v, Box::new(LanguageFilter { languages: self.languages.clone(), min_confidence: self.min_lang_confidence }));
+        decide(&mut v, Box::new(MinWords { min: self.min_words }));
         if self.safety.enabled {
             if let Ok(s) = safety::Safety::new(&self.safety) {
                 v.push(Stage::Map(Box::new(s)));
                 let domains = self.safety.domain_blocklist.as_deref().map(safety::load_domains).transpose().unwrap_or_default().unwrap_or_default();
                 if !self.heuristics.signals_only {
-                    v.push(Stage::Filter(Box::new(safety::SafetyFilter { max_profanity_ratio: self.safety.max_profanity_ratio, domains })));
+                    decide(&mut v, Box::new(safety::SafetyFilter { max_profanity_ratio: self.safety.max_profanity_ratio, domains }));
                 }
             }
         }
         if self.heuristics.enabled {
             v.push(Stage::Map(Box::new(heuristics::Signals)));
             if !self.heuristics.signals_only {
-                v.push(Stage::Filter(Box::new(heuristics::Heuristics { cfg: self.heuristics.clone() })));
+                decide(&mut v, Box::new(heuristics::Heuristics { cfg: self.heuristics.clone() }));
             }
         }
         v
+    }
+}
+
+/// A filter run as an annotator (`annotate_only`): appends the reason it would drop a
+/// document to `attrs.would_drop` and keeps the document.
+struct WouldDrop(Box<dyn Filter>);
+
+impl Map for WouldDrop {
+    fn name(&self) -> &'static str {
+        self.0.name()
+    }
+
+    fn map(&self, doc: &mut Document) -> Result<(), RecordError> {
+        if let Verdict::Drop(reason) = self.0.filter(doc) {
+            let list = doc.attrs.entry("would_drop".to_string()).or_insert_with(|| serde_json::json!([]));
+            if let Some(a) = list.as_array_mut() {
+                a.push(reason.as_str().into());
+            }
+        }
+        Ok(())
     }
 }
 

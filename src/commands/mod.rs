@@ -19,14 +19,14 @@ pub fn dispatch(cli: Cli, rt: &tokio::runtime::Runtime) -> Result<()> {
         Command::Run(a) => run::run(a, quiet, rt),
         Command::Crawl(a) => stage::crawl(a, quiet, rt),
         Command::Extract(a) => stage::extract(a, quiet, rt),
-        Command::Filter(a) => stage::docs_stage("filter", a, quiet, rt),
+        Command::Filter(a) => stage::docs_stage("filter", a.stage, quiet, rt, |c| c.filter.annotate_only |= a.annotate_only),
         Command::Dedup(a) => match a.phase {
-            None => stage::docs_stage("dedup", a.stage, quiet, rt),
+            None => stage::docs_stage("dedup", a.stage, quiet, rt, |_| ()),
             Some(p) => dedup::phase(p, quiet, rt),
         },
-        Command::Captions(a) => stage::docs_stage("captions", a, quiet, rt),
+        Command::Captions(a) => stage::docs_stage("captions", a, quiet, rt, |_| ()),
         Command::Shards(a) => match a.action {
-            None => stage::docs_stage("shards", a.stage, quiet, rt),
+            None => stage::docs_stage("shards", a.stage, quiet, rt, |_| ()),
             Some(action) => shards::action(action, rt),
         },
         Command::Report(a) => stage::report(a, rt),

@@ -173,8 +173,9 @@ pub fn extract(a: ExtractArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Res
     Ok(())
 }
 
-pub fn docs_stage(stage: &str, a: StageArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<()> {
+pub fn docs_stage(stage: &str, a: StageArgs, quiet: bool, rt: &tokio::runtime::Runtime, flags: impl FnOnce(&mut PipelineConfig)) -> Result<()> {
     let mut cfg = load_config(a.config.as_deref())?;
+    flags(&mut cfg);
     let input = require_input(&a, stage)?;
     let shard = shard_of(&a);
     if stage == "dedup" && shard.count > 1 {
