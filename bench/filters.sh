@@ -7,11 +7,17 @@
 # counts are false positives the relaxed defaults aim to keep low; exceptions worth knowing:
 # readability's synthetic test pages are lorem ipsum (c4_lorem_ipsum is right there), and
 # training_opt_out counts pages whose meta robots say noindex/noai (honoured by design).
-# Usage: bench/filters.sh [TESTDATA_EXTRACT_DIR]
+# Then bench/filters.py times `trawl filter` against datatrove's Gopher/C4/FineWeb chain on
+# the same documents and reports how often their decisions agree.
+# Usage: bench/filters.sh [TESTDATA_EXTRACT_DIR] [-- args of bench/filters.py]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/trawl/target}"
 DATA="${1:-../shared/testdata/extract}"
+shift || true
+[ "${1:-}" = "--" ] && shift
+scripts/setup.sh test
+VENV="${TRAWL_CACHE:-$HOME/.cache/trawl}/venv"
 cargo build --release --locked --quiet
 T="$CARGO_TARGET_DIR/release/trawl"
 W="$(mktemp -d)"
@@ -21,13 +27,16 @@ for d in "$DATA"/*/html; do
   name="$(basename "$(dirname "$d")")"
   "$T" extract --quiet --input "$d" --output "$W/$name" >/dev/null
   "$T" filter --quiet --annotate-only --config "$W/cfg.toml" --input "$W/$name/extract" --output "$W/$name" >/dev/null
+  mkdir -p "$W/all/extract" "$W/all/filter"
+  for f in "$W/$name"/extract/*.jsonl.zst; do cp "$f" "$W/all/extract/$name-$(basename "$f")"; done
+  for f in "$W/$name"/filter/*.jsonl.zst; do cp "$f" "$W/all/filter/$name-$(basename "$f")"; done
 done
 python3 - "$W" <<'PY'
 import collections, json, pathlib, subprocess, sys
 w = pathlib.Path(sys.argv[1])
 total, flagged, reasons, langs = 0, 0, collections.Counter(), collections.Counter()
 examples = collections.defaultdict(list)
-for f in sorted(w.glob("*/filter/*.jsonl.zst")):
+for f in sorted(w.glob("all/filter/*.jsonl.zst")):
     for line in subprocess.run(["zstd", "-dc", str(f)], capture_output=True, check=True).stdout.splitlines():
         d = json.loads(line)
         total += 1
@@ -43,3 +52,5 @@ print(f"{'reason':<28} {'pages':>6} {'share':>7}")
 for r, n in reasons.most_common():
     print(f"{r:<28} {n:>6} {n / total:>7.1%}  e.g. {examples[r][0]}")
 PY
+echo
+"$VENV/bin/python" bench/filters.py --trawl "$T" --docs "$W/all/extract" --annotated "$W/all/filter" "$@"
