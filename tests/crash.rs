@@ -64,16 +64,7 @@ fn dedup_batch_phases_survive_kill_9() {
     let input = dir.path().join("in");
     std::fs::create_dir_all(&input).unwrap();
     // 6 files of 1500 documents, with near duplicates across files
-    let word = |mut i: usize| {
-        let mut s = String::new();
-        loop {
-            s.push((b'a' + (i % 26) as u8) as char);
-            i /= 26;
-            if i == 0 {
-                return s;
-            }
-        }
-    };
+    let word = trawl_dedup::testing::word;
     for f in 0..6usize {
         let mut out = String::new();
         for d in 0..1500usize {

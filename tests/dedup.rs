@@ -3,18 +3,9 @@
 
 use std::path::Path;
 
-use crate::support::{files, ok, run, trawl};
+use trawl_dedup::testing::word;
 
-fn word(mut i: usize) -> String {
-    let mut s = String::new();
-    loop {
-        s.push((b'a' + (i % 26) as u8) as char);
-        i /= 26;
-        if i == 0 {
-            return s;
-        }
-    }
-}
+use crate::support::{files, ok, run, trawl};
 
 /// 4 input files; cluster c has a base document and variants with 1 and 60 edited words
 /// out of 300 (true Jaccard about 0.97 and 0.3), spread over different files.

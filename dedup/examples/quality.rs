@@ -16,6 +16,7 @@ use std::time::Instant;
 
 use trawl_core::{Document, Task, Verdict};
 use trawl_dedup::minhash::{jaccard, MinHasher};
+use trawl_dedup::testing::word;
 use trawl_dedup::{DedupConfig, MemoryIndex, NearDedup};
 
 struct Rng(u64);
@@ -32,17 +33,6 @@ impl Rng {
     }
     fn below(&mut self, n: usize) -> usize {
         (self.next() % n as u64) as usize
-    }
-}
-
-fn word(mut i: usize) -> String {
-    let mut s = String::new();
-    loop {
-        s.push((b'a' + (i % 26) as u8) as char);
-        i /= 26;
-        if i == 0 {
-            return s;
-        }
     }
 }
 

@@ -16,6 +16,8 @@ pub mod minhash;
 mod near;
 pub mod phash;
 mod rocks;
+#[doc(hidden)]
+pub mod testing;
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -233,12 +235,12 @@ mod tests {
 
     #[test]
     fn near_duplicates_are_removed_and_record_their_owner() {
-        let base: Vec<String> = (0..300).map(|i| crate::minhash::tests::word((i * 7919) % 2000)).collect();
+        let base: Vec<String> = (0..300).map(|i| crate::testing::word((i * 7919) % 2000)).collect();
         let a = base.join(" ");
         let mut v = base.clone();
         v[150] = "edited".into();
         let near = v.join(" ");
-        let other: Vec<String> = (0..300).map(|i| format!("x{}", crate::minhash::tests::word((i * 104_729) % 3000))).collect();
+        let other: Vec<String> = (0..300).map(|i| format!("x{}", crate::testing::word((i * 104_729) % 3000))).collect();
         let docs = vec![Document::new("a", a), Document::new("b", near), Document::new("c", other.join(" ")), Document::new("d", ""), Document::new("e", "one")];
         let first = docs[0].id.clone();
         let task = NearDedup::new(&DedupConfig::default(), Box::new(MemoryIndex::default()));
@@ -252,7 +254,7 @@ mod tests {
     fn rocksdb_index_dedups_a_second_batch_against_the_first() {
         let dir = tempfile::tempdir().unwrap();
         let cfg = DedupConfig { index_dir: Some(dir.path().join("idx").display().to_string()), ..Default::default() };
-        let text: Vec<String> = (0..300).map(|i| crate::minhash::tests::word((i * 7919) % 2000)).collect();
+        let text: Vec<String> = (0..300).map(|i| crate::testing::word((i * 7919) % 2000)).collect();
         let first = Document::new("https://a/1", text.join(" "));
         {
             let mut t = NearDedup::new(&cfg, cfg.open_index().unwrap());

@@ -188,20 +188,10 @@ pub fn band_key(sig: &[u64], band: usize, rows: usize) -> u64 {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
+    use crate::testing::word;
 
-    /// Distinct letter-only words (digits would be folded by the normalisation).
-    pub(crate) fn word(mut i: usize) -> String {
-        let mut s = String::new();
-        loop {
-            s.push((b'a' + (i % 26) as u8) as char);
-            i /= 26;
-            if i == 0 {
-                return s;
-            }
-        }
-    }
 
     #[test]
     fn similar_texts_have_similar_signatures() {
