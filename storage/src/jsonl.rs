@@ -55,24 +55,7 @@ pub type LineResult<T> = Result<T, String>;
 /// line number (a bad record is data to count, not a reason to abort); a broken compressed
 /// stream ends the iteration with one `Err`.
 pub fn read_lines<T: DeserializeOwned>(name: &str, data: &[u8]) -> Result<Vec<LineResult<T>>, StorageError> {
-    let r = BufReader::new(decoder(name, data)?);
-    let mut out = Vec::new();
-    for (i, line) in r.split(b'\n').enumerate() {
-        match line {
-            Ok(l) => {
-                let l = l.strip_suffix(b"\r").unwrap_or(&l);
-                if l.iter().all(|b| b.is_ascii_whitespace()) {
-                    continue;
-                }
-                out.push(serde_json::from_slice::<T>(l).map_err(|e| format!("{name}:{}: {e}", i + 1)));
-            }
-            Err(e) => {
-                out.push(Err(format!("{name}: stream broken after line {i}: {e}")));
-                break;
-            }
-        }
-    }
-    Ok(out)
+    Ok(lines(name, data)?.collect())
 }
 
 /// An iterator over the records of a JSONL object, decoding one line at a time.
@@ -121,23 +104,8 @@ impl<T: DeserializeOwned> Iterator for Lines<'_, T> {
 
 /// Like [`read_lines`], but hands each line to `f` as it is decoded, so only one record is
 /// in memory at a time (besides the object's bytes).
-pub fn for_each_line<T: DeserializeOwned>(name: &str, data: &[u8], mut f: impl FnMut(LineResult<T>)) -> Result<(), StorageError> {
-    let r = BufReader::new(decoder(name, data)?);
-    for (i, line) in r.split(b'\n').enumerate() {
-        match line {
-            Ok(l) => {
-                let l = l.strip_suffix(b"\r").unwrap_or(&l);
-                if l.iter().all(|b| b.is_ascii_whitespace()) {
-                    continue;
-                }
-                f(serde_json::from_slice::<T>(l).map_err(|e| format!("{name}:{}: {e}", i + 1)));
-            }
-            Err(e) => {
-                f(Err(format!("{name}: stream broken after line {i}: {e}")));
-                break;
-            }
-        }
-    }
+pub fn for_each_line<T: DeserializeOwned>(name: &str, data: &[u8], f: impl FnMut(LineResult<T>)) -> Result<(), StorageError> {
+    lines(name, data)?.for_each(f);
     Ok(())
 }
 
