@@ -93,6 +93,14 @@ impl Pipeline {
         self.io.block(markers::commit(&self.root, &m)).with_context(|| format!("committing {stage}/{name}"))
     }
 
+    /// The documents a stage before produced in this process, or else its committed output.
+    fn take_or_read(&self, docs: &mut Option<Vec<Document>>, key: &str) -> Result<Vec<Document>> {
+        match docs.take() {
+            Some(d) => Ok(d),
+            None => self.read_docs(key),
+        }
+    }
+
     /// Reads documents from a JSONL object under the run root. Malformed lines are counted
     /// and logged, not fatal.
     pub fn read_docs(&self, key: &str) -> Result<Vec<Document>> {
@@ -269,10 +277,7 @@ impl Pipeline {
         }
         if c.filter.enabled {
             if !self.done("filter", name, std::slice::from_ref(&current))? {
-                let input = match docs.take() {
-                    Some(d) => d,
-                    None => self.read_docs(&current)?,
-                };
+                let input = self.take_or_read(&mut docs, &current)?;
                 docs = Some(self.filter(name, input, vec![current.clone()])?);
             } else {
                 docs = None;
@@ -281,10 +286,7 @@ impl Pipeline {
         }
         if c.dedup.enabled {
             if !self.done("dedup", name, std::slice::from_ref(&current))? {
-                let input = match docs.take() {
-                    Some(d) => d,
-                    None => self.read_docs(&current)?,
-                };
+                let input = self.take_or_read(&mut docs, &current)?;
                 docs = Some(self.dedup(name, input, vec![current.clone()])?);
             } else {
                 let kept = self.read_docs(&de_out)?;
@@ -293,22 +295,13 @@ impl Pipeline {
             }
             current = de_out;
         }
-        let mut final_docs = || -> Result<Vec<Document>> {
-            match docs.take() {
-                Some(d) => Ok(d),
-                None => self.read_docs(&current),
-            }
-        };
-        let mut loaded: Option<Vec<Document>> = None;
         if c.captions.enabled && !self.done("captions", name, std::slice::from_ref(&current))? {
-            loaded = Some(final_docs()?);
-            self.captions(name, loaded.as_ref().expect("just set"), vec![current.clone()])?;
+            let d = self.take_or_read(&mut docs, &current)?;
+            self.captions(name, &d, vec![current.clone()])?;
+            docs = Some(d);
         }
         if c.shards.enabled && !self.done("shards", name, std::slice::from_ref(&current))? {
-            let d = match loaded.take() {
-                Some(d) => d,
-                None => final_docs()?,
-            };
+            let d = self.take_or_read(&mut docs, &current)?;
             self.shards(name, &d, vec![current.clone()])?;
         }
         Ok(())
