@@ -71,18 +71,18 @@ impl PipelineConfig {
     /// config (lists, blocklists) count by path, not content: use `--force` after editing
     /// one. The crawl has none: its committed parts stay valid across config changes.
     pub fn fingerprint(&self, stage: &str) -> String {
-        let extract = serde_json::to_value((&self.extract, &self.render));
-        let upto = |n: usize| -> serde_json::Value {
-            let chain = [extract.as_ref().ok().cloned(), serde_json::to_value(&self.filter).ok(), serde_json::to_value(&self.dedup).ok()];
-            serde_json::Value::Array(chain.into_iter().take(n).map(Option::unwrap_or_default).collect())
-        };
-        let parts = match stage.split(['-', '/']).next().unwrap_or(stage) {
-            "extract" => upto(1),
-            "filter" => upto(2),
-            "dedup" => upto(3),
-            "captions" => serde_json::json!([upto(3), serde_json::to_value(&self.captions).unwrap_or_default()]),
-            "shards" => serde_json::json!([upto(3), serde_json::to_value(&self.shards).unwrap_or_default()]),
-            _ => return String::new(),
+        let stage = stage.split(['-', '/']).next().unwrap_or(stage);
+        if !["extract", "filter", "dedup", "captions", "shards"].contains(&stage) {
+            return String::new();
+        }
+        let extract = serde_json::json!([&self.extract, &self.render]);
+        let upstream = serde_json::json!([extract, &self.filter, &self.dedup]);
+        let parts = match stage {
+            "extract" => serde_json::json!([extract]),
+            "filter" => serde_json::json!([extract, &self.filter]),
+            "dedup" => upstream,
+            "captions" => serde_json::json!([upstream, &self.captions]),
+            _ => serde_json::json!([upstream, &self.shards]),
         };
         format!("{:016x}", xxhash_rust::xxh3::xxh3_64(parts.to_string().as_bytes()))
     }
