@@ -34,7 +34,7 @@ mod urls;
 
 pub use error::{RecordError, StageError};
 pub use record::{
-    Attrs, Consent, ConsentBasis, DocId, Document, FetchedPage, ImageRef, ImageTextPair,
+    Attrs, Consent, ConsentBasis, DocId, Document, FetchedPage, ImageRef, ImageTextPair, RenderInfo,
     InterleavedDoc, Meta, WarcLocation,
 };
 pub use runner::{doc_tokens, Chain, Excluded};

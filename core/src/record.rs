@@ -165,6 +165,9 @@ pub struct FetchedPage {
     pub body: Vec<u8>,
     /// The rendered DOM, when the page was rendered headlessly.
     pub rendered: Option<String>,
+    /// The render decision and what the browser did, when rendering is on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub render: Option<RenderInfo>,
     /// Where the response record was written.
     pub warc: Option<WarcLocation>,
     /// The consent record.
@@ -182,6 +185,39 @@ impl FetchedPage {
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
     }
+}
+
+/// What the crawler decided about rendering a page, and what the browser did.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RenderInfo {
+    /// The page was rendered (`rendered` holds the DOM after interaction).
+    pub rendered: bool,
+    /// Why it was (or was not) sent to the browser: `static_ok`, `empty_app_root`,
+    /// `noscript_requires_js`, `little_text_heavy_scripts`, `mode_always`, `domain_always`,
+    /// `domain_never`, `not_html`, `status`.
+    pub reason: String,
+    /// Wall time in the browser, milliseconds.
+    #[serde(default)]
+    pub ms: u64,
+    /// Sub-requests the page made (scripts, XHR, images, ...).
+    #[serde(default)]
+    pub requests: u32,
+    /// Sub-requests refused, by reason (`robots`, `guard`, `type`, `tracker`, `navigation`,
+    /// `budget`).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub blocked: std::collections::BTreeMap<String, u32>,
+    /// Scroll steps taken.
+    #[serde(default)]
+    pub scrolls: u32,
+    /// Elements clicked to reveal content (including cookie banners dismissed).
+    #[serde(default)]
+    pub clicks: u32,
+    /// Attempts (2 after a browser crash and a retry).
+    #[serde(default)]
+    pub attempts: u32,
+    /// Why rendering failed (the static HTML stands): `timeout`, `crash`, `browser: ...`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// An image in its position in a document's text.

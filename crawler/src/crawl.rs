@@ -81,6 +81,7 @@ pub struct Crawler {
     fetcher: Fetcher,
     robots: RobotsCache,
     guard: Arc<crate::guard::Guard>,
+    renderer: Option<Arc<crate::render::Renderer>>,
 }
 
 enum Plan {
@@ -123,7 +124,27 @@ impl Crawler {
         let fetcher = Fetcher::new(&cfg.user_agent, timeout, cfg.max_body_bytes, 0, guard.clone()).map_err(CrawlError::Config)?;
         let robots_fetcher = Fetcher::new(&cfg.user_agent, timeout, cfg.max_body_bytes, 5, guard.clone()).map_err(CrawlError::Config)?;
         let robots = RobotsCache::new(robots_fetcher, &cfg.crawl_token, &cfg.training_token, Duration::from_secs(cfg.robots_max_age_secs));
-        Ok(Crawler { cfg, fetcher, robots, guard })
+        Ok(Crawler { cfg, fetcher, robots, guard, renderer: None })
+    }
+
+    /// Renders pages headlessly as `render` says (static first: see
+    /// [`crate::render::decide`]). Sub-requests of rendered pages go through this crawler's
+    /// robots.txt cache and SSRF guard, checked on `handle` (a multi-thread Tokio runtime's);
+    /// browsers start on the first page that needs one.
+    pub fn with_renderer(mut self, render: crate::RenderConfig, handle: tokio::runtime::Handle) -> Result<Crawler, CrawlError> {
+        render.validate().map_err(|(k, r)| CrawlError::Config(format!("{k}: {r}")))?;
+        if render.enabled() {
+            if handle.runtime_flavor() != tokio::runtime::RuntimeFlavor::MultiThread {
+                return Err(CrawlError::Config("rendering needs a multi-thread Tokio runtime".into()));
+            }
+            self.renderer = Some(Arc::new(crate::render::Renderer::new(render, self.robots.clone(), self.guard.clone(), handle)));
+        }
+        Ok(self)
+    }
+
+    /// The browser pool, when rendering is on.
+    pub fn renderer(&self) -> Option<&Arc<crate::render::Renderer>> {
+        self.renderer.as_ref()
     }
 
     fn in_scope(&self, u: &Url) -> bool {
@@ -315,6 +336,7 @@ impl Crawler {
                 let journal = journal.clone();
                 let previous = previous.clone();
                 let tokens = (self.cfg.crawl_token.clone(), self.cfg.training_token.clone());
+                let renderer = self.renderer.clone();
                 tasks.push(tokio::spawn(async move {
                     let _permit = sem.acquire().await.expect("semaphore open");
                     let mut failures = 0u32;
@@ -382,6 +404,11 @@ impl Crawler {
                             }
                             _ => make_page(&tokens.0, &tokens.1, u.as_str(), f, &d, depth),
                         });
+                        // the next request to this host waits for the render (and its sub-requests)
+                        let outcome = match (outcome, &renderer) {
+                            (Ok(page), Some(r)) => Ok(render_page(r, page).await),
+                            (o, _) => o,
+                        };
                         journal.put(u.as_str(), &outcome);
                         results.lock().await.insert(u.to_string(), outcome);
                         let n = counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
@@ -436,6 +463,9 @@ impl Crawler {
                 st.kept += 1;
                 st.bytes_out += page.body.len() as u64;
                 *st.counters.entry(format!("status_{}xx", page.status / 100)).or_default() += 1;
+                if let Some(r) = &page.render {
+                    count_render(&mut st.counters, r);
+                }
                 buf.pages.push(page);
                 let part_bytes: u64 = buf.pages.iter().map(|p| p.body.len() as u64).sum();
                 if buf.pages.len() >= self.cfg.pages_per_part || part_bytes >= self.cfg.max_part_bytes {
@@ -594,6 +624,45 @@ impl Crawler {
     }
 }
 
+/// Decides whether a page needs the browser and renders it if so (in a blocking thread).
+async fn render_page(r: &Arc<crate::render::Renderer>, mut page: FetchedPage) -> FetchedPage {
+    let Some((render, reason)) = crate::render::decide(r.config(), &page) else { return page };
+    if !render {
+        page.render = Some(trawl_core::RenderInfo { reason: reason.to_string(), ..Default::default() });
+        return page;
+    }
+    let r = r.clone();
+    let page2 = page.clone();
+    match tokio::task::spawn_blocking(move || r.render(&page2, reason)).await {
+        Ok((info, dom)) => {
+            page.render = Some(info);
+            page.rendered = dom;
+        }
+        Err(e) => page.render = Some(trawl_core::RenderInfo { reason: reason.to_string(), error: Some(format!("render task: {e}")), ..Default::default() }),
+    }
+    page
+}
+
+/// Crawl-stage counters of a render decision: rendered vs static, reasons, failures, refused
+/// sub-requests.
+fn count_render(c: &mut BTreeMap<String, u64>, r: &trawl_core::RenderInfo) {
+    let mut add = |k: String, n: u64| *c.entry(k).or_default() += n;
+    let sent = r.rendered || r.error.is_some();
+    add(if r.rendered { "render_rendered".into() } else if sent { "render_failed".into() } else { "render_static".into() }, 1);
+    add(format!("render_reason_{}", r.reason), 1);
+    if let Some(e) = &r.error {
+        let kind = if e == "timeout" || e == "crash" { e.as_str() } else { "error" };
+        add(format!("render_{kind}"), 1);
+    }
+    if r.attempts > 1 {
+        add("render_retried".into(), 1);
+    }
+    for (k, n) in &r.blocked {
+        add(format!("render_blocked_{k}"), u64::from(*n));
+    }
+    add("render_subrequests".into(), u64::from(r.requests));
+}
+
 /// The fetched page with its consent record.
 fn make_page(crawl_token: &str, training_token: &str, url: &str, f: Fetched, d: &RobotsDecision, depth: u32) -> FetchedPage {
     let fetch_time = trawl_core::time::rfc3339(trawl_core::time::record_now());
@@ -623,6 +692,7 @@ fn make_page(crawl_token: &str, training_token: &str, url: &str, f: Fetched, d: 
         headers: f.headers,
         body: f.body,
         rendered: None,
+        render: None,
         warc: None,
         consent,
         depth,
@@ -782,7 +852,11 @@ fn links(page: &FetchedPage, strip: &[String]) -> Vec<Url> {
         return Vec::new();
     }
     let Ok(base) = Url::parse(&page.final_url).or_else(|_| Url::parse(&page.url)) else { return Vec::new() };
-    let html = String::from_utf8_lossy(&page.body);
+    // links script inserted are in the rendered DOM
+    let html = match &page.rendered {
+        Some(dom) => std::borrow::Cow::Borrowed(dom.as_str()),
+        None => String::from_utf8_lossy(&page.body),
+    };
     let doc = scraper::Html::parse_document(&html);
     let sel = scraper::Selector::parse("a[href]").expect("static selector");
     let nofollow_page = doc

@@ -108,7 +108,7 @@ fn run_stages(a: &RunArgs, cfg: &PipelineConfig, root: &Storage, quiet: bool, rt
     crawl_bar.set_message("pages fetched");
     let (tx, mut rx) = tokio::sync::mpsc::channel::<CrawlPart>(2);
     let crawl_task = if cfg.crawl.enabled {
-        let crawler = Crawler::new(cfg.crawl.clone())?;
+        let crawler = Crawler::new(cfg.crawl.clone())?.with_renderer(cfg.render.clone(), rt.handle().clone())?;
         let root2 = root.clone();
         let pb = crawl_bar.clone();
         let progress: Arc<dyn Fn(u64) + Send + Sync> = Arc::new(move |n| pb.set_position(n));

@@ -60,7 +60,7 @@ pub fn crawl(a: StageArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<
         rt.block_on(trawl_storage::markers::clear(&root, "crawl"))?;
         rt.block_on(root.delete("crawl/state.json"))?;
     }
-    let crawler = Crawler::new(cfg.crawl.clone())?;
+    let crawler = Crawler::new(cfg.crawl.clone())?.with_renderer(cfg.render.clone(), rt.handle().clone())?;
     let bar = progress::bar(progress::enabled(quiet), None, "crawl");
     bar.set_message("pages fetched");
     let pb = bar.clone();

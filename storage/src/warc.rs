@@ -144,18 +144,36 @@ impl WarcWriter {
             )
         };
         page.warc = Some(WarcLocation { file: self.file.clone(), offset });
+        // the rendered DOM has its own record; the metadata JSON does not repeat it
+        let rendered = page.rendered.take();
         let meta = serde_json::to_vec(&*page).expect("page metadata serialises");
+        page.rendered = rendered;
         self.record(
             &[
                 ("WARC-Type", "metadata".into()),
                 ("WARC-Record-ID", record_id(&[&self.file, &page.url, "metadata"])),
                 ("WARC-Date", page.fetch_time.clone()),
                 ("WARC-Target-URI", page.url.clone()),
-                ("WARC-Refers-To", resp_id),
+                ("WARC-Refers-To", resp_id.clone()),
                 ("Content-Type", "application/vnd.trawl.page+json".into()),
             ],
             &meta,
         );
+        if let Some(dom) = &page.rendered {
+            // WARC 1.1 6.7: a conversion is "an alternative version of another record's
+            // content", here the DOM after headless rendering and interaction
+            self.record(
+                &[
+                    ("WARC-Type", "conversion".into()),
+                    ("WARC-Record-ID", record_id(&[&self.file, &page.url, "conversion"])),
+                    ("WARC-Date", page.fetch_time.clone()),
+                    ("WARC-Target-URI", page.url.clone()),
+                    ("WARC-Refers-To", resp_id),
+                    ("Content-Type", "text/html; charset=utf-8".into()),
+                ],
+                dom.as_bytes(),
+            );
+        }
     }
 
     /// The finished file.
@@ -302,8 +320,14 @@ pub fn read_pages(name: &str, data: &[u8]) -> (Vec<FetchedPage>, Option<StorageE
                     if let Ok(meta) = serde_json::from_slice::<FetchedPage>(&r.block) {
                         let body = std::mem::take(&mut pages[i].body);
                         let warc = pages[i].warc.clone();
-                        pages[i] = FetchedPage { body, warc, ..meta };
+                        let rendered = pages[i].rendered.take().or(meta.rendered.clone());
+                        pages[i] = FetchedPage { body, warc, rendered, ..meta };
                     }
+                }
+            }
+            Some("conversion") => {
+                if let Some(&i) = r.header("WARC-Refers-To").and_then(|id| by_id.get(id)) {
+                    pages[i].rendered = Some(String::from_utf8_lossy(&r.block).into_owned());
                 }
             }
             _ => {}
@@ -356,6 +380,26 @@ mod tests {
         w2.write_page(&mut a2, &[("User-Agent".into(), "trawl".into())]);
         w2.write_page(&mut b2, &[]);
         assert_eq!(w2.finish(), bytes);
+    }
+
+    #[test]
+    fn rendered_dom_is_a_conversion_record_referring_to_the_response() {
+        let mut w = WarcWriter::new("f.warc.gz", "t", "2026-01-01T00:00:00Z");
+        let mut p = page("http://a.test/app", "<div id=root></div>");
+        p.rendered = Some("<html><body><div id=root><p>inserted by script</p></div></body></html>".into());
+        p.render = Some(trawl_core::RenderInfo { rendered: true, reason: "empty_app_root".into(), attempts: 1, ..Default::default() });
+        w.write_page(&mut p, &[]);
+        let bytes = w.finish();
+        let (records, _) = read_records("f.warc.gz", &bytes);
+        let resp = records.iter().find(|r| r.header("WARC-Type") == Some("response")).unwrap();
+        let conv = records.iter().find(|r| r.header("WARC-Type") == Some("conversion")).expect("a conversion record");
+        assert_eq!(conv.header("WARC-Refers-To"), resp.header("WARC-Record-ID"));
+        assert_eq!(conv.block, p.rendered.as_ref().unwrap().as_bytes());
+        let meta = records.iter().find(|r| r.header("WARC-Type") == Some("metadata")).unwrap();
+        assert!(!String::from_utf8_lossy(&meta.block).contains("inserted by script"), "the DOM is stored once");
+        let (pages, err) = read_pages("f.warc.gz", &bytes);
+        assert!(err.is_none());
+        assert_eq!(pages[0], p);
     }
 
     #[test]

@@ -1,0 +1,927 @@
+//! Headless rendering: a pool of Debian Chromium processes driven over CDP by
+//! `headless_chrome`, for the pages whose static HTML does not hold their content.
+//!
+//! * **Static first.** [`decide`] looks at the fetched HTML and sends a page to the browser
+//!   only when it needs it (an empty client-side app root, a `<noscript>` asking for
+//!   JavaScript, little visible text next to heavy scripts) or a per-domain rule says so.
+//!   The decision and its reason are recorded on the page ([`RenderInfo`]).
+//! * **The fetched response is what is rendered.** The browser never fetches the page
+//!   itself: the main document request is fulfilled from the response the crawler already
+//!   fetched (and archived), so the rendered DOM belongs to that WARC record and the host sees
+//!   one request for the page, not two.
+//! * **Every sub-request obeys the crawler's rules.** Scripts, XHR, stylesheets and images
+//!   are intercepted (CDP `Fetch` domain): robots.txt for the crawl token and the SSRF guard
+//!   are checked before each goes out; configured resource types and tracker hosts are
+//!   refused; other navigations (frames, popups, redirects away) are refused; each refusal is
+//!   counted by reason. Downloads are denied and permission prompts refused.
+//! * **Interaction.** After the load: cookie banners hiding content are dismissed, the page
+//!   is scrolled to the bottom in steps until its height stops growing, elements that reveal
+//!   content ("load more", "show more", "read more", `<details>`) are clicked, each bounded in
+//!   count and by one time budget.
+//! * **The pool.** `browsers` processes with up to `tabs_per_browser` tabs each, tabs reused
+//!   across pages; a browser is restarted after `restart_after_pages` pages, when its process
+//!   tree exceeds `max_browser_memory_mb`, or when it crashes (the page is retried once on
+//!   the new browser). Each browser gets a fresh `--user-data-dir`.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use headless_chrome::browser::tab::RequestPausedDecision;
+use headless_chrome::protocol::cdp::Fetch::{events::RequestPausedEvent, FailRequest, FulfillRequest, HeaderEntry, RequestPattern, RequestStage};
+use headless_chrome::protocol::cdp::Network::ErrorReason;
+use headless_chrome::{Browser, LaunchOptions, Tab};
+use serde::{Deserialize, Serialize};
+use trawl_core::{FetchedPage, RenderInfo};
+use url::Url;
+
+use crate::guard::Guard;
+use crate::robots::RobotsCache;
+
+/// When to render a page in a headless browser.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RenderMode {
+    /// Never render (static HTML only).
+    #[default]
+    Never,
+    /// Render when the static HTML needs it (see [`decide`]).
+    Auto,
+    /// Always render.
+    Always,
+}
+
+/// The `[render]` section: headless rendering with Debian's Chromium.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RenderConfig {
+    /// `never`, `auto` (render what needs it) or `always`.
+    pub mode: RenderMode,
+    /// Per-domain override of `mode` (the host or a parent domain: `"example.org" = "always"`).
+    pub domains: BTreeMap<String, RenderMode>,
+    /// The Chromium binary (Debian's `chromium` or `chromium-headless-shell`).
+    pub chromium: String,
+    /// Browser processes in the pool.
+    pub browsers: usize,
+    /// Pages rendered at once per browser (one tab each, reused).
+    pub tabs_per_browser: usize,
+    /// A browser is restarted after this many pages (bounds leaks).
+    pub restart_after_pages: usize,
+    /// A browser is restarted when its process tree's resident memory exceeds this (MiB).
+    pub max_browser_memory_mb: u64,
+    /// Until the document has loaded (`readyState == complete`), milliseconds; past it the
+    /// render is abandoned as `timeout` and the static HTML stands.
+    pub page_timeout_ms: u64,
+    /// After the load, waiting for the network to go quiet at most this long, milliseconds.
+    pub settle_ms: u64,
+    /// Time budget for all interaction on a page (banners, scrolling, clicks), milliseconds.
+    pub interaction_budget_ms: u64,
+    /// Scroll steps (one viewport each) at most per round.
+    pub scroll_max_steps: u32,
+    /// Pause after a scroll step or click, for content to arrive, milliseconds.
+    pub scroll_wait_ms: u64,
+    /// Elements clicked at most per page (reveal buttons and cookie banners).
+    pub max_clicks: u32,
+    /// Buttons, `[role=button]`, `<summary>` and script links whose text contains one of
+    /// these (case-insensitive) are clicked to reveal content.
+    pub click_texts: Vec<String>,
+    /// CSS selectors clicked on every page (in addition to `click_texts`).
+    pub click_selectors: Vec<String>,
+    /// Per-domain CSS selectors to click (the host or a parent domain).
+    pub domain_click_selectors: BTreeMap<String, Vec<String>>,
+    /// Cookie-banner accept buttons (CSS); banners whose id/class mention cookies or consent
+    /// are also searched for an accept/agree button, and removed when none is found.
+    pub cookie_selectors: Vec<String>,
+    /// CDP resource types never loaded: `image`, `media`, `font`, `stylesheet`, `script`,
+    /// `xhr`, `fetch`, `websocket`, `eventsource`, `manifest`, `ping`, `texttrack`, `other`.
+    /// Images are off by default: the DOM keeps every `<img>`, and the captions stage fetches
+    /// the images it wants with its own politeness.
+    pub block_resource_types: Vec<String>,
+    /// Hosts (and their subdomains) never contacted: trackers, ads, analytics.
+    pub block_hosts: Vec<String>,
+    /// Sub-requests allowed per page; later ones are refused (`budget`).
+    pub max_requests_per_page: u32,
+    /// Auto decision: pages with less visible text than this (characters) are candidates.
+    pub min_text_chars: usize,
+    /// Auto decision: a candidate is rendered when its inline script bytes plus 10 KB per
+    /// external script reach this.
+    pub min_script_bytes: usize,
+}
+
+impl Default for RenderConfig {
+    fn default() -> Self {
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        RenderConfig {
+            mode: RenderMode::Never,
+            domains: BTreeMap::new(),
+            chromium: "/usr/bin/chromium".into(),
+            browsers: 1,
+            tabs_per_browser: 2,
+            restart_after_pages: 500,
+            max_browser_memory_mb: 2048,
+            page_timeout_ms: 15_000,
+            settle_ms: 2_000,
+            interaction_budget_ms: 5_000,
+            scroll_max_steps: 20,
+            scroll_wait_ms: 150,
+            max_clicks: 5,
+            click_texts: s(&["load more", "show more", "read more", "see more", "view more", "more results", "continue reading", "expand", "show all"]),
+            click_selectors: Vec::new(),
+            domain_click_selectors: BTreeMap::new(),
+            cookie_selectors: s(&["#onetrust-accept-btn-handler", "#CybotCookiebotDialogBodyButtonAccept", "#didomi-notice-agree-button", ".cc-accept", ".cc-allow", ".cc-dismiss", "button[data-cookie-accept]", "[aria-label='Accept cookies']"]),
+            block_resource_types: s(&["image", "media", "font", "websocket", "manifest", "ping"]),
+            block_hosts: s(&["google-analytics.com", "googletagmanager.com", "doubleclick.net", "googlesyndication.com", "facebook.net", "hotjar.com", "scorecardresearch.com", "quantserve.com", "adnxs.com", "criteo.com", "taboola.com", "outbrain.com", "segment.io", "mixpanel.com"]),
+            max_requests_per_page: 300,
+            min_text_chars: 300,
+            min_script_bytes: 10_000,
+        }
+    }
+}
+
+const RESOURCE_TYPES: &[&str] = &["document", "stylesheet", "image", "media", "font", "script", "texttrack", "xhr", "fetch", "prefetch", "eventsource", "websocket", "manifest", "signedexchange", "ping", "cspviolationreport", "preflight", "other"];
+
+impl RenderConfig {
+    /// Checks values; returns the offending key and reason.
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        let e = |k: &str, r: String| Err((format!("render.{k}"), r));
+        let uses_browser = self.mode != RenderMode::Never || self.domains.values().any(|m| *m != RenderMode::Never);
+        if uses_browser && !std::path::Path::new(&self.chromium).exists() {
+            return e("chromium", format!("{} does not exist; install Debian's chromium (`scripts/setup.sh` does) or set the path", self.chromium));
+        }
+        if self.browsers == 0 {
+            return e("browsers", "must be at least 1".into());
+        }
+        if self.tabs_per_browser == 0 {
+            return e("tabs_per_browser", "must be at least 1".into());
+        }
+        if self.page_timeout_ms == 0 {
+            return e("page_timeout_ms", "must be positive".into());
+        }
+        if self.restart_after_pages == 0 {
+            return e("restart_after_pages", "must be at least 1".into());
+        }
+        if let Some(t) = self.block_resource_types.iter().find(|t| !RESOURCE_TYPES.contains(&t.to_ascii_lowercase().as_str())) {
+            return e("block_resource_types", format!("unknown resource type {t:?}; known: {}", RESOURCE_TYPES.join(", ")));
+        }
+        if self.block_resource_types.iter().any(|t| t.eq_ignore_ascii_case("document")) {
+            return e("block_resource_types", "`document` cannot be blocked (the page itself is one)".into());
+        }
+        Ok(())
+    }
+
+    /// The mode for a host: the most specific `domains` entry, else `mode`.
+    pub fn mode_for(&self, host: &str) -> (RenderMode, bool) {
+        match domain_lookup(&self.domains, host) {
+            Some(m) => (*m, true),
+            None => (self.mode, false),
+        }
+    }
+
+    /// Whether any page can be rendered under this configuration.
+    pub fn enabled(&self) -> bool {
+        self.mode != RenderMode::Never || self.domains.values().any(|m| *m != RenderMode::Never)
+    }
+}
+
+/// The entry for `host` or its closest parent domain.
+fn domain_lookup<'a, T>(map: &'a BTreeMap<String, T>, host: &str) -> Option<&'a T> {
+    let host = host.to_ascii_lowercase();
+    let mut h = host.as_str();
+    loop {
+        if let Some(v) = map.get(h) {
+            return Some(v);
+        }
+        h = h.split_once('.')?.1;
+    }
+}
+
+/// What the static HTML says about needing a browser.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StaticSignals {
+    /// Visible text characters (outside script, style, template, noscript).
+    pub text_chars: usize,
+    /// Bytes of inline `<script>` code (JSON data blocks included).
+    pub inline_script_bytes: usize,
+    /// `<script src>` elements.
+    pub external_scripts: usize,
+    /// A client-side framework root (`#root`, `#app`, `#__next`, `#__nuxt`, `app-root`,
+    /// `[ng-app]`, `[data-reactroot]`) with no text in it.
+    pub empty_app_root: bool,
+    /// A `<noscript>` asking the reader to enable JavaScript.
+    pub noscript_requires_js: bool,
+}
+
+/// Measures the static HTML.
+pub fn static_signals(html: &str) -> StaticSignals {
+    use scraper::{Html, Node};
+    let doc = Html::parse_document(html);
+    let mut s = StaticSignals::default();
+    for node in doc.tree.root().descendants() {
+        match node.value() {
+            Node::Text(t) => {
+                let hidden = node.ancestors().any(|a| a.value().as_element().is_some_and(|e| matches!(e.name(), "script" | "style" | "template" | "noscript" | "head")));
+                if !hidden {
+                    s.text_chars += t.trim().chars().count();
+                }
+            }
+            Node::Element(e) => match e.name() {
+                "script" => {
+                    if e.attr("src").is_some() {
+                        s.external_scripts += 1;
+                    } else {
+                        s.inline_script_bytes += node.children().filter_map(|c| c.value().as_text().map(|t| t.len())).sum::<usize>();
+                    }
+                }
+                "noscript" => {
+                    // html5ever keeps <noscript> content as raw text when scripting is on
+                    let text: String = node.descendants().filter_map(|c| c.value().as_text().map(|t| t.to_string())).collect::<String>().to_ascii_lowercase();
+                    if text.contains("javascript") && ["enable", "turn on", "requires", "required", "need", "disabled", "activate"].iter().any(|w| text.contains(w)) {
+                        s.noscript_requires_js = true;
+                    }
+                }
+                _ => {
+                    let id = e.attr("id").unwrap_or("");
+                    let root = matches!(id, "root" | "app" | "__next" | "__nuxt" | "___gatsby" | "svelte" | "q-app")
+                        || e.name() == "app-root"
+                        || e.attr("ng-app").is_some()
+                        || e.attr("data-reactroot").is_some();
+                    if root {
+                        let inner: usize = node.descendants().filter_map(|c| c.value().as_text().map(|t| t.trim().len())).sum();
+                        if inner < 20 {
+                            s.empty_app_root = true;
+                        }
+                    }
+                }
+            },
+            _ => {}
+        }
+    }
+    s
+}
+
+/// The render decision for a fetched page: `None` when rendering is off for its host,
+/// else whether to render and why.
+pub fn decide(cfg: &RenderConfig, page: &FetchedPage) -> Option<(bool, &'static str)> {
+    let host = Url::parse(&page.final_url).or_else(|_| Url::parse(&page.url)).ok().and_then(|u| u.host_str().map(str::to_string)).unwrap_or_default();
+    let (mode, by_domain) = cfg.mode_for(&host);
+    if mode == RenderMode::Never {
+        return if by_domain && cfg.mode != RenderMode::Never { Some((false, "domain_never")) } else { None };
+    }
+    if !(200..300).contains(&page.status) {
+        return Some((false, "status"));
+    }
+    if !page.header("content-type").unwrap_or("text/html").to_ascii_lowercase().contains("html") {
+        return Some((false, "not_html"));
+    }
+    if mode == RenderMode::Always {
+        return Some((true, if by_domain { "domain_always" } else { "mode_always" }));
+    }
+    let html = String::from_utf8_lossy(&page.body);
+    let s = static_signals(&html);
+    if s.empty_app_root && s.text_chars < cfg.min_text_chars * 2 {
+        return Some((true, "empty_app_root"));
+    }
+    if s.noscript_requires_js && s.text_chars < cfg.min_text_chars * 3 {
+        return Some((true, "noscript_requires_js"));
+    }
+    if s.text_chars < cfg.min_text_chars && s.inline_script_bytes + 10_000 * s.external_scripts >= cfg.min_script_bytes {
+        return Some((true, "little_text_heavy_scripts"));
+    }
+    Some((false, "static_ok"))
+}
+
+/// The page a tab is rendering, shared with its request interceptor.
+#[derive(Debug, Default)]
+struct PageCtx {
+    /// The main document URL (fragment removed); its request is fulfilled from `body`.
+    main: String,
+    status: u16,
+    content_type: String,
+    body: Arc<Vec<u8>>,
+    requests: u32,
+    blocked: BTreeMap<String, u32>,
+}
+
+/// What sub-requests may do.
+struct Policy {
+    robots: RobotsCache,
+    guard: Arc<Guard>,
+    handle: tokio::runtime::Handle,
+    block_types: Vec<String>,
+    block_hosts: Vec<String>,
+    max_requests: u32,
+}
+
+impl std::fmt::Debug for Policy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Policy").field("block_types", &self.block_types).field("block_hosts", &self.block_hosts).finish()
+    }
+}
+
+fn strip_fragment(u: &str) -> String {
+    match Url::parse(u) {
+        Ok(mut u) => {
+            u.set_fragment(None);
+            u.to_string()
+        }
+        Err(_) => u.split('#').next().unwrap_or(u).to_string(),
+    }
+}
+
+impl Policy {
+    /// Why a sub-request is refused, or `None` to let it go out.
+    fn refuse(&self, url: &str, rtype: &str, nth: u32) -> Option<&'static str> {
+        if nth > self.max_requests {
+            return Some("budget");
+        }
+        let Ok(u) = Url::parse(url) else { return Some("guard") };
+        if !matches!(u.scheme(), "http" | "https") {
+            return Some("guard");
+        }
+        if rtype == "document" {
+            return Some("navigation");
+        }
+        if self.block_types.iter().any(|t| t == rtype) {
+            return Some("type");
+        }
+        let host = u.host_str().unwrap_or("").to_ascii_lowercase();
+        if self.block_hosts.iter().any(|b| host == *b || host.ends_with(&format!(".{b}"))) {
+            return Some("tracker");
+        }
+        if self.guard.check_url(&u).is_err() {
+            return Some("guard");
+        }
+        let is_literal = matches!(u.host(), Some(url::Host::Ipv4(_)) | Some(url::Host::Ipv6(_))) || self.guard.resolve.contains_key(&host);
+        if !is_literal {
+            // names: the addresses must all be allowed (Chromium resolves again itself; the
+            // crawler's resolver cache and this check see the same DNS)
+            let port = u.port_or_known_default().unwrap_or(80);
+            let addrs = self.handle.block_on(async { tokio::time::timeout(Duration::from_secs(5), tokio::net::lookup_host((host.as_str(), port))).await });
+            match addrs {
+                Ok(Ok(a)) => {
+                    let a: Vec<_> = a.collect();
+                    if a.is_empty() || a.iter().any(|a| !self.guard.ip_allowed(a.ip())) {
+                        return Some("guard");
+                    }
+                }
+                _ => return Some("guard"),
+            }
+        }
+        let d = self.handle.block_on(self.robots.decide(&u));
+        if d.unreachable || !d.crawl_allowed {
+            return Some("robots");
+        }
+        None
+    }
+}
+
+/// One tab and the page it is rendering.
+struct Lane {
+    tab: Arc<Tab>,
+    ctx: Arc<Mutex<PageCtx>>,
+}
+
+#[derive(Default)]
+struct Slot {
+    generation: u64,
+    browser: Option<Browser>,
+    profile: Option<tempfile::TempDir>,
+    idle: Vec<Lane>,
+    busy: usize,
+    served: usize,
+    over_memory: bool,
+}
+
+/// Counters of the pool (restarts and their causes), for logs and tests.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PoolStats {
+    /// Browser processes launched.
+    pub launches: u64,
+    /// Restarts after `restart_after_pages`.
+    pub restarts_pages: u64,
+    /// Restarts over the memory bound.
+    pub restarts_memory: u64,
+    /// Browsers found dead after a failed render.
+    pub crashes: u64,
+}
+
+/// The browser pool. Cheap to share (`Arc`); browsers start on first use.
+pub struct Renderer {
+    cfg: RenderConfig,
+    policy: Arc<Policy>,
+    slots: Mutex<(Vec<Slot>, PoolStats)>,
+    freed: Condvar,
+}
+
+impl std::fmt::Debug for Renderer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Renderer").field("browsers", &self.cfg.browsers).field("tabs", &self.cfg.tabs_per_browser).finish()
+    }
+}
+
+type Checkout = (usize, u64, Browser, Lane);
+
+impl Renderer {
+    /// A pool for this configuration. Sub-requests are checked with `robots` (the crawl
+    /// token) and `guard`; `handle` runs those checks (a multi-thread runtime).
+    pub fn new(cfg: RenderConfig, robots: RobotsCache, guard: Arc<Guard>, handle: tokio::runtime::Handle) -> Renderer {
+        let policy = Arc::new(Policy {
+            robots,
+            guard,
+            handle,
+            block_types: cfg.block_resource_types.iter().map(|t| t.to_ascii_lowercase()).collect(),
+            block_hosts: cfg.block_hosts.iter().map(|h| h.to_ascii_lowercase()).collect(),
+            max_requests: cfg.max_requests_per_page,
+        });
+        let slots = (0..cfg.browsers).map(|_| Slot::default()).collect();
+        Renderer { cfg, policy, slots: Mutex::new((slots, PoolStats::default())), freed: Condvar::new() }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &RenderConfig {
+        &self.cfg
+    }
+
+    /// Pool counters so far.
+    pub fn stats(&self) -> PoolStats {
+        self.slots.lock().expect("pool lock").1.clone()
+    }
+
+    /// Process ids of the running browsers.
+    pub fn browser_pids(&self) -> Vec<u32> {
+        self.slots.lock().expect("pool lock").0.iter().filter_map(|s| s.browser.as_ref().and_then(|b| b.get_process_id())).collect()
+    }
+
+    fn launch(&self) -> Result<(Browser, tempfile::TempDir), String> {
+        let profile = tempfile::Builder::new().prefix("trawl-chromium-").tempdir().map_err(|e| format!("profile directory: {e}"))?;
+        let mut args: Vec<String> = [
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--no-default-browser-check",
+            "--deny-permission-prompts",
+            "--block-new-web-contents",
+            "--mute-audio",
+            "--disable-domain-reliability",
+            "--disable-features=Translate,OptimizationHints,MediaRouter,InterestFeedContentSuggestions,AutofillServerCommunication,CertificateTransparencyComponentUpdater",
+            "--dns-prefetch-disable",
+            "--no-pings",
+            "--hide-scrollbars",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let heap = (self.cfg.max_browser_memory_mb / 2).max(128);
+        args.push(format!("--js-flags=--max-old-space-size={heap}"));
+        if !self.policy.guard.resolve.is_empty() {
+            let rules: Vec<String> = self.policy.guard.resolve.iter().map(|(h, a)| format!("MAP {h} {}", a.ip())).collect();
+            args.push(format!("--host-resolver-rules={}", rules.join(", ")));
+        }
+        let os: Vec<&std::ffi::OsStr> = args.iter().map(std::ffi::OsStr::new).collect();
+        let opts = LaunchOptions {
+            headless: true,
+            sandbox: false,
+            path: Some(self.cfg.chromium.clone().into()),
+            user_data_dir: Some(profile.path().to_path_buf()),
+            window_size: Some((1280, 1024)),
+            args: os,
+            // also the limit for one CDP call: a page whose scripts never yield holds its tab
+            // this long, then the browser is restarted
+            idle_browser_timeout: Duration::from_millis((self.cfg.page_timeout_ms * 4).max(60_000)),
+            ..LaunchOptions::default()
+        };
+        let b = Browser::new(opts).map_err(|e| format!("launching {}: {e}", self.cfg.chromium))?;
+        Ok((b, profile))
+    }
+
+    fn new_lane(&self, b: &Browser) -> Result<Lane, String> {
+        use headless_chrome::protocol::cdp::Browser::{SetDownloadBehavior, SetDownloadBehaviorBehaviorOption};
+        let tab = b.new_tab().map_err(|e| format!("new tab: {e}"))?;
+        let ctx: Arc<Mutex<PageCtx>> = Default::default();
+        let _ = tab.call_method(SetDownloadBehavior { behavior: SetDownloadBehaviorBehaviorOption::Deny, browser_context_id: None, download_path: None, events_enabled: None });
+        let pattern = RequestPattern { url_pattern: Some("*".into()), resource_Type: None, request_stage: Some(RequestStage::Request) };
+        tab.enable_fetch(Some(&[pattern]), None).map_err(|e| format!("enable fetch: {e}"))?;
+        let policy = self.policy.clone();
+        let c = ctx.clone();
+        tab.enable_request_interception(Arc::new(move |_transport, _session, ev: RequestPausedEvent| intercept(&policy, &c, ev))).map_err(|e| format!("interception: {e}"))?;
+        Ok(Lane { tab, ctx })
+    }
+
+    fn checkout(&self) -> Result<Checkout, String> {
+        let mut g = self.slots.lock().expect("pool lock");
+        let n = g.0.len();
+        let start = (g.1.launches as usize + g.0.iter().map(|s| s.served).sum::<usize>()) % n.max(1);
+        loop {
+            // the least busy usable slot, rotating ties
+            let mut pick: Option<usize> = None;
+            for k in 0..n {
+                let i = (start + k) % n;
+                let s = &g.0[i];
+                let restart = s.browser.is_none() || s.served >= self.cfg.restart_after_pages || s.over_memory;
+                if s.busy >= self.cfg.tabs_per_browser || (restart && s.busy > 0) {
+                    continue; // full, or draining before a restart
+                }
+                if pick.is_none_or(|p| g.0[p].busy > s.busy) {
+                    pick = Some(i);
+                }
+            }
+            let Some(i) = pick else {
+                g = self.freed.wait(g).expect("pool lock");
+                continue;
+            };
+            let (slots, stats) = &mut *g;
+            let s = &mut slots[i];
+            if s.browser.is_some() && s.served >= self.cfg.restart_after_pages {
+                stats.restarts_pages += 1;
+                tracing::debug!(slot = i, pages = s.served, "restarting browser after its page budget");
+            } else if s.browser.is_some() && s.over_memory {
+                stats.restarts_memory += 1;
+                tracing::info!(slot = i, "restarting browser over its memory bound");
+            }
+            if s.browser.is_none() || s.served >= self.cfg.restart_after_pages || s.over_memory {
+                s.idle.clear();
+                s.browser = None;
+                s.profile = None;
+                let (b, p) = self.launch()?;
+                stats.launches += 1;
+                s.generation += 1;
+                s.browser = Some(b);
+                s.profile = Some(p);
+                s.served = 0;
+                s.over_memory = false;
+            }
+            let b = s.browser.clone().expect("launched");
+            let lane = match s.idle.pop() {
+                Some(l) => l,
+                None => self.new_lane(&b)?,
+            };
+            s.busy += 1;
+            return Ok((i, s.generation, b, lane));
+        }
+    }
+
+    fn checkin(&self, i: usize, generation: u64, lane: Lane, ok: bool, crashed: bool) {
+        let mut g = self.slots.lock().expect("pool lock");
+        let (slots, stats) = &mut *g;
+        let s = &mut slots[i];
+        if s.generation == generation {
+            s.busy = s.busy.saturating_sub(1);
+            s.served += 1;
+            if crashed {
+                stats.crashes += 1;
+                // tabs still out on the dead browser come back with the old generation
+                s.browser = None;
+                s.profile = None;
+                s.idle.clear();
+                s.busy = 0;
+                s.generation += 1;
+            } else if ok {
+                s.idle.push(lane);
+            } else {
+                let _ = lane.tab.close(false);
+            }
+            if s.served % 10 == 0 {
+                if let Some(pid) = s.browser.as_ref().and_then(|b| b.get_process_id()) {
+                    s.over_memory = tree_rss_mb(pid) > self.cfg.max_browser_memory_mb;
+                }
+            }
+        }
+        drop(g);
+        self.freed.notify_all();
+    }
+
+    /// Renders a fetched page (blocking: call from a blocking thread). Returns what happened
+    /// and the DOM after interaction; on failure the static HTML stands (`None`).
+    pub fn render(&self, page: &FetchedPage, reason: &str) -> (RenderInfo, Option<String>) {
+        let start = Instant::now();
+        let mut info = RenderInfo { rendered: false, reason: reason.to_string(), ..Default::default() };
+        let mut dom = None;
+        for attempt in 1..=2 {
+            info.attempts = attempt;
+            let (i, generation, browser, lane) = match self.checkout() {
+                Ok(c) => c,
+                Err(e) => {
+                    info.error = Some(format!("browser: {e}"));
+                    break;
+                }
+            };
+            let r = self.drive(&lane, page, &mut info);
+            let crashed = r.is_err() && browser.get_version().is_err();
+            let ok = r.is_ok();
+            {
+                let c = lane.ctx.lock().expect("ctx");
+                info.requests += c.requests;
+                for (k, v) in &c.blocked {
+                    *info.blocked.entry(k.clone()).or_default() += v;
+                }
+            }
+            self.checkin(i, generation, lane, ok, crashed);
+            drop(browser);
+            match r {
+                Ok(d) => {
+                    info.rendered = true;
+                    info.error = None;
+                    dom = Some(d);
+                    break;
+                }
+                Err(e) if crashed => {
+                    tracing::warn!(url = %page.url, attempt, error = %e, "browser crashed while rendering; restarting it");
+                    info.error = Some("crash".into());
+                }
+                Err(e) => {
+                    tracing::debug!(url = %page.url, error = %e, "render failed; keeping the static HTML");
+                    info.error = Some(e);
+                    break;
+                }
+            }
+        }
+        info.ms = start.elapsed().as_millis() as u64;
+        (info, dom)
+    }
+
+    /// One attempt on one tab.
+    fn drive(&self, lane: &Lane, page: &FetchedPage, info: &mut RenderInfo) -> Result<String, String> {
+        let url = strip_fragment(if page.final_url.is_empty() { &page.url } else { &page.final_url });
+        {
+            let mut c = lane.ctx.lock().expect("ctx");
+            *c = PageCtx {
+                main: url.clone(),
+                status: page.status,
+                content_type: page.header("content-type").unwrap_or("text/html").to_string(),
+                body: Arc::new(page.body.clone()),
+                ..Default::default()
+            };
+        }
+        let tab = &lane.tab;
+        let cdp = |what: &str, e: anyhow::Error| format!("{what}: {e}");
+        let deadline = Instant::now() + Duration::from_millis(self.cfg.page_timeout_ms);
+        tab.navigate_to(&url).map_err(|e| cdp("navigate", e))?;
+        // loaded: readyState complete (a script that never arrives keeps it `loading`)
+        loop {
+            if Instant::now() >= deadline {
+                let _ = tab.stop_loading();
+                let _ = tab.navigate_to("about:blank");
+                return Err("timeout".into());
+            }
+            let state = eval(tab, "document.readyState").map_err(|e| cdp("readyState", e))?;
+            if state.as_str() == Some("complete") && tab.get_url() != "about:blank" {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(25));
+        }
+        // settle: the network goes quiet (CDP networkAlmostIdle), bounded
+        tab.set_default_timeout(Duration::from_millis(self.cfg.settle_ms.max(1)));
+        let _ = tab.wait_until_navigated();
+        let budget = Instant::now() + Duration::from_millis(self.cfg.interaction_budget_ms);
+        let wait = Duration::from_millis(self.cfg.scroll_wait_ms);
+        // cookie banners that hide content
+        let n = eval(tab, &cookie_js(&self.cfg.cookie_selectors)).map_err(|e| cdp("cookie banner", e))?.as_u64().unwrap_or(0) as u32;
+        info.clicks += n;
+        let host = Url::parse(&url).ok().and_then(|u| u.host_str().map(str::to_string)).unwrap_or_default();
+        let mut selectors = self.cfg.click_selectors.clone();
+        if let Some(extra) = domain_lookup(&self.cfg.domain_click_selectors, &host) {
+            selectors.extend(extra.iter().cloned());
+        }
+        let click = click_js(&selectors, &self.cfg.click_texts);
+        loop {
+            // scroll until the height stops growing
+            let mut last = 0u64;
+            let mut still = 0;
+            for _ in 0..self.cfg.scroll_max_steps {
+                if Instant::now() >= budget {
+                    break;
+                }
+                // one number back (objects come back by reference): height * 2 + at-bottom
+                let v = eval(tab, "(()=>{window.scrollBy(0, window.innerHeight); const h=document.documentElement.scrollHeight; return h * 2 + (Math.ceil(window.scrollY + window.innerHeight) >= h ? 1 : 0);})()").map_err(|e| cdp("scroll", e))?;
+                info.scrolls += 1;
+                let v = v.as_u64().unwrap_or(0);
+                let (h, bottom) = (v / 2, v % 2 == 1);
+                std::thread::sleep(wait);
+                if bottom && h == last {
+                    still += 1;
+                    if still >= 2 {
+                        break;
+                    }
+                } else {
+                    still = 0;
+                }
+                last = h;
+            }
+            if info.clicks >= self.cfg.max_clicks || Instant::now() >= budget {
+                break;
+            }
+            let left = self.cfg.max_clicks - info.clicks;
+            let n = eval(tab, &format!("({click})({left})")).map_err(|e| cdp("click", e))?.as_u64().unwrap_or(0) as u32;
+            if n == 0 {
+                break;
+            }
+            info.clicks += n;
+            std::thread::sleep(wait);
+            let _ = tab.wait_until_navigated();
+        }
+        eval(tab, "document.querySelectorAll('details:not([open])').forEach(d => d.open = true)").map_err(|e| cdp("details", e))?;
+        let dom = tab.get_content().map_err(|e| cdp("content", e))?;
+        // stop the page's timers and requests before the tab is reused
+        let _ = tab.navigate_to("about:blank");
+        Ok(dom)
+    }
+}
+
+fn eval(tab: &Tab, js: &str) -> anyhow::Result<serde_json::Value> {
+    Ok(tab.evaluate(js, false)?.value.unwrap_or(serde_json::Value::Null))
+}
+
+fn js_list(v: &[String]) -> String {
+    serde_json::to_string(v).expect("strings")
+}
+
+/// Clicks accept buttons of cookie banners (configured selectors, then buttons saying
+/// accept/agree inside elements whose id/class mention cookies or consent); removes such
+/// banners when nothing could be clicked. Returns the number of clicks.
+fn cookie_js(selectors: &[String]) -> String {
+    format!(
+        r#"(() => {{
+  let n = 0;
+  for (const s of {sel}) {{ let el; try {{ el = document.querySelector(s); }} catch (e) {{ continue; }}
+    if (el && el.offsetParent !== null) {{ el.click(); n++; }} }}
+  const banner = /cookie|consent|gdpr|cmp-|privacy-banner/i;
+  const ok = /^(accept|agree|allow|ok|got it|i agree|accept all|allow all|close)\b/i;
+  for (const b of document.querySelectorAll('[id],[class]')) {{
+    const tag = (b.id || '') + ' ' + (typeof b.className === 'string' ? b.className : '');
+    if (!banner.test(tag) || b.tagName === 'BODY' || b.tagName === 'HTML') continue;
+    const btn = Array.from(b.querySelectorAll('button,a,[role=button]')).find(x => ok.test((x.innerText || '').trim()));
+    if (btn && n < 3) {{ btn.click(); n++; continue; }}
+    const pos = getComputedStyle(b).position;
+    if (pos === 'fixed' || pos === 'sticky') b.remove();
+  }}
+  document.documentElement.style.overflow = ''; document.body && (document.body.style.overflow = '');
+  return n;
+}})()"#,
+        sel = js_list(selectors)
+    )
+}
+
+/// A function of `left` clicking up to `left` visible, not yet clicked elements that reveal
+/// content; returns the number clicked. Links that navigate are never clicked.
+fn click_js(selectors: &[String], texts: &[String]) -> String {
+    let texts: Vec<String> = texts.iter().map(|t| t.to_lowercase()).collect();
+    format!(
+        r#"(left) => {{
+  const seen = new Set(); const out = [];
+  const add = el => {{ if (!seen.has(el) && !el.dataset.trawlClicked && el.offsetParent !== null) {{ seen.add(el); out.push(el); }} }};
+  for (const s of {sel}) {{ try {{ document.querySelectorAll(s).forEach(add); }} catch (e) {{}} }}
+  const texts = {texts};
+  for (const el of document.querySelectorAll('button, [role=button], summary, a, input[type=button]')) {{
+    if (el.tagName === 'A') {{ const h = (el.getAttribute('href') || '').trim(); if (h && !h.startsWith('#') && !h.toLowerCase().startsWith('javascript:')) continue; }}
+    const t = (el.innerText || el.value || '').trim().toLowerCase();
+    if (t.length > 0 && t.length <= 40 && texts.some(x => t.includes(x))) add(el);
+  }}
+  let n = 0;
+  for (const el of out) {{ if (n >= left) break; el.dataset.trawlClicked = '1'; try {{ el.click(); n++; }} catch (e) {{}} }}
+  return n;
+}}"#,
+        sel = js_list(selectors),
+        texts = js_list(&texts)
+    )
+}
+
+/// The interceptor: the main document from the fetched response, every other request
+/// through the policy.
+fn intercept(policy: &Policy, ctx: &Mutex<PageCtx>, ev: RequestPausedEvent) -> RequestPausedDecision {
+    let p = ev.params;
+    let url = strip_fragment(&p.request.url);
+    let rtype = serde_json::to_value(&p.resource_Type).ok().and_then(|v| v.as_str().map(str::to_ascii_lowercase)).unwrap_or_default();
+    let (main, nth) = {
+        let mut c = ctx.lock().expect("ctx");
+        if rtype == "document" && url == c.main {
+            let headers = vec![HeaderEntry { name: "Content-Type".into(), value: c.content_type.clone() }];
+            let body = base64::engine::general_purpose::STANDARD.encode(c.body.as_slice());
+            return RequestPausedDecision::Fulfill(FulfillRequest {
+                request_id: p.request_id,
+                response_code: c.status as u32,
+                response_headers: Some(headers),
+                binary_response_headers: None,
+                body: Some(body),
+                response_phrase: None,
+            });
+        }
+        c.requests += 1;
+        (c.main.clone(), c.requests)
+    };
+    if main.is_empty() {
+        // no page in this tab (about:blank between pages): nothing may go out
+        return fail(p.request_id);
+    }
+    match policy.refuse(&url, &rtype, nth) {
+        None => RequestPausedDecision::Continue(None),
+        Some(reason) => {
+            tracing::trace!(%url, %rtype, reason, "sub-request refused");
+            *ctx.lock().expect("ctx").blocked.entry(reason.to_string()).or_default() += 1;
+            fail(p.request_id)
+        }
+    }
+}
+
+fn fail(id: String) -> RequestPausedDecision {
+    RequestPausedDecision::Fail(FailRequest { request_id: id, error_reason: ErrorReason::BlockedByClient })
+}
+
+/// Resident memory of a process and all its descendants, MiB (Linux `/proc`).
+pub fn tree_rss_mb(pid: u32) -> u64 {
+    let mut parent: Vec<(u32, u32)> = Vec::new();
+    if let Ok(rd) = std::fs::read_dir("/proc") {
+        for e in rd.flatten() {
+            let Some(p) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
+            if let Ok(stat) = std::fs::read_to_string(format!("/proc/{p}/stat")) {
+                // the field after the parenthesised command: state, then ppid
+                if let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) {
+                    if let Some(pp) = rest.split_whitespace().nth(1).and_then(|s| s.parse().ok()) {
+                        parent.push((p, pp));
+                    }
+                }
+            }
+        }
+    }
+    let mut tree = vec![pid];
+    let mut i = 0;
+    while i < tree.len() {
+        let cur = tree[i];
+        tree.extend(parent.iter().filter(|(_, pp)| *pp == cur).map(|(p, _)| *p));
+        i += 1;
+    }
+    let page_kb = 4u64;
+    tree.iter()
+        .filter_map(|p| std::fs::read_to_string(format!("/proc/{p}/statm")).ok())
+        .filter_map(|s| s.split_whitespace().nth(1).and_then(|v| v.parse::<u64>().ok()))
+        .map(|pages| pages * page_kb)
+        .sum::<u64>()
+        / 1024
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page(body: &str) -> FetchedPage {
+        FetchedPage { url: "http://a.test/".into(), final_url: "http://a.test/".into(), status: 200, headers: vec![("content-type".into(), "text/html".into())], body: body.as_bytes().to_vec(), ..Default::default() }
+    }
+
+    fn auto() -> RenderConfig {
+        RenderConfig { mode: RenderMode::Auto, ..Default::default() }
+    }
+
+    #[test]
+    fn static_pages_are_not_rendered() {
+        let article = format!("<html><head><script src=/analytics.js></script></head><body><article><h1>Title</h1><p>{}</p></article><noscript>Please enable JavaScript to see comments.</noscript></body></html>", "Words of a real article. ".repeat(60));
+        assert_eq!(decide(&auto(), &page(&article)), Some((false, "static_ok")));
+        // short but script-free pages are static too
+        assert_eq!(decide(&auto(), &page("<p>Contact us at the harbour office.</p>")), Some((false, "static_ok")));
+        // a server-rendered Next.js page carries its content
+        let next = format!("<div id=__next><main><p>{}</p></main></div><script id=__NEXT_DATA__ type=application/json>{{\"props\":{{}}}}</script>", "Server rendered text. ".repeat(40));
+        assert_eq!(decide(&auto(), &page(&next)), Some((false, "static_ok")));
+    }
+
+    #[test]
+    fn js_only_pages_are_rendered_with_their_reason() {
+        assert_eq!(decide(&auto(), &page("<html><body><div id=\"root\"></div><script src=\"/bundle.js\"></script></body></html>")), Some((true, "empty_app_root")));
+        assert_eq!(decide(&auto(), &page("<body><noscript>You need to enable JavaScript to run this app.</noscript><main></main><script src=/a.js></script></body>")), Some((true, "noscript_requires_js")));
+        let heavy = format!("<body><h1>Shop</h1><script>{}</script></body>", "var x = 1;".repeat(2000));
+        assert_eq!(decide(&auto(), &page(&heavy)), Some((true, "little_text_heavy_scripts")));
+        assert_eq!(decide(&auto(), &page("<body><app-root></app-root><script src=main.js></script></body>")), Some((true, "empty_app_root")));
+    }
+
+    #[test]
+    fn modes_domains_status_and_type() {
+        let mut cfg = RenderConfig::default();
+        assert_eq!(decide(&cfg, &page("<div id=root></div>")), None, "never: no decision recorded");
+        cfg.domains.insert("a.test".into(), RenderMode::Always);
+        assert_eq!(decide(&cfg, &page("<p>x</p>")), Some((true, "domain_always")));
+        let mut sub = page("<p>x</p>");
+        sub.final_url = "http://www.a.test/x".into();
+        assert_eq!(decide(&cfg, &sub), Some((true, "domain_always")), "parent domains match");
+        cfg.mode = RenderMode::Always;
+        cfg.domains.insert("a.test".into(), RenderMode::Never);
+        assert_eq!(decide(&cfg, &page("<div id=root></div>")), Some((false, "domain_never")));
+        cfg.domains.clear();
+        let mut p = page("<div id=root></div>");
+        p.status = 404;
+        assert_eq!(decide(&cfg, &p), Some((false, "status")));
+        let mut p = page("{}");
+        p.headers = vec![("content-type".into(), "application/json".into())];
+        assert_eq!(decide(&cfg, &p), Some((false, "not_html")));
+    }
+
+    #[test]
+    fn config_errors_name_the_key() {
+        let c = RenderConfig { mode: RenderMode::Auto, chromium: "/nonexistent/chromium".into(), ..Default::default() };
+        assert_eq!(c.validate().unwrap_err().0, "render.chromium");
+        let c = RenderConfig { block_resource_types: vec!["sound".into()], ..Default::default() };
+        assert_eq!(c.validate().unwrap_err().0, "render.block_resource_types");
+        let c = RenderConfig { browsers: 0, ..Default::default() };
+        assert_eq!(c.validate().unwrap_err().0, "render.browsers");
+        assert!(RenderConfig::default().validate().is_ok());
+    }
+}
