@@ -175,6 +175,10 @@ pub enum ExtractFormat {
     Jsonl,
     /// Main text on stdout.
     Text,
+    /// One `.txt` of main text per input page under `--output` (the input's relative path
+    /// with `.txt`; pages of a WARC file as `FILE.N.txt`), for review and scoring; reports
+    /// the extraction time (parse + extract, no I/O) on stderr.
+    Txt,
 }
 
 /// `trawl shards`: without a subcommand, tokenize the input documents (one part per input

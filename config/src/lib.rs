@@ -227,8 +227,11 @@ mod tests {
         assert_eq!(e.key, "shards.tokenizer");
         let e = PipelineConfig::parse("[storage\n", "p.toml").unwrap_err();
         assert!(e.reason.contains("line 1"), "{e}");
-        let e = PipelineConfig::parse("[render]\nmode = \"always\"\n", "p.toml").unwrap_err();
+        let e = PipelineConfig::parse("[render]\nmode = \"sometimes\"\n", "p.toml").unwrap_err();
         assert_eq!(e.key, "render.mode");
+        let e = PipelineConfig::parse("[render]\nmode = \"auto\"\nchromium = \"/nonexistent/chromium\"\n", "p.toml").unwrap_err();
+        assert_eq!(e.key, "render.chromium");
+        assert!(e.reason.contains("setup.sh"), "{e}");
         assert!(PipelineConfig::load(Path::new("/nonexistent.toml")).unwrap_err().reason.contains("cannot read"));
     }
 }

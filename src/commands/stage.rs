@@ -108,6 +108,42 @@ fn pages_of(storage: &Storage, key: &str, rt: &tokio::runtime::Runtime) -> Resul
     }
 }
 
+/// `trawl extract --format txt`: one text file per page, and the extraction speed.
+fn extract_txt(cfg: &PipelineConfig, all: &InputSet, output: Option<&str>, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<()> {
+    let out = output.ok_or_else(|| UsageError("--format txt needs --output (a folder or prefix for the .txt files)".into()))?;
+    let out = Storage::open(out, &cfg.storage)?;
+    let mut ex_cfg = cfg.extract.clone();
+    ex_cfg.min_text_chars = 0;
+    let ex = trawl_extract::Extractor::new(ex_cfg);
+    let bar = progress::bar(progress::enabled(quiet), Some(all.objects.len() as u64), "extract");
+    let (mut pages, mut bytes, mut busy) = (0u64, 0u64, std::time::Duration::ZERO);
+    for (_, key) in &all.objects {
+        let ps = pages_of(&all.storage, key, rt)?;
+        let many = ps.len() > 1 || warc::is_warc(key);
+        for (i, p) in ps.iter().enumerate() {
+            let t = std::time::Instant::now();
+            let text = match ex.extract(p) {
+                Ok(d) => d.text,
+                Err(r) => {
+                    tracing::info!(url = %p.url, reason = %r, "no main text");
+                    String::new()
+                }
+            };
+            busy += t.elapsed();
+            pages += 1;
+            bytes += p.body.len() as u64;
+            let stem = key.trim_end_matches(".gz").rsplit_once('.').map_or(key.as_str(), |(s, _)| s).to_string();
+            let name = if many { format!("{key}.{i}.txt") } else { format!("{stem}.txt") };
+            rt.block_on(out.put(&name, text.into_bytes().into()))?;
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    let secs = busy.as_secs_f64().max(1e-9);
+    eprintln!("trawl extract: {pages} pages ({:.1} MB) in {secs:.3} s of extraction: {:.0} pages/s, {:.1} MB/s", bytes as f64 / 1e6, pages as f64 / secs, bytes as f64 / 1e6 / secs);
+    Ok(())
+}
+
 pub fn extract(a: ExtractArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<()> {
     let mut cfg = load_config(a.stage.config.as_deref())?;
     let input = require_input(&a.stage, "extract")?;
@@ -129,6 +165,9 @@ pub fn extract(a: ExtractArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Res
             }
         }
         return Ok(());
+    }
+    if a.format == ExtractFormat::Txt {
+        return extract_txt(&cfg, &all, a.stage.output.as_deref(), quiet, rt);
     }
     let shard = shard_of(&a.stage);
     let root = open_root(&mut cfg, a.stage.output.as_ref(), rt)?;

@@ -1,17 +1,18 @@
 //! Serves the bundled demo web, or a generated benchmark web, until killed; prints the seed
 //! URLs as a JSON list on the first line of stdout.
 //!
-//! `cargo run --release -p trawl-testweb --example serve -- [demo | bench HOSTS PAGES] [PORT]`
+//! `cargo run --release -p trawl-testweb --example serve -- [demo | bench HOSTS PAGES | render HOSTS PAGES] [PORT]`
 
 fn main() -> std::io::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build()?;
     rt.block_on(async {
         let (sites, port) = match args.first().map(String::as_str) {
-            Some("bench") => {
+            Some(kind @ ("bench" | "render")) => {
                 let hosts = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(10);
                 let pages = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(300);
-                (trawl_testweb::demo::bench_sites(hosts, pages), args.get(3).and_then(|a| a.parse().ok()).unwrap_or(0))
+                let sites = if kind == "render" { trawl_testweb::demo::render_bench_sites(hosts, pages) } else { trawl_testweb::demo::bench_sites(hosts, pages) };
+                (sites, args.get(3).and_then(|a| a.parse().ok()).unwrap_or(0))
             }
             _ => (trawl_testweb::demo::sites(), args.get(1).and_then(|a| a.parse().ok()).unwrap_or(0)),
         };

@@ -197,3 +197,45 @@ pub fn bench_sites(hosts: usize, pages: usize) -> Vec<Site> {
         })
         .collect()
 }
+
+/// The mixed web of the render benchmark: like [`bench_sites`], but one page in five is a
+/// client-side app (an empty `#root` that `/app.js` fills from `/data/p/N`, JSON fetched by
+/// XHR) and one in ten a static page carrying a large analytics bundle (text present: not
+/// rendered). Everything else is plain static HTML.
+pub fn render_bench_sites(hosts: usize, pages: usize) -> Vec<Site> {
+    const APP_JS: &str = "fetch('/data' + location.pathname).then(r => r.json()).then(d => {
+  const root = document.getElementById('root');
+  root.innerHTML = '<h1>' + d.title + '</h1>' + d.paras.map(p => '<p>' + p + '</p>').join('') +
+    '<ul>' + d.links.map(l => '<li><a href=\"' + l + '\">' + l + '</a></li>').join('') + '</ul>';
+});";
+    bench_sites(hosts, pages)
+        .into_iter()
+        .enumerate()
+        .map(|(h, mut site)| {
+            site = site.route("/app.js", Response::with_type(200, "application/javascript", APP_JS.as_bytes().to_vec()));
+            site = site.route("/analytics.js", Response::with_type(200, "application/javascript", "window.dataLayer = [];".repeat(2000).into_bytes()));
+            for i in 0..pages {
+                let links: Vec<String> = (1..=8).map(|k| format!("/p/{}", (i * 8 + k) % pages)).chain([format!("{{{{site:h{}}}}}/p/{i}", (h + 1) % hosts)]).collect();
+                if i % 5 == 1 {
+                    let shell = format!("<!doctype html><html><head><title>App {i}</title></head><body><div id=\"root\"></div><script src=\"/app.js\"></script></body></html>");
+                    let data = serde_json::json!({
+                        "title": format!("Page {i}"),
+                        "paras": [EN[(i + h) % EN.len()], EN[(i * 3 + h + 1) % EN.len()], EN[(i * 7 + h + 2) % EN.len()]],
+                        "links": links,
+                    });
+                    site = site.route(&format!("/p/{i}"), Response::html(shell));
+                    site = site.route(&format!("/data/p/{i}"), Response::with_type(200, "application/json", data.to_string().into_bytes()));
+                } else if i % 10 == 3 {
+                    let mut body = paras(&[EN[(i + h) % EN.len()], EN[(i * 5 + h + 3) % EN.len()]]);
+                    body.push_str("<script src=\"/analytics.js\"></script><ul>");
+                    for l in &links {
+                        body.push_str(&format!("<li><a href=\"{l}\">{l}</a></li>"));
+                    }
+                    body.push_str("</ul>");
+                    site = site.route(&format!("/p/{i}"), Response::html(layout(&format!("h{h}"), &format!("Page {i}"), &body)));
+                }
+            }
+            site
+        })
+        .collect()
+}
