@@ -20,14 +20,6 @@ const SKIP_TAGS: &[&str] = &[
     "template", "textarea", "input", "label", "head", "canvas", "object", "embed", "dialog", "menu",
 ];
 
-/// class/id tokens of boilerplate containers.
-const BOILERPLATE: &[&str] = &[
-    "nav", "navbar", "navigation", "menu", "footer", "sidebar", "cookie", "cookies", "consent", "banner", "share",
-    "sharing", "social", "breadcrumb", "breadcrumbs", "comments", "comment", "related", "advert", "advertisement",
-    "ads", "ad", "promo", "newsletter", "subscribe", "popup", "modal", "skip", "pagination", "pager", "widget",
-    "byline", "toolbar",
-];
-
 const BLOCK_TAGS: &[&str] = &[
     "p", "div", "section", "article", "main", "header", "blockquote", "figure", "figcaption", "dl", "dt", "dd",
     "address", "details", "summary", "center", "hgroup",
@@ -54,9 +46,12 @@ pub(crate) fn extract(html: &str, base_url: &str, keep_images: bool) -> Extracte
         }
     }
 
-    let root = choose_root(&doc);
-    let root_is_content = matches!(root.value().name(), "article" | "main") || root.value().attr("role") == Some("main");
-    let mut w = Walker { out: String::new(), cur: String::new(), images: Vec::new(), base, keep_images, root_is_content, depth: 0 };
+    let scores = crate::score::score(&doc);
+    let body_sel = Selector::parse("body").expect("static selector");
+    let body = doc.select(&body_sel).next().unwrap_or_else(|| doc.root_element());
+    let root = scores.root.and_then(|id| doc.tree.get(id)).and_then(ElementRef::wrap).unwrap_or(body);
+    let root_is_content = root.id() != body.id();
+    let mut w = Walker { out: String::new(), cur: String::new(), images: Vec::new(), base, keep_images, root_is_content, depth: 0, scores: &scores };
     w.walk(root, 0);
     w.flush();
     let text = w.out;
@@ -77,34 +72,8 @@ fn collapse(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-fn visible_text_len(e: ElementRef<'_>) -> usize {
-    e.descendants()
-        .filter_map(|n| match n.value() {
-            Node::Text(t) => {
-                let in_skip = n.ancestors().filter_map(ElementRef::wrap).any(|a| SKIP_TAGS.contains(&a.value().name()));
-                (!in_skip).then(|| t.trim().len())
-            }
-            _ => None,
-        })
-        .sum()
-}
-
-/// The largest `<article>`, `<main>` or `[role=main]` holding at least a third of the
-/// body's visible text; otherwise `<body>`.
-fn choose_root(doc: &Html) -> ElementRef<'_> {
-    let body_sel = Selector::parse("body").expect("static selector");
-    let body = doc.select(&body_sel).next().unwrap_or_else(|| doc.root_element());
-    let cand_sel = Selector::parse("article, main, [role=main]").expect("static selector");
-    let body_len = visible_text_len(body).max(1);
-    doc.select(&cand_sel)
-        .map(|e| (visible_text_len(e), e))
-        .filter(|(l, _)| *l * 3 >= body_len)
-        .max_by_key(|(l, _)| *l)
-        .map(|(_, e)| e)
-        .unwrap_or(body)
-}
-
-struct Walker {
+struct Walker<'s> {
+    scores: &'s crate::score::Scores,
     out: String,
     cur: String,
     images: Vec<ImageRef>,
@@ -118,7 +87,7 @@ struct Walker {
 /// stack (browsers cap nesting similarly).
 const MAX_DEPTH: usize = 256;
 
-impl Walker {
+impl Walker<'_> {
     fn flush(&mut self) {
         let block = self.cur.trim();
         let only_marker = block.trim_start_matches(['#', '-', '>', ' ']).trim().is_empty();
@@ -145,32 +114,6 @@ impl Walker {
                 last_space = false;
             }
         }
-    }
-
-    fn is_boilerplate(&self, e: &ElementRef<'_>) -> bool {
-        let v = e.value();
-        if v.attr("hidden").is_some() || v.attr("aria-hidden") == Some("true") {
-            return true;
-        }
-        if let Some(style) = v.attr("style") {
-            let s = style.replace(' ', "").to_ascii_lowercase();
-            if s.contains("display:none") || s.contains("visibility:hidden") {
-                return true;
-            }
-        }
-        let role = v.attr("role").unwrap_or("");
-        if matches!(role, "navigation" | "banner" | "contentinfo" | "complementary" | "search") {
-            return true;
-        }
-        let tokens = v.attr("class").into_iter().chain(v.attr("id"));
-        for t in tokens {
-            for tok in t.split(|c: char| c.is_whitespace() || c == '-' || c == '_') {
-                if BOILERPLATE.contains(&tok.to_ascii_lowercase().as_str()) {
-                    return true;
-                }
-            }
-        }
-        false
     }
 
     fn walk(&mut self, e: ElementRef<'_>, list_depth: usize) {
@@ -200,8 +143,17 @@ impl Walker {
 
     fn element(&mut self, e: ElementRef<'_>, list_depth: usize) {
         let name = e.value().name();
-        if SKIP_TAGS.contains(&name) || self.is_boilerplate(&e) {
+        if SKIP_TAGS.contains(&name) {
             return;
+        }
+        if let Some(st) = self.scores.get(e.id()) {
+            if st.boiler {
+                return;
+            }
+            // negative mass: more links, fragments and boilerplate than prose
+            if st.mass < 0.0 && (st.link as f32 > 0.3 * st.text as f32 || st.mass < -20.0) {
+                return;
+            }
         }
         if name == "header" && !self.root_is_content {
             return;

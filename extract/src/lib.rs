@@ -15,6 +15,7 @@
 
 mod charset;
 mod dom;
+mod score;
 
 use serde::{Deserialize, Serialize};
 use trawl_core::{Document, DropReason, FetchedPage};

@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Main-content extraction: quality and speed of trawl side by side with trafilatura,
+resiliparse and readability-lxml, on the labelled pages of ../shared/testdata/extract.
+
+Quality: every extractor writes PRED/<name>/<dataset>/<id>.txt and the data set's own
+score.py scores it (token P/R/F1 on scrapinghub + readability pages, snippet P/R/F1 on
+trafilatura pages). Speed: pages/s and MB/s on one core (each extractor pinned to CPU 1 with
+taskset), counting only the extraction of pages already in memory (parse + extract; trawl
+reports its own time, the Python tools are timed around their call), median of REPEAT runs.
+
+Usage: bench/extract.py --trawl PATH [--data DIR] [--repeat 3] [--only trawl]
+       [--keep PRED_DIR]
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ap = argparse.ArgumentParser()
+ap.add_argument("--trawl", required=True)
+ap.add_argument("--data", default=os.path.join(HERE, "..", "..", "shared", "testdata", "extract"))
+ap.add_argument("--python", default=os.path.expanduser("~/.cache/trawl/venv/bin/python"))
+ap.add_argument("--repeat", type=int, default=3)
+ap.add_argument("--only", help="comma-separated extractors (trawl,trafilatura,resiliparse,readability)")
+ap.add_argument("--keep", help="write predictions here (default: a temporary folder)")
+args = ap.parse_args()
+data = os.path.abspath(args.data)
+datasets = sorted(d for d in os.listdir(data) if os.path.isdir(os.path.join(data, d, "html")))
+pred_root = os.path.abspath(args.keep) if args.keep else tempfile.mkdtemp(prefix="trawl-bench-extract-")
+
+REF = r'''
+import json, os, sys, time
+name, data, out, datasets = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4].split(",")
+if name == "trafilatura":
+    import trafilatura
+    def ex(html): return trafilatura.extract(html, include_comments=False, include_tables=True) or ""
+elif name == "resiliparse":
+    from resiliparse.extract.html2text import extract_plain_text
+    def ex(html): return extract_plain_text(html, main_content=True)
+elif name == "readability":
+    from readability import Document
+    import lxml.html
+    def ex(html):
+        s = Document(html).summary(html_partial=True)
+        return lxml.html.fromstring(s).text_content() if s.strip() else ""
+pages = []
+for ds in datasets:
+    d = os.path.join(data, ds, "html")
+    for fn in sorted(os.listdir(d)):
+        raw = open(os.path.join(d, fn), "rb").read()
+        pages.append((ds, fn.rsplit(".", 1)[0], raw.decode("utf-8", errors="replace"), len(raw)))
+busy = 0.0
+for ds, pid, html, _ in pages:
+    t = time.perf_counter()
+    try:
+        text = ex(html)
+    except Exception as e:
+        text = ""
+    busy += time.perf_counter() - t
+    os.makedirs(os.path.join(out, ds), exist_ok=True)
+    open(os.path.join(out, ds, pid + ".txt"), "w").write(text)
+print(json.dumps({"pages": len(pages), "bytes": sum(p[3] for p in pages), "secs": busy}))
+'''
+
+
+def run_trawl(out):
+    pages = nbytes = secs = 0
+    for ds in datasets:
+        r = subprocess.run(["taskset", "-c", "1", args.trawl, "--quiet", "extract", "--format", "txt", "--input", os.path.join(data, ds, "html"), "--output", os.path.join(out, ds)],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            sys.exit(f"trawl extract failed:\n{r.stderr[-2000:]}")
+        m = re.search(r"(\d+) pages \(([\d.]+) MB\) in ([\d.]+) s", r.stderr)
+        pages += int(m.group(1))
+        nbytes += float(m.group(2)) * 1e6
+        secs += float(m.group(3))
+    return pages, nbytes, secs
+
+
+def run_ref(name, out):
+    script = os.path.join(pred_root, "ref.py")
+    open(script, "w").write(REF)
+    r = subprocess.run(["taskset", "-c", "1", args.python, script, name, data, out, ",".join(datasets)], capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"{name} failed:\n{r.stderr[-2000:]}")
+    j = json.loads(r.stdout.strip().splitlines()[-1])
+    return j["pages"], j["bytes"], j["secs"]
+
+
+def score(name, out):
+    j = os.path.join(pred_root, name + ".score.json")
+    r = subprocess.run([sys.executable, os.path.join(data, "score.py"), out, "--data", data, "--json", j, "--name", name], capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"score.py failed:\n{r.stderr}")
+    print(r.stdout, flush=True)
+    return json.load(open(j))
+
+
+names = args.only.split(",") if args.only else ["trawl", "trafilatura", "resiliparse", "readability"]
+rows = []
+try:
+    for name in names:
+        out = os.path.join(pred_root, name)
+        runs = []
+        for _ in range(args.repeat):
+            shutil.rmtree(out, ignore_errors=True)
+            runs.append(run_trawl(out) if name == "trawl" else run_ref(name, out))
+        pages, nbytes = runs[0][0], runs[0][1]
+        secs = statistics.median(r[2] for r in runs)
+        s = score(name, out)
+        tok = s["token"].get("overall", {}).get("mean_f1", float("nan"))
+        snip = s["snippet"].get("trafilatura", {}).get("F1", float("nan"))
+        rows.append((name, tok, snip, pages / secs, nbytes / 1e6 / secs))
+    print(f"{'extractor':<12} {'token F1':>9} {'snippet F1':>11} {'pages/s':>9} {'MB/s':>7}   (one core; scrapinghub+readability token F1, trafilatura snippet F1)")
+    for name, tok, snip, pps, mbs in rows:
+        print(f"{name:<12} {tok:9.3f} {snip:11.3f} {pps:9.0f} {mbs:7.1f}")
+    if len(rows) > 1 and rows[0][0] == "trawl":
+        for name, _, _, pps, _ in rows[1:]:
+            print(f"speed trawl/{name}: {rows[0][3] / pps:.1f}x")
+finally:
+    if not args.keep:
+        shutil.rmtree(pred_root, ignore_errors=True)

@@ -1,0 +1,265 @@
+//! Content scoring: which part of the page is the main content.
+//!
+//! Every text node belongs to its nearest block-level ancestor (its *block*). A block's
+//! value is its non-link text, weighted by how much it looks like prose (sentence
+//! punctuation, length), minus its link text and a fixed cost for short fragments; blocks
+//! inside boilerplate regions (navigation, footers, sidebars, share bars, comments: by tag,
+//! ARIA role, class/id words) count against their container, as do blocks whose
+//! tag-and-class signature repeats across the page with short texts (teaser lists, menus).
+//! An element's *mass* is the sum of the values of the blocks inside it.
+//!
+//! The content root is the element of greatest mass (with a bonus for article/main
+//! semantics): prose adds to it, navigation and link lists subtract, so the winner is the
+//! tightest container holding the prose, extended over an interruption (an ad, a share bar)
+//! only when more prose lies beyond it. Inside the root, the walker drops children whose
+//! mass is negative and that are link-heavy or clearly boilerplate.
+//!
+//! One pass over the tree (explicit stack, no recursion) and one reverse pass for the sums.
+
+use rustc_hash::FxHashMap;
+use scraper::node::Node;
+use scraper::Html;
+
+use ego_tree::NodeId;
+
+/// Per-element statistics.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Stat {
+    /// Visible characters in the subtree.
+    pub text: u32,
+    /// Of which inside links.
+    pub link: u32,
+    /// Sum of the block values in the subtree.
+    pub mass: f32,
+    /// The element or an ancestor is boilerplate by tag, role or class/id.
+    pub boiler: bool,
+}
+
+pub(crate) struct Scores {
+    index: FxHashMap<NodeId, u32>,
+    stats: Vec<Stat>,
+    /// The content root chosen.
+    pub root: Option<NodeId>,
+}
+
+impl Scores {
+    pub(crate) fn get(&self, id: NodeId) -> Option<&Stat> {
+        self.index.get(&id).map(|&i| &self.stats[i as usize])
+    }
+}
+
+/// Elements whose subtree is never visible content.
+pub(crate) const INVISIBLE: &[&str] = &["script", "style", "noscript", "template", "head", "svg", "canvas", "object", "embed", "iframe", "select", "option", "textarea", "button", "input", "dialog"];
+
+/// Block-level elements: text nodes belong to the nearest one.
+const BLOCKS: &[&str] = &[
+    "p", "div", "section", "article", "main", "header", "footer", "nav", "aside", "blockquote", "figure", "figcaption", "dl", "dt", "dd", "address", "details", "summary", "center", "hgroup", "ul", "ol", "li", "table", "thead",
+    "tbody", "tr", "td", "th", "caption", "pre", "h1", "h2", "h3", "h4", "h5", "h6", "form", "fieldset", "body", "html", "menu",
+];
+
+/// class/id words of boilerplate regions.
+const BOILER_WORDS: &[&str] = &[
+    "nav", "navbar", "navigation", "menu", "footer", "sidebar", "cookie", "cookies", "consent", "banner", "share", "sharing", "social", "breadcrumb", "breadcrumbs", "comments", "comment", "related", "advert",
+    "advertisement", "ads", "ad", "promo", "newsletter", "subscribe", "popup", "modal", "skip", "pagination", "pager", "widget", "toolbar", "masthead", "topbar", "sponsored", "outbrain", "taboola", "recommended",
+    "trending", "popular", "disqus", "signup", "paywall", "tags", "tagcloud", "footnav", "sitemap", "copyright", "legal", "author-bio", "rail",
+];
+
+/// class/id words of content containers.
+const CONTENT_WORDS: &[&str] = &["article", "content", "post", "entry", "story", "body", "text", "main", "blog", "prose", "markdown", "articlebody", "post-body", "entry-content", "story-body", "article-body"];
+
+pub(crate) fn is_block(name: &str) -> bool {
+    BLOCKS.contains(&name)
+}
+
+fn words_of(v: &str) -> impl Iterator<Item = String> + '_ {
+    v.split(|c: char| c.is_whitespace() || c == '-' || c == '_' || c == ':').filter(|w| !w.is_empty()).map(|w| w.to_ascii_lowercase())
+}
+
+/// Whether an element is a boilerplate region by tag, ARIA role or class/id words.
+pub(crate) fn boilerplate(e: &scraper::node::Element) -> bool {
+    if matches!(e.name(), "nav" | "footer" | "aside" | "menu" | "form") {
+        return true;
+    }
+    if e.attr("hidden").is_some() || e.attr("aria-hidden") == Some("true") {
+        return true;
+    }
+    if let Some(style) = e.attr("style") {
+        let s = style.replace(' ', "").to_ascii_lowercase();
+        if s.contains("display:none") || s.contains("visibility:hidden") {
+            return true;
+        }
+    }
+    if matches!(e.attr("role").unwrap_or(""), "navigation" | "banner" | "contentinfo" | "complementary" | "search" | "menu" | "menubar" | "dialog" | "alertdialog") {
+        return true;
+    }
+    let has_content_word = e.attr("class").into_iter().chain(e.attr("id")).flat_map(words_of).any(|w| CONTENT_WORDS.contains(&w.as_str()));
+    e.attr("class").into_iter().chain(e.attr("id")).flat_map(words_of).any(|w| BOILER_WORDS.contains(&w.as_str())) && !has_content_word
+}
+
+fn content_bonus(e: &scraper::node::Element) -> f32 {
+    let mut b = 0.0;
+    if matches!(e.name(), "article" | "main") || e.attr("role") == Some("main") {
+        b += 0.2;
+    }
+    if e.attr("itemprop").is_some_and(|p| p.contains("articleBody") || p.contains("text")) {
+        b += 0.3;
+    }
+    if e.attr("class").into_iter().chain(e.attr("id")).flat_map(words_of).any(|w| CONTENT_WORDS.contains(&w.as_str())) {
+        b += 0.1;
+    }
+    b
+}
+
+fn is_punct(c: char) -> bool {
+    matches!(c, '.' | ',' | ';' | ':' | '!' | '?' | '。' | '，' | '、' | '！' | '？' | '；' | '：' | '؟' | '،' | '।')
+}
+
+/// Own text of a block (not counting nested blocks).
+#[derive(Default, Clone, Copy)]
+struct Own {
+    text: u32,
+    link: u32,
+    punct: u32,
+}
+
+/// Scores the document and picks the content root under `body`.
+pub(crate) fn score(doc: &Html) -> Scores {
+    // pre-order with context: (node, parent slot, owner block slot, in link, boilerplate)
+    let mut order: Vec<(NodeId, u32)> = Vec::new(); // (element, parent slot)
+    let mut index: FxHashMap<NodeId, u32> = FxHashMap::default();
+    let mut own: Vec<Own> = Vec::new();
+    let mut boiler: Vec<bool> = Vec::new();
+    let mut is_blk: Vec<bool> = Vec::new();
+    let mut sig: Vec<u64> = Vec::new();
+    let mut has_class: Vec<bool> = Vec::new();
+    let root = doc.tree.root();
+    let mut stack: Vec<(ego_tree::NodeRef<'_, Node>, u32, u32, bool, bool)> = vec![(root, u32::MAX, u32::MAX, false, false)];
+    while let Some((node, parent, owner, in_link, _)) = stack.pop() {
+        match node.value() {
+            Node::Element(e) => {
+                let name = e.name();
+                if INVISIBLE.contains(&name) {
+                    continue;
+                }
+                let slot = order.len() as u32;
+                // own flag here; whether it holds is decided once sizes are known
+                let b = !matches!(name, "html" | "body") && boilerplate(e);
+                order.push((node.id(), parent));
+                index.insert(node.id(), slot);
+                own.push(Own::default());
+                boiler.push(b);
+                let blk = is_block(name);
+                is_blk.push(blk);
+                // tag + class signature, for structural repetition
+                let mut h = rustc_hash::FxHasher::default();
+                std::hash::Hash::hash(&name, &mut h);
+                std::hash::Hash::hash(&e.attr("class").unwrap_or(""), &mut h);
+                sig.push(std::hash::Hasher::finish(&h));
+                has_class.push(e.attr("class").is_some_and(|c| !c.trim().is_empty()));
+                let owner = if blk || owner == u32::MAX { slot } else { owner };
+                let link = in_link || name == "a";
+                for c in node.children().rev() {
+                    stack.push((c, slot, owner, link, false));
+                }
+            }
+            Node::Text(t) if owner != u32::MAX => {
+                let o = &mut own[owner as usize];
+                let n = t.chars().filter(|c| !c.is_whitespace()).count() as u32;
+                o.text += n;
+                if in_link {
+                    o.link += n;
+                }
+                o.punct += t.chars().filter(|c| is_punct(*c)).count() as u32;
+            }
+            Node::Document | Node::Fragment => {
+                for c in node.children().rev() {
+                    stack.push((c, parent, owner, in_link, false));
+                }
+            }
+            _ => {}
+        }
+    }
+    // structural repetition: signatures of short blocks seen many times
+    let mut sig_count: FxHashMap<u64, u32> = FxHashMap::default();
+    for (i, s) in sig.iter().enumerate() {
+        if is_blk[i] && own[i].text > 0 && own[i].text < 120 {
+            *sig_count.entry(*s).or_default() += 1;
+        }
+    }
+    let n = order.len();
+    let mut stats: Vec<Stat> = vec![Stat::default(); n];
+    for i in 0..n {
+        let o = own[i];
+        let nonlink = o.text.saturating_sub(o.link) as f32;
+        let link = o.link as f32;
+        let mut v = if o.text == 0 {
+            0.0
+        } else if nonlink >= 60.0 && o.punct >= 1 {
+            nonlink
+        } else if nonlink >= 150.0 {
+            nonlink * 0.7
+        } else {
+            nonlink * 0.35
+        };
+        v -= link * 1.25;
+        let tag = doc.tree.get(order[i].0).and_then(|n| n.value().as_element().map(|e| e.name())).unwrap_or("");
+        let structured = matches!(tag, "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "li" | "td" | "th" | "dt" | "dd" | "figcaption" | "caption" | "pre");
+        if o.text > 0 && o.text < 25 && !structured {
+            v -= 6.0;
+        }
+        if o.text > 0 && o.text < 120 && has_class[i] && sig_count.get(&sig[i]).copied().unwrap_or(0) >= 6 && o.punct <= 1 {
+            v -= 0.5 * o.text as f32; // a repeated short item (menus, teasers, tag lists)
+        }
+        stats[i] = Stat { text: o.text, link: o.link, mass: v, boiler: false };
+    }
+    // sums bottom-up; a boilerplate region's mass turns negative (a region holding most of
+    // the page's text is a wrapper whatever its class says: `has-sidebar` on a layout div)
+    let total_text: u32 = own.iter().map(|o| o.text).sum::<u32>().max(1);
+    for i in (0..n).rev() {
+        if boiler[i] && stats[i].text * 2 < total_text {
+            let s = &mut stats[i];
+            s.mass = -((s.text - s.link.min(s.text)) as f32 * 0.5 + s.link as f32) - 4.0;
+            s.boiler = true;
+        }
+        let p = order[i].1;
+        if p != u32::MAX {
+            let c = stats[i];
+            let ps = &mut stats[p as usize];
+            ps.text += c.text;
+            ps.link += c.link;
+            ps.mass += c.mass;
+        }
+    }
+    // inside a boilerplate region is boilerplate too (comment threads are not the root)
+    for i in 1..n {
+        let p = order[i].1;
+        if p != u32::MAX && stats[p as usize].boiler {
+            stats[i].boiler = true;
+        }
+    }
+    // the content root: greatest mass with semantic bonus, never a boilerplate region
+    let mut best: Option<(f32, NodeId)> = None;
+    for (i, (id, _)) in order.iter().enumerate() {
+        let s = stats[i];
+        if s.boiler || s.mass <= 0.0 {
+            continue;
+        }
+        let Some(e) = doc.tree.get(*id).and_then(|n| n.value().as_element().cloned()) else { continue };
+        if matches!(e.name(), "html") {
+            continue;
+        }
+        let score = s.mass * (1.0 + content_bonus(&e));
+        if best.is_none_or(|(b, _)| score >= b) {
+            best = Some((score, *id));
+        }
+    }
+    if std::env::var_os("TRAWL_EXTRACT_DEBUG").is_some() {
+        let mut v: Vec<(f32, usize)> = order.iter().enumerate().filter(|(i, _)| stats[*i].mass > 0.0).map(|(i, _)| (stats[i].mass, i)).collect();
+        v.sort_by(|a, b| b.0.total_cmp(&a.0));
+        for (m, i) in v.iter().take(12) {
+            let e = doc.tree.get(order[*i].0).and_then(|n| n.value().as_element().cloned()).unwrap();
+            eprintln!("mass {m:8.1} text {:6} link {:5} boiler {} <{} id={:?} class={:?}>", stats[*i].text, stats[*i].link, stats[*i].boiler, e.name(), e.attr("id"), e.attr("class"));
+        }
+    }
+    Scores { index, stats, root: best.map(|(_, id)| id) }
+}
