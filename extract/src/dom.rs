@@ -54,13 +54,75 @@ pub(crate) fn extract(html: &str, base_url: &str, keep_images: bool) -> Extracte
     let mut w = Walker { out: String::new(), cur: String::new(), images: Vec::new(), base, keep_images, root_is_content, depth: 0, scores: &scores };
     w.walk(root, 0);
     w.flush();
-    let text = w.out;
+    let (start, end) = trim_edges(&w.out, title.as_deref());
+    let text = w.out[start..end].to_string();
     let len = text.len();
     let mut images = w.images;
     for im in &mut images {
-        im.offset = im.offset.min(len);
+        im.offset = im.offset.saturating_sub(start).min(len);
     }
     Extracted { text, images, title, html_lang, noai, noimageai, noindex }
+}
+
+/// Whether a block at the edge of the content is a fragment around it (section labels,
+/// credits, "related" headings, share and copyright lines) rather than content.
+fn edge_fragment(block: &str) -> bool {
+    let t = block.trim();
+    if t.contains("```") || t.starts_with('|') {
+        return false;
+    }
+    let plain = t.trim_start_matches(['#', '-', '>', ' ']).trim();
+    let n = plain.chars().count();
+    let lower = plain.to_lowercase();
+    let phrase = ["©", "copyright", "all rights reserved", "share this", "follow us", "sign up", "subscribe", "advertisement", "read more", "related", "tags:", "filed under"].iter().any(|p| lower.contains(p));
+    if phrase && n < 200 {
+        return true;
+    }
+    let sentence_end = plain.ends_with(['.', '!', '?', '…', '"', '”', '»', '。', '！', '？']);
+    n < 60 && !sentence_end
+}
+
+/// The byte range of `text` left after dropping fragments at both edges: a heading or
+/// fragment trailing the content, and fragments (or the page title repeated as a heading)
+/// before it.
+fn trim_edges(text: &str, title: Option<&str>) -> (usize, usize) {
+    let blocks: Vec<(usize, &str)> = {
+        let mut v = Vec::new();
+        let mut pos = 0;
+        for b in text.split("\n\n") {
+            v.push((pos, b));
+            pos += b.len() + 2;
+        }
+        v
+    };
+    let (mut lo, mut hi) = (0usize, blocks.len());
+    while hi > lo && (blocks[hi - 1].1.starts_with('#') || edge_fragment(blocks[hi - 1].1)) {
+        hi -= 1;
+    }
+    let norm = |s: &str| s.trim_start_matches(['#', ' ']).split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+    let title = title.map(norm).unwrap_or_default();
+    while lo < hi {
+        let b = blocks[lo].1;
+        let is_title = b.starts_with("# ") && !title.is_empty() && {
+            let h = norm(b);
+            !h.is_empty() && (title.contains(&h) || h.contains(&title))
+        };
+        if is_title || (!b.starts_with('#') && edge_fragment(b)) {
+            lo += 1;
+        } else {
+            break;
+        }
+    }
+    if lo >= hi {
+        return (0, text.len()); // all fragments: a list-like page, kept as it is
+    }
+    let start = blocks[lo].0;
+    let end = blocks[hi - 1].0 + blocks[hi - 1].1.len();
+    // trimming is for fringes; never the bulk of the text
+    if (end - start) * 2 < text.len() {
+        return (0, text.len());
+    }
+    (start, end)
 }
 
 fn first_text(doc: &Html, sel: &str) -> Option<String> {

@@ -57,12 +57,15 @@ const BLOCKS: &[&str] = &[
     "tbody", "tr", "td", "th", "caption", "pre", "h1", "h2", "h3", "h4", "h5", "h6", "form", "fieldset", "body", "html", "menu",
 ];
 
-/// class/id words of boilerplate regions.
-const BOILER_WORDS: &[&str] = &[
-    "nav", "navbar", "navigation", "menu", "footer", "sidebar", "cookie", "cookies", "consent", "banner", "share", "sharing", "social", "breadcrumb", "breadcrumbs", "comments", "comment", "related", "advert",
-    "advertisement", "ads", "ad", "promo", "newsletter", "subscribe", "popup", "modal", "skip", "pagination", "pager", "widget", "toolbar", "masthead", "topbar", "sponsored", "outbrain", "taboola", "recommended",
-    "trending", "popular", "disqus", "signup", "paywall", "tags", "tagcloud", "footnav", "sitemap", "copyright", "legal", "author-bio", "rail",
+/// class/id words of boilerplate regions, trusted whatever the region holds.
+const BOILER_STRONG: &[&str] = &[
+    "nav", "navbar", "navigation", "menu", "footer", "sidebar", "cookie", "cookies", "consent", "share", "sharing", "social", "breadcrumb", "breadcrumbs", "comments", "comment", "related", "newsletter",
+    "subscribe", "skip", "pagination", "pager", "toolbar", "sponsored", "outbrain", "taboola", "recommended", "trending", "popular", "disqus", "signup", "tagcloud", "footnav", "sitemap", "copyright",
 ];
+
+/// class/id words of boilerplate that layout classes also use (`ad-wrapper` around the story,
+/// `rail` columns, `modal` article viewers): trusted only for regions without much prose.
+const BOILER_WEAK: &[&str] = &["ad", "ads", "advert", "advertisement", "banner", "promo", "popup", "modal", "widget", "masthead", "topbar", "paywall", "tags", "legal", "rail", "byline"];
 
 /// class/id words of content containers.
 const CONTENT_WORDS: &[&str] = &["article", "content", "post", "entry", "story", "body", "text", "main", "blog", "prose", "markdown", "articlebody", "post-body", "entry-content", "story-body", "article-body"];
@@ -75,25 +78,42 @@ fn words_of(v: &str) -> impl Iterator<Item = String> + '_ {
     v.split(|c: char| c.is_whitespace() || c == '-' || c == '_' || c == ':').filter(|w| !w.is_empty()).map(|w| w.to_ascii_lowercase())
 }
 
+/// How sure the element is a boilerplate region (by tag, ARIA role, class/id words).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Boiler {
+    No,
+    Weak,
+    Strong,
+}
+
 /// Whether an element is a boilerplate region by tag, ARIA role or class/id words.
-pub(crate) fn boilerplate(e: &scraper::node::Element) -> bool {
+pub(crate) fn boilerplate(e: &scraper::node::Element) -> Boiler {
     if matches!(e.name(), "nav" | "footer" | "aside" | "menu" | "form") {
-        return true;
+        return Boiler::Strong;
     }
     if e.attr("hidden").is_some() || e.attr("aria-hidden") == Some("true") {
-        return true;
+        return Boiler::Strong;
     }
     if let Some(style) = e.attr("style") {
         let s = style.replace(' ', "").to_ascii_lowercase();
         if s.contains("display:none") || s.contains("visibility:hidden") {
-            return true;
+            return Boiler::Strong;
         }
     }
     if matches!(e.attr("role").unwrap_or(""), "navigation" | "banner" | "contentinfo" | "complementary" | "search" | "menu" | "menubar" | "dialog" | "alertdialog") {
-        return true;
+        return Boiler::Strong;
     }
-    let has_content_word = e.attr("class").into_iter().chain(e.attr("id")).flat_map(words_of).any(|w| CONTENT_WORDS.contains(&w.as_str()));
-    e.attr("class").into_iter().chain(e.attr("id")).flat_map(words_of).any(|w| BOILER_WORDS.contains(&w.as_str())) && !has_content_word
+    let words: Vec<String> = e.attr("class").into_iter().chain(e.attr("id")).flat_map(words_of).collect();
+    if words.iter().any(|w| CONTENT_WORDS.contains(&w.as_str())) {
+        return Boiler::No;
+    }
+    if words.iter().any(|w| BOILER_STRONG.contains(&w.as_str())) {
+        Boiler::Strong
+    } else if words.iter().any(|w| BOILER_WEAK.contains(&w.as_str())) {
+        Boiler::Weak
+    } else {
+        Boiler::No
+    }
 }
 
 fn content_bonus(e: &scraper::node::Element) -> f32 {
@@ -128,7 +148,7 @@ pub(crate) fn score(doc: &Html) -> Scores {
     let mut order: Vec<(NodeId, u32)> = Vec::new(); // (element, parent slot)
     let mut index: FxHashMap<NodeId, u32> = FxHashMap::default();
     let mut own: Vec<Own> = Vec::new();
-    let mut boiler: Vec<bool> = Vec::new();
+    let mut boiler: Vec<Boiler> = Vec::new();
     let mut is_blk: Vec<bool> = Vec::new();
     let mut sig: Vec<u64> = Vec::new();
     let mut has_class: Vec<bool> = Vec::new();
@@ -143,7 +163,7 @@ pub(crate) fn score(doc: &Html) -> Scores {
                 }
                 let slot = order.len() as u32;
                 // own flag here; whether it holds is decided once sizes are known
-                let b = !matches!(name, "html" | "body") && boilerplate(e);
+                let b = if matches!(name, "html" | "body") { Boiler::No } else { boilerplate(e) };
                 order.push((node.id(), parent));
                 index.insert(node.id(), slot);
                 own.push(Own::default());
@@ -154,6 +174,9 @@ pub(crate) fn score(doc: &Html) -> Scores {
                 let mut h = rustc_hash::FxHasher::default();
                 std::hash::Hash::hash(&name, &mut h);
                 std::hash::Hash::hash(&e.attr("class").unwrap_or(""), &mut h);
+                if parent != u32::MAX {
+                    std::hash::Hash::hash(&sig[parent as usize], &mut h);
+                }
                 sig.push(std::hash::Hasher::finish(&h));
                 has_class.push(e.attr("class").is_some_and(|c| !c.trim().is_empty()));
                 let owner = if blk || owner == u32::MAX { slot } else { owner };
@@ -181,9 +204,29 @@ pub(crate) fn score(doc: &Html) -> Scores {
     }
     // structural repetition: signatures of short blocks seen many times
     let mut sig_count: FxHashMap<u64, u32> = FxHashMap::default();
+    let mut teaser_count: FxHashMap<u64, u32> = FxHashMap::default();
     for (i, s) in sig.iter().enumerate() {
         if is_blk[i] && own[i].text > 0 && own[i].text < 120 {
             *sig_count.entry(*s).or_default() += 1;
+        }
+    }
+    // teasers: blocks at the same path with a link making up a good part of their text (a
+    // headline) repeated down a list; their subtree text counts, so sum own text per parent
+    let mut sub_text = vec![0u32; order.len()];
+    let mut sub_link = vec![0u32; order.len()];
+    for i in (0..order.len()).rev() {
+        sub_text[i] += own[i].text;
+        sub_link[i] += own[i].link;
+        let p = order[i].1;
+        if p != u32::MAX {
+            sub_text[p as usize] += sub_text[i];
+            sub_link[p as usize] += sub_link[i];
+        }
+    }
+    let teaser = |i: usize| is_blk[i] && sub_text[i] >= 40 && sub_text[i] < 1500 && sub_link[i] * 100 >= sub_text[i] * 12 && sub_link[i] * 100 <= sub_text[i] * 90;
+    for (i, s) in sig.iter().enumerate() {
+        if teaser(i) {
+            *teaser_count.entry(*s).or_default() += 1;
         }
     }
     let n = order.len();
@@ -212,11 +255,27 @@ pub(crate) fn score(doc: &Html) -> Scores {
         }
         stats[i] = Stat { text: o.text, link: o.link, mass: v, boiler: false };
     }
+    // a repeated teaser: its whole subtree weighs against the list holding it
+    let mut penalty = vec![0f32; n];
+    for i in 0..n {
+        if teaser(i) && teaser_count.get(&sig[i]).copied().unwrap_or(0) >= 4 {
+            penalty[i] = sub_text[i] as f32 * 0.8;
+        }
+    }
     // sums bottom-up; a boilerplate region's mass turns negative (a region holding most of
     // the page's text is a wrapper whatever its class says: `has-sidebar` on a layout div)
     let total_text: u32 = own.iter().map(|o| o.text).sum::<u32>().max(1);
     for i in (0..n).rev() {
-        if boiler[i] && stats[i].text * 2 < total_text {
+        if penalty[i] > 0.0 {
+            stats[i].mass = stats[i].mass.min(0.0) - penalty[i] * 0.5;
+        }
+        let flip = match boiler[i] {
+            Boiler::Strong => true,
+            // weak words: only regions without much prose
+            Boiler::Weak => stats[i].mass < 300.0 || stats[i].link * 10 > stats[i].text * 3,
+            Boiler::No => false,
+        };
+        if flip && stats[i].text * 2 < total_text {
             let s = &mut stats[i];
             s.mass = -((s.text - s.link.min(s.text)) as f32 * 0.5 + s.link as f32) - 4.0;
             s.boiler = true;
