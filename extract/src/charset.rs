@@ -8,19 +8,28 @@ pub(crate) fn from_content_type(ct: &str) -> Option<&str> {
     })
 }
 
-/// Decodes HTML bytes to text: BOM first, then the HTTP charset, then a `<meta charset>` or
-/// `http-equiv` declaration in the first 2 KiB, else UTF-8. Invalid bytes become U+FFFD;
-/// nothing panics.
+/// Decodes HTML bytes to text. In order: a BOM; bytes that are valid UTF-8 with non-ASCII
+/// text are UTF-8 whatever a declaration says (legacy encodings practically never form valid
+/// multi-byte UTF-8, while pages re-encoded to UTF-8 often keep their old `<meta charset>`);
+/// the HTTP charset, then a `<meta charset>` or `http-equiv` declaration in the first 2 KiB;
+/// when there is no usable declaration (or UTF-8 is declared but the bytes are not UTF-8),
+/// detection with chardetng. Invalid bytes become U+FFFD; nothing panics.
 pub fn decode(bytes: &[u8], declared: Option<&str>) -> String {
     if let Some((enc, bom_len)) = Encoding::for_bom(bytes) {
         return enc.decode_without_bom_handling(&bytes[bom_len..]).0.into_owned();
     }
-    let enc = declared
-        .and_then(|d| Encoding::for_label(d.as_bytes()))
-        .or_else(|| sniff_meta(&bytes[..bytes.len().min(2048)]))
-        .unwrap_or(encoding_rs::UTF_8);
-    // a declared UTF-16 without BOM is almost always wrong for HTML
-    let enc = if enc == encoding_rs::UTF_16LE || enc == encoding_rs::UTF_16BE { encoding_rs::UTF_8 } else { enc };
+    if let Ok(s) = std::str::from_utf8(bytes) {
+        return s.to_string();
+    }
+    let enc = declared.and_then(|d| Encoding::for_label(d.as_bytes())).or_else(|| sniff_meta(&bytes[..bytes.len().min(2048)]));
+    // a declared UTF-16 without BOM is almost always wrong for HTML; declared UTF-8 is
+    // wrong here (the bytes are not UTF-8)
+    let enc = enc.filter(|e| *e != encoding_rs::UTF_16LE && *e != encoding_rs::UTF_16BE && *e != encoding_rs::UTF_8);
+    let enc = enc.unwrap_or_else(|| {
+        let mut det = chardetng::EncodingDetector::new();
+        det.feed(&bytes[..bytes.len().min(256 * 1024)], true);
+        det.guess(None, true)
+    });
     enc.decode_without_bom_handling(bytes).0.into_owned()
 }
 
@@ -64,7 +73,19 @@ mod tests {
         let w1252 = b"<meta http-equiv=\"Content-Type\" content=\"text/html; charset=windows-1252\"><p>\x93q\x94</p>";
         assert!(decode(w1252, None).contains("\u{201c}q\u{201d}"));
         // invalid utf-8 never panics
-        assert!(decode(b"<p>\xff\xfe\xfd</p>", None).contains('\u{fffd}'));
+        assert!(decode(b"<p>\xff\xfe\xfd</p>", None).starts_with("<p>"));
+        assert!(decode(b"\x80\x81\xfe\xff\x00<", Some("utf-16")).len() >= 3);
         assert_eq!(from_content_type("text/html; charset=\"Shift_JIS\""), Some("Shift_JIS"));
+        // re-encoded to UTF-8 but still declaring gb2312
+        let re = "<meta charset=gb2312><p>谷歌在2014年收购的人工智能公司</p>";
+        assert!(decode(re.as_bytes(), None).contains("人工智能公司"));
+        assert!(decode(re.as_bytes(), Some("gb2312")).contains("人工智能公司"));
+        // no declaration: detected
+        let (gbk, _, _) = encoding_rs::GBK.encode("<p>谷歌在2014年收购的人工智能公司开发出一款能够用自己的记忆学习新知识的计算机。</p>");
+        assert!(decode(&gbk, None).contains("人工智能公司"));
+        let (sjis, _, _) = encoding_rs::SHIFT_JIS.encode("<p>東京の天気は晴れです。明日は雨が降るでしょう。</p>");
+        assert!(decode(&sjis, None).contains("東京の天気"));
+        // UTF-8 declared but the bytes are windows-1252
+        assert!(decode(b"<p>Caf\xe9 cr\xe8me br\xfbl\xe9e for the na\xefve</p>", Some("utf-8")).contains("Café crème"));
     }
 }
