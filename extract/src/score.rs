@@ -265,14 +265,29 @@ pub(crate) fn score(doc: &Html) -> Scores {
     // sums bottom-up; a boilerplate region's mass turns negative (a region holding most of
     // the page's text is a wrapper whatever its class says: `has-sidebar` on a layout div)
     let total_text: u32 = own.iter().map(|o| o.text).sum::<u32>().max(1);
-    for i in (0..n).rev() {
+    for i in 0..n {
         if penalty[i] > 0.0 {
             stats[i].mass = stats[i].mass.min(0.0) - penalty[i] * 0.5;
         }
+    }
+    // masses as if no region were boilerplate: a region holding (most of) the page's best
+    // prose is not boilerplate whatever its class says (`pg-side-of-rail` around a story)
+    let mut plain: Vec<f32> = stats.iter().map(|s| s.mass).collect();
+    for i in (1..n).rev() {
+        let p = order[i].1;
+        if p != u32::MAX {
+            plain[p as usize] += plain[i];
+        }
+    }
+    let top = (0..n)
+        .filter(|&i| doc.tree.get(order[i].0).and_then(|x| x.value().as_element()).is_some_and(|e| !matches!(e.name(), "html" | "body")))
+        .map(|i| plain[i])
+        .fold(0f32, f32::max);
+    for i in (0..n).rev() {
         let flip = match boiler[i] {
-            Boiler::Strong => true,
+            Boiler::Strong => plain[i] < 0.6 * top,
             // weak words: only regions without much prose
-            Boiler::Weak => stats[i].mass < 300.0 || stats[i].link * 10 > stats[i].text * 3,
+            Boiler::Weak => plain[i] < 300f32.min(0.3 * top),
             Boiler::No => false,
         };
         if flip && stats[i].text * 2 < total_text {
