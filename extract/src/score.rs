@@ -88,7 +88,7 @@ pub(crate) enum Boiler {
 
 /// Whether an element is a boilerplate region by tag, ARIA role or class/id words.
 pub(crate) fn boilerplate(e: &scraper::node::Element) -> Boiler {
-    if matches!(e.name(), "nav" | "footer" | "aside" | "menu" | "form") {
+    if matches!(e.name(), "nav" | "footer" | "aside" | "menu") {
         return Boiler::Strong;
     }
     if e.attr("hidden").is_some() || e.attr("aria-hidden") == Some("true") {
@@ -106,6 +106,11 @@ pub(crate) fn boilerplate(e: &scraper::node::Element) -> Boiler {
     let words: Vec<String> = e.attr("class").into_iter().chain(e.attr("id")).flat_map(words_of).collect();
     if words.iter().any(|w| CONTENT_WORDS.contains(&w.as_str())) {
         return Boiler::No;
+    }
+    if e.name() == "form" {
+        // search boxes and logins, but also whole pages (ASP.NET) and, after a stray
+        // unclosed <form>, article text the parser put inside one
+        return Boiler::Weak;
     }
     if words.iter().any(|w| BOILER_STRONG.contains(&w.as_str())) {
         Boiler::Strong
