@@ -261,6 +261,22 @@ pub struct Meta {
     /// The shard this document was read from.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// Author(s), as the page states them (`<meta name=author>`, JSON-LD, `rel=author`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
+    /// Publication date as the page states it (`article:published_time`, JSON-LD
+    /// `datePublished`, `<time datetime>`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub published: Option<String>,
+    /// Site name (`og:site_name`, JSON-LD publisher).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub site_name: Option<String>,
+    /// The page's description (`<meta name=description>`, `og:description`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// `<link rel=canonical>`, resolved.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub canonical_url: Option<String>,
     /// Any other metadata (kept from other tools' documents).
     #[serde(flatten)]
     pub extra: BTreeMap<String, Value>,

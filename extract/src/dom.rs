@@ -8,6 +8,7 @@ pub(crate) struct Extracted {
     pub text: String,
     pub images: Vec<ImageRef>,
     pub title: Option<String>,
+    pub meta: crate::meta::PageMeta,
     pub html_lang: Option<String>,
     pub noai: bool,
     pub noimageai: bool,
@@ -28,10 +29,8 @@ const BLOCK_TAGS: &[&str] = &[
 pub(crate) fn extract(html: &str, base_url: &str, keep_images: bool) -> Extracted {
     let doc = Html::parse_document(html);
     let base = url::Url::parse(base_url).ok();
-    let title = first_text(&doc, "title").or_else(|| {
-        let sel = Selector::parse("meta[property=\"og:title\"]").expect("static selector");
-        doc.select(&sel).next().and_then(|m| m.value().attr("content")).map(collapse)
-    });
+    let meta = crate::meta::page_meta(&doc, base.as_ref());
+    let title = meta.title.clone();
     let html_lang = doc.root_element().value().attr("lang").map(|l| l.trim().to_ascii_lowercase()).filter(|l| !l.is_empty());
     let (mut noai, mut noimageai, mut noindex) = (false, false, false);
     let meta_sel = Selector::parse("meta[name][content]").expect("static selector");
@@ -61,7 +60,7 @@ pub(crate) fn extract(html: &str, base_url: &str, keep_images: bool) -> Extracte
     for im in &mut images {
         im.offset = im.offset.saturating_sub(start).min(len);
     }
-    Extracted { text, images, title, html_lang, noai, noimageai, noindex }
+    Extracted { text, images, title, meta, html_lang, noai, noimageai, noindex }
 }
 
 /// Whether a block at the edge of the content is a fragment around it (section labels,
@@ -123,11 +122,6 @@ fn trim_edges(text: &str, title: Option<&str>) -> (usize, usize) {
         return (0, text.len());
     }
     (start, end)
-}
-
-fn first_text(doc: &Html, sel: &str) -> Option<String> {
-    let s = Selector::parse(sel).expect("static selector");
-    doc.select(&s).next().map(|e| collapse(&e.text().collect::<String>())).filter(|t| !t.is_empty())
 }
 
 fn collapse(s: &str) -> String {
@@ -336,7 +330,8 @@ impl Walker<'_> {
             return;
         }
         let v = e.value();
-        let src = v.attr("src").or_else(|| v.attr("data-src")).unwrap_or("").trim();
+        let src = image_source(e);
+        let src = src.as_deref().unwrap_or("").trim();
         if src.is_empty() || src.starts_with("data:") {
             return;
         }
@@ -356,6 +351,39 @@ impl Walker<'_> {
             height: dim("height"),
         });
     }
+}
+
+/// Lazy-loading attributes carrying the real image URL (`src` is often a placeholder).
+const LAZY_ATTRS: &[&str] = &["data-src", "data-lazy-src", "data-original", "data-url", "data-hi-res-src", "data-full-src", "data-lazy"];
+
+/// The best URL of an `<img>`: the largest candidate of `srcset`/`data-srcset` (or of a
+/// `<source>` in its `<picture>`), a lazy-load attribute, then `src` unless it is a
+/// placeholder (`data:` URI, 1x1 spacer).
+fn image_source(e: ElementRef<'_>) -> Option<String> {
+    let v = e.value();
+    let mut sets: Vec<&str> = ["srcset", "data-srcset", "data-lazy-srcset"].iter().filter_map(|k| v.attr(k)).collect();
+    if let Some(pic) = e.parent().and_then(ElementRef::wrap).filter(|p| p.value().name() == "picture") {
+        for src in pic.children().filter_map(ElementRef::wrap).filter(|c| c.value().name() == "source") {
+            let ty = src.value().attr("type").unwrap_or("");
+            if ty.is_empty() || ty.contains("jpeg") || ty.contains("png") || ty.contains("webp") || ty.contains("gif") {
+                sets.extend(["srcset", "data-srcset"].iter().filter_map(|k| src.value().attr(k)));
+            }
+        }
+    }
+    let best = sets
+        .iter()
+        .flat_map(|set| set.split(',').map(str::trim).filter(|c| !c.is_empty()))
+        .filter_map(|cand| {
+            let mut parts = cand.split_whitespace();
+            let url = parts.next()?;
+            let w = parts.next().map_or(1.0, |d| d.trim_end_matches(['w', 'x']).parse::<f64>().unwrap_or(1.0));
+            (!url.starts_with("data:")).then_some((w, url))
+        })
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, u)| u.to_string());
+    let placeholder = |s: &str| s.is_empty() || s.starts_with("data:") || ["spacer", "blank.gif", "pixel.gif", "1x1", "placeholder"].iter().any(|p| s.to_ascii_lowercase().contains(p));
+    best.or_else(|| LAZY_ATTRS.iter().filter_map(|k| v.attr(k)).map(str::trim).find(|s| !placeholder(s)).map(str::to_string))
+        .or_else(|| v.attr("src").map(str::trim).filter(|s| !placeholder(s)).map(str::to_string))
 }
 
 /// A list that is mostly short links (menus, tag clouds) is boilerplate.
@@ -428,6 +456,22 @@ mod tests {
         assert_eq!(im.caption.as_deref(), Some("The cat."));
         assert_eq!((im.width, im.height), (Some(640), Some(480)));
         assert_eq!(&x.text[..im.offset], "## Section\n\nFirst paragraph\nsecond line.\n\n- one item that is long enough\n- two link and text");
+    }
+
+    #[test]
+    fn images_from_srcset_picture_and_lazy_attributes() {
+        let prose = "A paragraph of real article text that is long enough to count as content, with punctuation. ".repeat(3);
+        let html = format!(
+            r#"<html><body><article><p>{prose}</p>
+            <img src="data:image/gif;base64,R0lGOD" data-src="/lazy.jpg" alt="lazy">
+            <img src="/small.jpg" srcset="/a-320.jpg 320w, /a-1280.jpg 1280w, /a-640.jpg 640w" alt="set">
+            <picture><source type="image/avif" srcset="/p.avif 2x"><source srcset="/p-1x.webp 1x, /p-2x.webp 2x"><img src="/p.jpg" alt="pic"></picture>
+            <img src="/spacer.gif" alt="">
+            <p>{prose}</p></article></body></html>"#
+        );
+        let x = extract(&html, "https://h.example/post", true);
+        let srcs: Vec<&str> = x.images.iter().map(|i| i.src.as_str()).collect();
+        assert_eq!(srcs, ["https://h.example/lazy.jpg", "https://h.example/a-1280.jpg", "https://h.example/p-2x.webp"]);
     }
 
     #[test]

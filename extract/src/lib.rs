@@ -15,6 +15,7 @@
 
 mod charset;
 mod dom;
+mod meta;
 mod score;
 
 use serde::{Deserialize, Serialize};
@@ -119,6 +120,11 @@ impl Extractor {
         let mut doc = Document::new(url, out.text);
         doc.images = out.images;
         doc.meta.title = out.title;
+        doc.meta.author = out.meta.author;
+        doc.meta.published = out.meta.published;
+        doc.meta.site_name = out.meta.site_name;
+        doc.meta.description = out.meta.description;
+        doc.meta.canonical_url = out.meta.canonical_url;
         if let Some(l) = out.html_lang {
             doc.attrs.insert("html_lang".into(), l.into());
         }
