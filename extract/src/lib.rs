@@ -17,6 +17,7 @@ mod charset;
 mod dom;
 mod meta;
 mod score;
+mod strip;
 
 use serde::{Deserialize, Serialize};
 use trawl_core::{Document, DropReason, FetchedPage};
@@ -112,7 +113,7 @@ impl Extractor {
         if html.len() > self.cfg.max_html_bytes {
             return Err(reasons::TOO_LARGE);
         }
-        let text = charset::decode(html, declared);
+        let text = strip::strip_inert(&charset::decode(html, declared));
         let out = dom::extract(&text, url, self.cfg.keep_images);
         if out.text.chars().count() < self.cfg.min_text_chars {
             return Err(reasons::TOO_LITTLE_TEXT);
