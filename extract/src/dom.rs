@@ -81,10 +81,34 @@ fn edge_fragment(block: &str) -> bool {
     n < 60 && !sentence_end
 }
 
+/// Section labels that end an article: what follows is teasers, not the story.
+const STOP_LABELS: &[&str] = &[
+    "most popular", "most read", "related", "related articles", "related stories", "related posts", "related content", "recommended", "recommended for you", "read next", "more stories",
+    "more from", "more on this story", "you may also like", "you might also like", "trending", "trending now", "popular", "latest", "latest news", "top stories", "editor's picks", "around the web",
+    "mehr zum thema", "auch interessant", "das könnte sie auch interessieren", "weitere artikel", "meistgelesen", "meistgelesene artikel", "ähnliche artikel", "lesen sie auch",
+    "à lire aussi", "a lire aussi", "sur le même sujet", "articles similaires", "les plus lus", "te puede interesar", "noticias relacionadas", "lo más leído", "leggi anche", "articoli correlati",
+];
+
+/// Where the content ends at a teaser-section label (a heading or a short line like
+/// "Most Popular") in the second half of the text.
+fn stop_label_cut(text: &str) -> usize {
+    let mut pos = 0;
+    for b in text.split("\n\n") {
+        let label = b.trim_start_matches(['#', ' ']).trim().trim_end_matches([':', '.']).trim().to_lowercase();
+        let heading_like = b.starts_with('#') || (label.chars().count() <= 40 && !label.contains('.'));
+        if pos * 2 >= text.len() && heading_like && STOP_LABELS.contains(&label.as_str()) {
+            return pos.saturating_sub(2);
+        }
+        pos += b.len() + 2;
+    }
+    text.len()
+}
+
 /// The byte range of `text` left after dropping fragments at both edges: a heading or
 /// fragment trailing the content, and fragments (or the page title repeated as a heading)
 /// before it.
 fn trim_edges(text: &str, title: Option<&str>) -> (usize, usize) {
+    let text = &text[..stop_label_cut(text)];
     let blocks: Vec<(usize, &str)> = {
         let mut v = Vec::new();
         let mut pos = 0;

@@ -74,8 +74,13 @@ pub(crate) fn is_block(name: &str) -> bool {
     BLOCKS.contains(&name)
 }
 
-fn words_of(v: &str) -> impl Iterator<Item = String> + '_ {
-    v.split(|c: char| c.is_whitespace() || c == '-' || c == '_' || c == ':').filter(|w| !w.is_empty()).map(|w| w.to_ascii_lowercase())
+/// Words of class/id attribute values (split on whitespace, `-`, `_`, `:`).
+fn words<'a>(e: &'a scraper::node::Element) -> impl Iterator<Item = &'a str> + 'a {
+    e.attr("class").into_iter().chain(e.attr("id")).flat_map(|v| v.split(|c: char| c.is_whitespace() || c == '-' || c == '_' || c == ':')).filter(|w| !w.is_empty())
+}
+
+fn in_list(w: &str, list: &[&str]) -> bool {
+    list.iter().any(|x| x.eq_ignore_ascii_case(w))
 }
 
 /// How sure the element is a boilerplate region (by tag, ARIA role, class/id words).
@@ -103,8 +108,10 @@ pub(crate) fn boilerplate(e: &scraper::node::Element) -> Boiler {
     if matches!(e.attr("role").unwrap_or(""), "navigation" | "banner" | "contentinfo" | "complementary" | "search" | "menu" | "menubar" | "dialog" | "alertdialog") {
         return Boiler::Strong;
     }
-    let words: Vec<String> = e.attr("class").into_iter().chain(e.attr("id")).flat_map(words_of).collect();
-    if words.iter().any(|w| CONTENT_WORDS.contains(&w.as_str())) {
+    if e.attr("class").is_none() && e.attr("id").is_none() {
+        return if e.name() == "form" { Boiler::Weak } else { Boiler::No };
+    }
+    if words(e).any(|w| in_list(w, CONTENT_WORDS)) {
         return Boiler::No;
     }
     if e.name() == "form" {
@@ -112,9 +119,9 @@ pub(crate) fn boilerplate(e: &scraper::node::Element) -> Boiler {
         // unclosed <form>, article text the parser put inside one
         return Boiler::Weak;
     }
-    if words.iter().any(|w| BOILER_STRONG.contains(&w.as_str())) {
+    if words(e).any(|w| in_list(w, BOILER_STRONG)) {
         Boiler::Strong
-    } else if words.iter().any(|w| BOILER_WEAK.contains(&w.as_str())) {
+    } else if words(e).any(|w| in_list(w, BOILER_WEAK)) {
         Boiler::Weak
     } else {
         Boiler::No
@@ -129,7 +136,7 @@ fn content_bonus(e: &scraper::node::Element) -> f32 {
     if e.attr("itemprop").is_some_and(|p| p.contains("articleBody") || p.contains("text")) {
         b += 0.3;
     }
-    if e.attr("class").into_iter().chain(e.attr("id")).flat_map(words_of).any(|w| CONTENT_WORDS.contains(&w.as_str())) {
+    if words(e).any(|w| in_list(w, CONTENT_WORDS)) {
         b += 0.1;
     }
     b
