@@ -53,13 +53,7 @@ pub(crate) fn extract(html: &str, base_url: &str, keep_images: bool) -> Extracte
     let mut w = Walker { out: String::new(), cur: String::new(), images: Vec::new(), base, keep_images, root_is_content, depth: 0, scores: &scores };
     w.walk(root, 0);
     w.flush();
-    let (start, end) = trim_edges(&w.out, title.as_deref());
-    let text = w.out[start..end].to_string();
-    let len = text.len();
-    let mut images = w.images;
-    for im in &mut images {
-        im.offset = im.offset.saturating_sub(start).min(len);
-    }
+    let (text, images) = tidy(&w.out, w.images, title.as_deref());
     Extracted { text, images, title, meta, html_lang, noai, noimageai, noindex }
 }
 
@@ -104,21 +98,32 @@ fn stop_label_cut(text: &str) -> usize {
     text.len()
 }
 
-/// The byte range of `text` left after dropping fragments at both edges: a heading or
-/// fragment trailing the content, and fragments (or the page title repeated as a heading)
-/// before it.
-fn trim_edges(text: &str, title: Option<&str>) -> (usize, usize) {
-    let text = &text[..stop_label_cut(text)];
-    let blocks: Vec<(usize, &str)> = {
-        let mut v = Vec::new();
-        let mut pos = 0;
-        for b in text.split("\n\n") {
-            v.push((pos, b));
-            pos += b.len() + 2;
-        }
-        v
-    };
-    let (mut lo, mut hi) = (0usize, blocks.len());
+/// A short label standing alone inside the content ("Advertisement:", "Credit:", "Twitter",
+/// "Kommentieren"): a few words, no sentence, not a heading, list item, table or code.
+fn label_block(block: &str) -> bool {
+    let t = block.trim();
+    if t.starts_with(['#', '|', '-', '>']) || t.contains("```") || t.split_once(". ").is_some_and(|(n, _)| n.chars().all(|c| c.is_ascii_digit())) {
+        return false;
+    }
+    let words = t.split_whitespace().count();
+    let sentence_end = t.ends_with(['.', '!', '?', '…', '"', '”', '»', '。', '！', '？']);
+    words <= 3 && t.chars().count() < 40 && !sentence_end
+}
+
+/// Cleans the walked text: cuts at a teaser-section label, drops fragments at both edges
+/// (trailing headings, labels, credits, bylines, the title repeated, leading headings) and
+/// labels standing alone inside; image offsets follow their text. Never removes the bulk.
+fn tidy(text: &str, mut images: Vec<ImageRef>, title: Option<&str>) -> (String, Vec<ImageRef>) {
+    let cut = stop_label_cut(text);
+    let mut blocks: Vec<(usize, &str)> = Vec::new();
+    let mut pos = 0;
+    for b in text.split("\n\n") {
+        blocks.push((pos, b));
+        pos += b.len() + 2;
+    }
+    let mut keep: Vec<bool> = blocks.iter().map(|(p, _)| *p < cut).collect();
+    let n = keep.iter().filter(|k| **k).count();
+    let (mut lo, mut hi) = (0usize, n);
     while hi > lo && (blocks[hi - 1].1.starts_with('#') || edge_fragment(blocks[hi - 1].1)) {
         hi -= 1;
     }
@@ -136,16 +141,35 @@ fn trim_edges(text: &str, title: Option<&str>) -> (usize, usize) {
             break;
         }
     }
-    if lo >= hi {
-        return (0, text.len()); // all fragments: a list-like page, kept as it is
+    for (i, k) in keep.iter_mut().enumerate() {
+        *k = *k && i >= lo && i < hi && !label_block(blocks[i].1);
     }
-    let start = blocks[lo].0;
-    let end = blocks[hi - 1].0 + blocks[hi - 1].1.len();
-    // trimming is for fringes; never the bulk of the text
-    if (end - start) * 2 < text.len() {
-        return (0, text.len());
+    let kept: usize = blocks.iter().zip(&keep).filter(|(_, k)| **k).map(|((_, b), _)| b.len()).sum();
+    if lo >= hi || kept * 2 < text.len() {
+        keep = vec![true; blocks.len()]; // fringes only, never the bulk
     }
-    (start, end)
+    let mut out = String::with_capacity(text.len());
+    // new offset of each old block start (kept or not: where its text would have been)
+    let mut new_start = Vec::with_capacity(blocks.len());
+    for ((_, b), k) in blocks.iter().zip(&keep) {
+        new_start.push(out.len()); // before the separator, as the walker records it
+        if *k {
+            if !out.is_empty() {
+                out.push_str("\n\n");
+            }
+            out.push_str(b);
+        }
+    }
+    for im in &mut images {
+        // images stand at a block boundary: the block starting at or after them
+        let i = blocks.partition_point(|(p, _)| *p < im.offset);
+        im.offset = new_start.get(i).copied().unwrap_or(out.len()).min(out.len());
+        if i < blocks.len() && !keep[i] {
+            // the block after it is gone: keep the image where the next kept text starts
+            im.offset = blocks.iter().zip(&keep).zip(&new_start).skip(i).find(|((_, k), _)| **k).map_or(out.len(), |(_, s)| *s).min(out.len());
+        }
+    }
+    (out, images)
 }
 
 fn collapse(s: &str) -> String {
