@@ -72,7 +72,10 @@ fn edge_fragment(block: &str) -> bool {
         return true;
     }
     let sentence_end = plain.ends_with(['.', '!', '?', '…', '"', '”', '»', '。', '！', '？']);
-    n < 60 && !sentence_end
+    // credits and captions in parentheses, dates and times
+    let credit = plain.starts_with('(') && plain.ends_with(')') && n < 150;
+    let date = n <= 40 && plain.chars().filter(|c| c.is_ascii_digit()).count() * 2 >= plain.chars().filter(|c| c.is_alphanumeric()).count();
+    credit || date || (n < 60 && !sentence_end)
 }
 
 /// Section labels that end an article: what follows is teasers, not the story.
