@@ -265,6 +265,17 @@ impl Walker<'_> {
         if name == "header" && !self.root_is_content {
             return;
         }
+        if name == "figcaption" || is_caption(&e) {
+            // captions and photo credits belong to their image (ImageRef::caption), not to
+            // the running text; an image without a <figure> takes the caption after it
+            if let Some(last) = self.images.last_mut().filter(|im| im.caption.is_none() && im.offset == self.out.len()) {
+                let c = collapse(&e.text().collect::<String>());
+                if !c.is_empty() && name != "figcaption" {
+                    last.caption = Some(c);
+                }
+            }
+            return;
+        }
         match name {
             "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
                 self.flush();
@@ -404,6 +415,16 @@ impl Walker<'_> {
     }
 }
 
+/// An element whose class marks it as an image caption or photo credit.
+fn is_caption(e: &ElementRef<'_>) -> bool {
+    e.value().attr("class").is_some_and(|c| {
+        c.split(|ch: char| ch.is_whitespace() || ch == '-' || ch == '_').any(|w| {
+            let w = w.to_ascii_lowercase();
+            matches!(w.as_str(), "caption" | "figcaption" | "credit" | "credits" | "imagecaption" | "photocaption" | "photocredit" | "copyright")
+        })
+    })
+}
+
 /// Lazy-loading attributes carrying the real image URL (`src` is often a placeholder).
 const LAZY_ATTRS: &[&str] = &["data-src", "data-lazy-src", "data-original", "data-url", "data-hi-res-src", "data-full-src", "data-lazy"];
 
@@ -498,7 +519,7 @@ mod tests {
         assert_eq!(x.title.as_deref(), Some("The title"));
         assert!(x.noai && !x.noimageai);
         assert_eq!(x.html_lang.as_deref(), Some("en"));
-        let expected = "## Section\n\nFirst paragraph\nsecond line.\n\n- one item that is long enough\n- two link and text\n\nThe cat.\n\n```\nfn main() {\n    println!(\"hi\");\n}\n```\n\n| a | b |\n| --- | --- |\n| 1 | 2 |";
+        let expected = "## Section\n\nFirst paragraph\nsecond line.\n\n- one item that is long enough\n- two link and text\n\n```\nfn main() {\n    println!(\"hi\");\n}\n```\n\n| a | b |\n| --- | --- |\n| 1 | 2 |";
         assert_eq!(x.text, expected);
         assert_eq!(x.images.len(), 1);
         let im = &x.images[0];
