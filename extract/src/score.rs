@@ -164,6 +164,9 @@ pub(crate) fn score(doc: &Html) -> Scores {
     let mut is_blk: Vec<bool> = Vec::new();
     let mut sig: Vec<u64> = Vec::new();
     let mut has_class: Vec<bool> = Vec::new();
+    // whether the first text inside each element is link text (a headline link)
+    let mut first_link: Vec<bool> = Vec::new();
+    let mut pending = 0usize;
     let root = doc.tree.root();
     let mut stack: Vec<(ego_tree::NodeRef<'_, Node>, u32, u32, bool, bool)> = vec![(root, u32::MAX, u32::MAX, false, false)];
     while let Some((node, parent, owner, in_link, _)) = stack.pop() {
@@ -191,6 +194,7 @@ pub(crate) fn score(doc: &Html) -> Scores {
                 }
                 sig.push(std::hash::Hasher::finish(&h));
                 has_class.push(e.attr("class").is_some_and(|c| !c.trim().is_empty()));
+                first_link.push(false);
                 let owner = if blk || owner == u32::MAX { slot } else { owner };
                 let link = in_link || name == "a";
                 for c in node.children().rev() {
@@ -200,6 +204,12 @@ pub(crate) fn score(doc: &Html) -> Scores {
             Node::Text(t) if owner != u32::MAX => {
                 let o = &mut own[owner as usize];
                 let n = t.chars().filter(|c| !c.is_whitespace()).count() as u32;
+                if n > 0 {
+                    for f in &mut first_link[pending..] {
+                        *f = in_link;
+                    }
+                    pending = first_link.len();
+                }
                 o.text += n;
                 if in_link {
                     o.link += n;
@@ -235,7 +245,7 @@ pub(crate) fn score(doc: &Html) -> Scores {
             sub_link[p as usize] += sub_link[i];
         }
     }
-    let teaser = |i: usize| is_blk[i] && sub_text[i] >= 40 && sub_text[i] < 1500 && sub_link[i] * 100 >= sub_text[i] * 12 && sub_link[i] * 100 <= sub_text[i] * 90;
+    let teaser = |i: usize| is_blk[i] && first_link[i] && sub_text[i] >= 40 && sub_text[i] < 1500 && sub_link[i] * 100 >= sub_text[i] * 12 && sub_link[i] * 100 <= sub_text[i] * 90;
     for (i, s) in sig.iter().enumerate() {
         if teaser(i) {
             *teaser_count.entry(*s).or_default() += 1;
