@@ -84,6 +84,8 @@ const STOP_LABELS: &[&str] = &[
     "more from", "more on this story", "you may also like", "you might also like", "trending", "trending now", "popular", "latest", "latest news", "top stories", "editor's picks", "around the web",
     "mehr zum thema", "auch interessant", "das könnte sie auch interessieren", "weitere artikel", "meistgelesen", "meistgelesene artikel", "ähnliche artikel", "lesen sie auch",
     "à lire aussi", "a lire aussi", "sur le même sujet", "articles similaires", "les plus lus", "te puede interesar", "noticias relacionadas", "lo más leído", "leggi anche", "articoli correlati",
+    "читайте также", "похожие статьи", "самые популярные", "популярное", "czytaj także", "zobacz także", "najpopularniejsze", "lees ook", "gerelateerde artikelen", "leia também", "veja também",
+    "mais lidas", "zum weiterlesen", "lesen sie auch", "top themen",
 ];
 
 /// Where the content ends at a teaser-section label (a heading or a short line like
@@ -93,7 +95,9 @@ fn stop_label_cut(text: &str) -> usize {
     for b in text.split("\n\n") {
         let label = b.trim_start_matches(['#', ' ']).trim().trim_end_matches([':', '.']).trim().to_lowercase();
         let heading_like = b.starts_with('#') || (label.chars().count() <= 40 && !label.contains('.'));
-        if pos * 2 >= text.len() && heading_like && STOP_LABELS.contains(&label.as_str()) {
+        // exact, or a multi-word label heading a longer title ("Most popular diets")
+        let hit = STOP_LABELS.iter().any(|l| label == *l || (l.contains(' ') && label.starts_with(l) && label.len() <= l.len() + 30));
+        if pos * 2 >= text.len() && heading_like && hit {
             return pos.saturating_sub(2);
         }
         pos += b.len() + 2;
