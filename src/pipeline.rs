@@ -136,6 +136,13 @@ impl Pipeline {
                 Ok(mut d) => {
                     st.kept += 1;
                     st.bytes_out += d.text.len() as u64;
+                    // LLM-assisted pages, and those where the rule-based result stood instead
+                    if d.attrs.get("extractor").and_then(|v| v.as_str()) == Some("llm") {
+                        st.count("llm_extracted", 1);
+                    }
+                    if d.attrs.contains_key("llm_fallback") {
+                        st.count("llm_fallback", 1);
+                    }
                     if let (true, Some(tok)) = (count_tokens, self.tokenizer.as_ref()) {
                         let n = tok.encode(&d.text).len() as u64;
                         d.attrs.insert("tokens".into(), n.into());

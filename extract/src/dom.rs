@@ -50,11 +50,26 @@ pub(crate) fn extract(html: &str, base_url: &str, keep_images: bool) -> Extracte
     let body = doc.select(&body_sel).next().unwrap_or_else(|| doc.root_element());
     let root = scores.root.and_then(|id| doc.tree.get(id)).and_then(ElementRef::wrap).unwrap_or(body);
     let root_is_content = root.id() != body.id();
-    let mut w = Walker { out: String::new(), cur: String::new(), images: Vec::new(), base, keep_images, root_is_content, depth: 0, scores: &scores };
+    let mut w = Walker { out: String::new(), cur: String::new(), images: Vec::new(), base, keep_images, root_is_content, depth: 0, scores: &scores, prune: true };
     w.walk(root, 0);
     w.flush();
     let (text, images) = tidy(&w.out, w.images, title.as_deref());
     Extracted { text, images, title, meta, html_lang, noai, noimageai, noindex }
+}
+
+/// Every visible block of the page body in order (nothing pruned), with its images: what
+/// the LLM chooses from.
+pub(crate) fn page_blocks(html: &str, base_url: &str, keep_images: bool) -> (String, Vec<ImageRef>, crate::meta::PageMeta) {
+    let doc = Html::parse_document(html);
+    let base = url::Url::parse(base_url).ok();
+    let meta = crate::meta::page_meta(&doc, base.as_ref());
+    let scores = crate::score::score(&doc);
+    let body_sel = Selector::parse("body").expect("static selector");
+    let body = doc.select(&body_sel).next().unwrap_or_else(|| doc.root_element());
+    let mut w = Walker { out: String::new(), cur: String::new(), images: Vec::new(), base, keep_images, root_is_content: true, depth: 0, scores: &scores, prune: false };
+    w.walk(body, 0);
+    w.flush();
+    (w.out, w.images, meta)
 }
 
 /// Whether a block at the edge of the content is a fragment around it (section labels,
@@ -120,14 +135,9 @@ fn label_block(block: &str) -> bool {
 /// Cleans the walked text: cuts at a teaser-section label, drops fragments at both edges
 /// (trailing headings, labels, credits, bylines, the title repeated, leading headings) and
 /// labels standing alone inside; image offsets follow their text. Never removes the bulk.
-fn tidy(text: &str, mut images: Vec<ImageRef>, title: Option<&str>) -> (String, Vec<ImageRef>) {
+fn tidy(text: &str, images: Vec<ImageRef>, title: Option<&str>) -> (String, Vec<ImageRef>) {
     let cut = stop_label_cut(text);
-    let mut blocks: Vec<(usize, &str)> = Vec::new();
-    let mut pos = 0;
-    for b in text.split("\n\n") {
-        blocks.push((pos, b));
-        pos += b.len() + 2;
-    }
+    let blocks = split_blocks(text);
     let mut keep: Vec<bool> = blocks.iter().map(|(p, _)| *p < cut).collect();
     let n = keep.iter().filter(|k| **k).count();
     let (mut lo, mut hi) = (0usize, n);
@@ -155,10 +165,26 @@ fn tidy(text: &str, mut images: Vec<ImageRef>, title: Option<&str>) -> (String, 
     if lo >= hi || kept * 2 < text.len() {
         keep = vec![true; blocks.len()]; // fringes only, never the bulk
     }
-    let mut out = String::with_capacity(text.len());
+    rebuild(&blocks, &keep, images)
+}
+
+/// The blocks of walked text (`\n\n`-separated) with their byte offsets.
+pub(crate) fn split_blocks(text: &str) -> Vec<(usize, &str)> {
+    let mut blocks = Vec::new();
+    let mut pos = 0;
+    for b in text.split("\n\n") {
+        blocks.push((pos, b));
+        pos += b.len() + 2;
+    }
+    blocks
+}
+
+/// The kept blocks joined again; each image moves with the text it stands before.
+pub(crate) fn rebuild(blocks: &[(usize, &str)], keep: &[bool], mut images: Vec<ImageRef>) -> (String, Vec<ImageRef>) {
+    let mut out = String::new();
     // new offset of each old block start (kept or not: where its text would have been)
     let mut new_start = Vec::with_capacity(blocks.len());
-    for ((_, b), k) in blocks.iter().zip(&keep) {
+    for ((_, b), k) in blocks.iter().zip(keep) {
         new_start.push(out.len()); // before the separator, as the walker records it
         if *k {
             if !out.is_empty() {
@@ -168,13 +194,9 @@ fn tidy(text: &str, mut images: Vec<ImageRef>, title: Option<&str>) -> (String, 
         }
     }
     for im in &mut images {
-        // images stand at a block boundary: the block starting at or after them
+        // images stand at a block boundary: the first kept block starting at or after them
         let i = blocks.partition_point(|(p, _)| *p < im.offset);
-        im.offset = new_start.get(i).copied().unwrap_or(out.len()).min(out.len());
-        if i < blocks.len() && !keep[i] {
-            // the block after it is gone: keep the image where the next kept text starts
-            im.offset = blocks.iter().zip(&keep).zip(&new_start).skip(i).find(|((_, k), _)| **k).map_or(out.len(), |(_, s)| *s).min(out.len());
-        }
+        im.offset = (i..blocks.len()).find(|&j| keep[j]).map_or(out.len(), |j| new_start[j]).min(out.len());
     }
     (out, images)
 }
@@ -192,6 +214,8 @@ struct Walker<'s> {
     keep_images: bool,
     root_is_content: bool,
     depth: usize,
+    /// Drop boilerplate and negative-mass regions (off for the LLM's view of the page).
+    prune: bool,
 }
 
 /// Nesting beyond this is flattened to inline text, so hostile pages cannot overflow the
@@ -257,7 +281,7 @@ impl Walker<'_> {
         if SKIP_TAGS.contains(&name) {
             return;
         }
-        if let Some(st) = self.scores.get(e.id()) {
+        if let Some(st) = self.scores.get(e.id()).filter(|_| self.prune) {
             if st.boiler {
                 return;
             }

@@ -15,6 +15,7 @@
 
 mod charset;
 mod dom;
+mod llm;
 mod meta;
 mod score;
 mod strip;
@@ -23,6 +24,7 @@ use serde::{Deserialize, Serialize};
 use trawl_core::{Document, DropReason, FetchedPage};
 
 pub use charset::decode;
+pub use llm::LlmConfig;
 
 /// Drop reasons of the extract stage.
 pub mod reasons {
@@ -51,11 +53,13 @@ pub struct ExtractConfig {
     pub prefer_rendered: bool,
     /// Keep images (with alt text and position) in documents.
     pub keep_images: bool,
+    /// LLM-assisted extraction for chosen domains (`[extract.llm]`).
+    pub llm: LlmConfig,
 }
 
 impl Default for ExtractConfig {
     fn default() -> Self {
-        ExtractConfig { enabled: true, min_text_chars: 200, max_html_bytes: 8 * 1024 * 1024, prefer_rendered: true, keep_images: true }
+        ExtractConfig { enabled: true, min_text_chars: 200, max_html_bytes: 8 * 1024 * 1024, prefer_rendered: true, keep_images: true, llm: LlmConfig::default() }
     }
 }
 
@@ -65,7 +69,7 @@ impl ExtractConfig {
         if self.max_html_bytes < 1024 {
             return Err(("extract.max_html_bytes".into(), format!("{} is too small to hold any page (minimum 1024)", self.max_html_bytes)));
         }
-        Ok(())
+        self.llm.validate()
     }
 }
 
@@ -73,12 +77,18 @@ impl ExtractConfig {
 #[derive(Clone, Debug)]
 pub struct Extractor {
     cfg: ExtractConfig,
+    llm: Option<llm::Llm>,
 }
 
 impl Extractor {
     /// An extractor for this configuration.
     pub fn new(cfg: ExtractConfig) -> Self {
-        Extractor { cfg }
+        let llm = if cfg.llm.url.is_empty() {
+            None
+        } else {
+            llm::Llm::new(cfg.llm.clone()).map_err(|e| tracing::error!(error = %e, "LLM-assisted extraction is off")).ok()
+        };
+        Extractor { cfg, llm }
     }
 
     /// Extracts a document from a fetched page (consent and fetch time carried over).
@@ -114,11 +124,45 @@ impl Extractor {
             return Err(reasons::TOO_LARGE);
         }
         let text = strip::strip_inert(&charset::decode(html, declared));
-        let out = dom::extract(&text, url, self.cfg.keep_images);
+        let host = url::Url::parse(url).ok().and_then(|u| u.host_str().map(str::to_string)).unwrap_or_default();
+        let mut via_llm: Option<Result<(String, Vec<trawl_core::ImageRef>), String>> = None;
+        if let Some(llm) = self.llm.as_ref().filter(|l| l.config().applies_to(&host)) {
+            let (full, images, meta) = dom::page_blocks(&text, url, self.cfg.keep_images);
+            let blocks = dom::split_blocks(&full);
+            let strs: Vec<&str> = blocks.iter().map(|b| b.1).collect();
+            via_llm = Some(llm.choose(url, meta.title.as_deref(), &strs).map(|ids| {
+                let mut keep = vec![false; blocks.len()];
+                ids.iter().for_each(|&i| keep[i] = true);
+                dom::rebuild(&blocks, &keep, images)
+            }));
+        }
+        let mut out = dom::extract(&text, url, self.cfg.keep_images);
+        let method = match via_llm {
+            Some(Ok((t, images))) => {
+                out.text = t;
+                out.images = images;
+                Some(Ok(()))
+            }
+            Some(Err(why)) => {
+                tracing::debug!(url, reason = %why, "LLM extraction failed; the rule-based result stands");
+                Some(Err(why))
+            }
+            None => None,
+        };
         if out.text.chars().count() < self.cfg.min_text_chars {
             return Err(reasons::TOO_LITTLE_TEXT);
         }
         let mut doc = Document::new(url, out.text);
+        match method {
+            Some(Ok(())) => {
+                doc.attrs.insert("extractor".into(), "llm".into());
+            }
+            Some(Err(why)) => {
+                doc.attrs.insert("extractor".into(), "rules".into());
+                doc.attrs.insert("llm_fallback".into(), why.into());
+            }
+            None => {}
+        }
         doc.images = out.images;
         doc.meta.title = out.title;
         doc.meta.author = out.meta.author;
