@@ -50,9 +50,16 @@ pub(crate) fn extract(html: &str, base_url: &str, keep_images: bool) -> Extracte
     let body = doc.select(&body_sel).next().unwrap_or_else(|| doc.root_element());
     let root = scores.root.and_then(|id| doc.tree.get(id)).and_then(ElementRef::wrap).unwrap_or(body);
     let root_is_content = root.id() != body.id();
-    let mut w = Walker { out: String::new(), cur: String::new(), images: Vec::new(), base, keep_images, root_is_content, depth: 0, scores: &scores, prune: true };
+    let mut w = Walker { out: String::new(), cur: String::new(), images: Vec::new(), base, keep_images, root_is_content, depth: 0, scores: &scores, prune: Prune::Full };
     w.walk(root, 0);
     w.flush();
+    if w.out.trim().is_empty() && root.id() == body.id() {
+        // nothing scored as prose: keep what is not boilerplate rather than nothing
+        w.prune = Prune::Boilerplate;
+        w.images.clear();
+        w.walk(body, 0);
+        w.flush();
+    }
     let (text, images) = tidy(&w.out, w.images, title.as_deref());
     Extracted { text, images, title, meta, html_lang, noai, noimageai, noindex }
 }
@@ -66,7 +73,7 @@ pub(crate) fn page_blocks(html: &str, base_url: &str, keep_images: bool) -> (Str
     let scores = crate::score::score(&doc);
     let body_sel = Selector::parse("body").expect("static selector");
     let body = doc.select(&body_sel).next().unwrap_or_else(|| doc.root_element());
-    let mut w = Walker { out: String::new(), cur: String::new(), images: Vec::new(), base, keep_images, root_is_content: true, depth: 0, scores: &scores, prune: false };
+    let mut w = Walker { out: String::new(), cur: String::new(), images: Vec::new(), base, keep_images, root_is_content: true, depth: 0, scores: &scores, prune: Prune::Nothing };
     w.walk(body, 0);
     w.flush();
     (w.out, w.images, meta)
@@ -214,8 +221,19 @@ struct Walker<'s> {
     keep_images: bool,
     root_is_content: bool,
     depth: usize,
-    /// Drop boilerplate and negative-mass regions (off for the LLM's view of the page).
-    prune: bool,
+    /// What the walk drops.
+    prune: Prune,
+}
+
+/// What the walk drops.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Prune {
+    /// Boilerplate regions and regions of negative mass.
+    Full,
+    /// Boilerplate regions only (a page where nothing scores as prose).
+    Boilerplate,
+    /// Nothing (the LLM's view of the page).
+    Nothing,
 }
 
 /// Nesting beyond this is flattened to inline text, so hostile pages cannot overflow the
@@ -281,12 +299,12 @@ impl Walker<'_> {
         if SKIP_TAGS.contains(&name) {
             return;
         }
-        if let Some(st) = self.scores.get(e.id()).filter(|_| self.prune) {
+        if let Some(st) = self.scores.get(e.id()).filter(|_| self.prune != Prune::Nothing) {
             if st.boiler {
                 return;
             }
             // negative mass: more links, fragments and boilerplate than prose
-            if st.mass < 0.0 && (st.link as f32 > 0.3 * st.text as f32 || st.mass < -20.0) {
+            if self.prune == Prune::Full && st.mass < 0.0 && (st.link as f32 > 0.3 * st.text as f32 || st.mass < -20.0) {
                 return;
             }
         }
@@ -582,5 +600,24 @@ mod tests {
         let deep = "<div>".repeat(5000) + "text" + &"</div>".repeat(5000);
         let x = extract(&deep, "https://h/", true);
         assert_eq!(x.text, "text");
+    }
+
+    #[test]
+    fn hundreds_of_thousands_of_nodes_are_one_linear_pass() {
+        // 200k elements: scoring is one iterative pass plus one reverse pass, the walk is
+        // bounded in depth; a quadratic step would not finish in any reasonable time here
+        let mut html = String::from("<html><body><article>");
+        for i in 0..50_000 {
+            html.push_str(&format!("<p><span>Paragraph {i}</span> of a <b>long</b> article, with <i>enough</i> words to read as prose.</p>"));
+        }
+        html.push_str("</article><ul>");
+        html.push_str(&"<li><a href=/x>menu</a></li>".repeat(1000));
+        html.push_str("</ul></body></html>");
+        let x = extract(&html, "https://h/", true);
+        let n = x.text.matches(" of a long article").count();
+        assert!(n == 50_000 && !x.text.contains("menu"), "{n} paragraphs");
+        // unbalanced nesting of inline elements (the adoption agency's worst case)
+        let bad = "<b><i><u>".repeat(3000) + "text";
+        assert!(extract(&bad, "https://h/", true).text.contains("text"));
     }
 }
