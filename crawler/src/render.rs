@@ -73,13 +73,15 @@ pub struct RenderConfig {
     /// Until the document has loaded (`readyState == complete`), milliseconds; past it the
     /// render is abandoned as `timeout` and the static HTML stands.
     pub page_timeout_ms: u64,
-    /// After the load, waiting for the network to go quiet at most this long, milliseconds.
+    /// After the load, waiting at most this long for every sub-request to finish,
+    /// milliseconds.
     pub settle_ms: u64,
     /// Time budget for all interaction on a page (banners, scrolling, clicks), milliseconds.
     pub interaction_budget_ms: u64,
     /// Scroll steps (one viewport each) at most per round.
     pub scroll_max_steps: u32,
-    /// Pause after a scroll step or click, for content to arrive, milliseconds.
+    /// After a scroll step or click, waiting at most this long for the requests it started
+    /// to finish, milliseconds.
     pub scroll_wait_ms: u64,
     /// Elements clicked at most per page (reveal buttons and cookie banners).
     pub max_clicks: u32,
@@ -124,7 +126,7 @@ impl Default for RenderConfig {
             settle_ms: 2_000,
             interaction_budget_ms: 5_000,
             scroll_max_steps: 20,
-            scroll_wait_ms: 150,
+            scroll_wait_ms: 1_500,
             max_clicks: 5,
             click_texts: s(&["load more", "show more", "read more", "see more", "view more", "more results", "continue reading", "expand", "show all"]),
             click_selectors: Vec::new(),
@@ -342,6 +344,9 @@ impl Policy {
         if rtype == "document" {
             return Some("navigation");
         }
+        if u.path().ends_with("/favicon.ico") {
+            return Some("type"); // the browser's own request, not the page's
+        }
         if self.block_types.iter().any(|t| t == rtype) {
             return Some("type");
         }
@@ -502,6 +507,8 @@ impl Renderer {
         let tab = b.new_tab().map_err(|e| format!("new tab: {e}"))?;
         let ctx: Arc<Mutex<PageCtx>> = Default::default();
         let _ = tab.call_method(SetDownloadBehavior { behavior: SetDownloadBehaviorBehaviorOption::Deny, browser_context_id: None, download_path: None, events_enabled: None });
+        tab.call_method(headless_chrome::protocol::cdp::Page::AddScriptToEvaluateOnNewDocument { source: INIT.into(), world_name: None, include_command_line_api: None, run_immediately: None })
+            .map_err(|e| format!("init script: {e}"))?;
         let pattern = RequestPattern { url_pattern: Some("*".into()), resource_Type: None, request_stage: Some(RequestStage::Request) };
         tab.enable_fetch(Some(&[pattern]), None).map_err(|e| format!("enable fetch: {e}"))?;
         let policy = self.policy.clone();
@@ -656,83 +663,113 @@ impl Renderer {
             };
         }
         let tab = &lane.tab;
-        let cdp = |what: &str, e: anyhow::Error| format!("{what}: {e}");
-        let deadline = Instant::now() + Duration::from_millis(self.cfg.page_timeout_ms);
-        tab.navigate_to(&url).map_err(|e| cdp("navigate", e))?;
-        // loaded: readyState complete (a script that never arrives keeps it `loading`)
-        loop {
-            if Instant::now() >= deadline {
-                let _ = tab.stop_loading();
-                let _ = tab.navigate_to("about:blank");
-                return Err("timeout".into());
-            }
-            let state = eval(tab, "document.readyState").map_err(|e| cdp("readyState", e))?;
-            if state.as_str() == Some("complete") && tab.get_url() != "about:blank" {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(25));
-        }
-        // settle: the network goes quiet (CDP networkAlmostIdle), bounded
-        tab.set_default_timeout(Duration::from_millis(self.cfg.settle_ms.max(1)));
-        let _ = tab.wait_until_navigated();
-        let budget = Instant::now() + Duration::from_millis(self.cfg.interaction_budget_ms);
-        let wait = Duration::from_millis(self.cfg.scroll_wait_ms);
-        // cookie banners that hide content
-        let n = eval(tab, &cookie_js(&self.cfg.cookie_selectors)).map_err(|e| cdp("cookie banner", e))?.as_u64().unwrap_or(0) as u32;
-        info.clicks += n;
         let host = Url::parse(&url).ok().and_then(|u| u.host_str().map(str::to_string)).unwrap_or_default();
         let mut selectors = self.cfg.click_selectors.clone();
         if let Some(extra) = domain_lookup(&self.cfg.domain_click_selectors, &host) {
             selectors.extend(extra.iter().cloned());
         }
-        let click = click_js(&selectors, &self.cfg.click_texts);
-        loop {
-            // scroll until the height stops growing
-            let mut last = 0u64;
-            let mut still = 0;
-            for _ in 0..self.cfg.scroll_max_steps {
-                if Instant::now() >= budget {
-                    break;
-                }
-                // one number back (objects come back by reference): height * 2 + at-bottom
-                let v = eval(tab, "(()=>{window.scrollBy(0, window.innerHeight); const h=document.documentElement.scrollHeight; return h * 2 + (Math.ceil(window.scrollY + window.innerHeight) >= h ? 1 : 0);})()").map_err(|e| cdp("scroll", e))?;
-                info.scrolls += 1;
-                let v = v.as_u64().unwrap_or(0);
-                let (h, bottom) = (v / 2, v % 2 == 1);
-                std::thread::sleep(wait);
-                if bottom && h == last {
-                    still += 1;
-                    if still >= 2 {
-                        break;
-                    }
-                } else {
-                    still = 0;
-                }
-                last = h;
+        let opts = serde_json::json!({
+            "pageTimeout": self.cfg.page_timeout_ms,
+            "settle": self.cfg.settle_ms,
+            "budget": self.cfg.interaction_budget_ms,
+            "steps": self.cfg.scroll_max_steps,
+            "wait": self.cfg.scroll_wait_ms,
+            "maxClicks": self.cfg.max_clicks,
+        });
+        // the whole visit is one in-page script: every CDP round trip through headless_chrome
+        // costs up to ~100 ms of latency, so load wait, settling, banners, scrolling, clicks
+        // and the DOM come back from a single evaluation
+        let driver = DRIVER.replace("COOKIE", &cookie_js(&self.cfg.cookie_selectors)).replace("CLICK", &click_js(&selectors, &self.cfg.click_texts));
+        let js = format!("({driver})({opts})");
+        let deadline = Instant::now() + Duration::from_millis(self.cfg.page_timeout_ms + self.cfg.settle_ms + self.cfg.interaction_budget_ms + 5_000);
+        tab.navigate_to(&url).map_err(|e| format!("navigate: {e}"))?;
+        let answer = loop {
+            match tab.evaluate(&js, true) {
+                Ok(v) => break v.value.and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default(),
+                // the navigation committed while the script ran in the previous document
+                Err(e) if Instant::now() < deadline && e.to_string().to_lowercase().contains("context") => continue,
+                Err(e) => return Err(format!("evaluate: {e}")),
             }
-            if info.clicks >= self.cfg.max_clicks || Instant::now() >= budget {
-                break;
-            }
-            let left = self.cfg.max_clicks - info.clicks;
-            let n = eval(tab, &format!("({click})({left})")).map_err(|e| cdp("click", e))?.as_u64().unwrap_or(0) as u32;
-            if n == 0 {
-                break;
-            }
-            info.clicks += n;
-            std::thread::sleep(wait);
-            let _ = tab.wait_until_navigated();
+        };
+        let r: serde_json::Value = serde_json::from_str(&answer).map_err(|e| format!("driver answer: {e}"))?;
+        if r["timeout"].as_bool() == Some(true) || r["url"].as_str() == Some("about:blank") {
+            let _ = tab.stop_loading();
+            let _ = tab.navigate_to("about:blank");
+            return Err("timeout".into());
         }
-        eval(tab, "document.querySelectorAll('details:not([open])').forEach(d => d.open = true)").map_err(|e| cdp("details", e))?;
-        let dom = tab.get_content().map_err(|e| cdp("content", e))?;
+        info.scrolls += r["scrolls"].as_u64().unwrap_or(0) as u32;
+        info.clicks += r["clicks"].as_u64().unwrap_or(0) as u32;
+        let dom = r["html"].as_str().unwrap_or_default().to_string();
         // stop the page's timers and requests before the tab is reused
         let _ = tab.navigate_to("about:blank");
         Ok(dom)
     }
 }
 
-fn eval(tab: &Tab, js: &str) -> anyhow::Result<serde_json::Value> {
-    Ok(tab.evaluate(js, false)?.value.unwrap_or(serde_json::Value::Null))
-}
+/// Runs in the tab before any page script: counts fetch/XHR requests in flight, so the
+/// driver knows when content loaded by script has arrived.
+const INIT: &str = r#"(() => {
+  if (window.__trawlInit) return;
+  window.__trawlInit = 1; window.__trawlPending = 0; window.__trawlLast = Date.now();
+  const start = () => { window.__trawlPending++; window.__trawlLast = Date.now(); };
+  const done = () => { window.__trawlPending--; window.__trawlLast = Date.now(); };
+  const f = window.fetch;
+  if (f) window.fetch = function (...a) { start(); return f.apply(this, a).finally(done); };
+  const send = XMLHttpRequest.prototype.send;
+  XMLHttpRequest.prototype.send = function (...a) { start(); this.addEventListener('loadend', done); return send.apply(this, a); };
+})();"#;
+
+/// The visit, in the page: wait for the load (bounded), let the network settle, dismiss
+/// cookie banners, scroll until the height stops growing once what each step loaded has
+/// arrived, click what reveals content, open `<details>`, and return the DOM as JSON.
+const DRIVER: &str = r#"async (o) => {
+  const sleep = ms => new Promise(r => setTimeout(r, ms));
+  const t0 = Date.now();
+  const r = { timeout: false, scrolls: 0, clicks: 0, url: location.href, html: '' };
+  while (document.readyState !== 'complete') {
+    if (Date.now() - t0 > o.pageTimeout) { r.timeout = true; return JSON.stringify(r); }
+    await sleep(20);
+  }
+  const quiet = async (max) => {
+    const end = Date.now() + Math.max(0, max);
+    let seen = -1, since = Date.now();
+    while (Date.now() < end) {
+      const pending = window.__trawlPending || 0;
+      const n = performance.getEntriesByType('resource').length;
+      if (n !== seen) { seen = n; since = Date.now(); }
+      else if (pending === 0 && Date.now() - since >= 80 && Date.now() - (window.__trawlLast || 0) >= 80) return;
+      await sleep(20);
+    }
+  };
+  try { performance.setResourceTimingBufferSize(100000); } catch (e) {}
+  await quiet(o.settle);
+  const end = Date.now() + o.budget;
+  try { r.clicks += COOKIE; } catch (e) {}
+  const click = CLICK;
+  for (;;) {
+    let last = 0;
+    for (let i = 0; i < o.steps && Date.now() < end; i++) {
+      window.scrollBy(0, window.innerHeight);
+      r.scrolls++;
+      await sleep(40);
+      await quiet(Math.min(o.wait, end - Date.now()));
+      const h = document.documentElement.scrollHeight;
+      if (Math.ceil(window.scrollY + window.innerHeight) >= h && h === last) break;
+      last = h;
+    }
+    if (r.clicks >= o.maxClicks || Date.now() >= end) break;
+    let n = 0;
+    try { n = click(o.maxClicks - r.clicks); } catch (e) {}
+    if (n === 0) break;
+    r.clicks += n;
+    await sleep(40);
+    await quiet(Math.min(o.wait, end - Date.now()));
+  }
+  document.querySelectorAll('details:not([open])').forEach(d => d.open = true);
+  r.url = location.href;
+  r.html = (document.doctype ? new XMLSerializer().serializeToString(document.doctype) : '') + document.documentElement.outerHTML;
+  return JSON.stringify(r);
+}"#;
 
 fn js_list(v: &[String]) -> String {
     serde_json::to_string(v).expect("strings")
