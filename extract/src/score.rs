@@ -79,6 +79,21 @@ fn words<'a>(e: &'a scraper::node::Element) -> impl Iterator<Item = &'a str> + '
     e.attr("class").into_iter().chain(e.attr("id")).flat_map(|v| v.split(|c: char| c.is_whitespace() || c == '-' || c == '_' || c == ':')).filter(|w| !w.is_empty())
 }
 
+/// Substrings of class/id words naming cookie and consent banners (`cookiebanner`,
+/// `CybotCookiebotDialog`, `onetrust-consent-sdk`, `cmplz-cookiebanner`, ...).
+const CONSENT_VENDORS: &[&str] = &["cookie", "consent", "gdpr", "onetrust", "didomi", "usercentrics", "borlabs", "cmplz", "tarteaucitron", "truste", "osano", "cookiebot", "iubenda", "quantcast"];
+
+/// With "cookie" in the same text, the wording of a consent notice (an article about
+/// cookies does not ask for consent).
+const CONSENT_PHRASES: &[&str] = &[
+    "we use", "this site uses", "this website uses", "you agree", "you consent", "accept", "continuing to use", "by using", "wir verwenden", "wir nutzen", "diese website verwendet", "weiterhin nutzt",
+    "zustimm", "einverstanden", "akzeptier", "nous utilisons", "ce site utilise", "en poursuivant", "acceptez", "utilizamos", "este sitio", "acepta", "utilizziamo", "questo sito", "accett",
+];
+
+fn contains_ci(hay: &str, needle: &str) -> bool {
+    hay.len() >= needle.len() && hay.as_bytes().windows(needle.len()).any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
+}
+
 fn in_list(w: &str, list: &[&str]) -> bool {
     list.iter().any(|x| x.eq_ignore_ascii_case(w))
 }
@@ -119,7 +134,7 @@ pub(crate) fn boilerplate(e: &scraper::node::Element) -> Boiler {
         // unclosed <form>, article text the parser put inside one
         return Boiler::Weak;
     }
-    if words(e).any(|w| in_list(w, BOILER_STRONG)) {
+    if words(e).any(|w| in_list(w, BOILER_STRONG) || CONSENT_VENDORS.iter().any(|v| contains_ci(w, v))) {
         Boiler::Strong
     } else if words(e).any(|w| in_list(w, BOILER_WEAK)) {
         Boiler::Weak
@@ -152,6 +167,8 @@ struct Own {
     text: u32,
     link: u32,
     punct: u32,
+    /// The block talks about cookies (consent notices).
+    cookie: bool,
 }
 
 /// Scores the document and picks the content root under `body`.
@@ -215,6 +232,9 @@ pub(crate) fn score(doc: &Html) -> Scores {
                     o.link += n;
                 }
                 o.punct += t.chars().filter(|c| is_punct(*c)).count() as u32;
+                if !o.cookie && contains_ci(t, "cookie") && CONSENT_PHRASES.iter().any(|p| contains_ci(t, p)) {
+                    o.cookie = true;
+                }
             }
             Node::Document | Node::Fragment => {
                 for c in node.children().rev() {
@@ -267,6 +287,10 @@ pub(crate) fn score(doc: &Html) -> Scores {
             nonlink * 0.35
         };
         v -= link * 1.25;
+        if o.cookie && o.text < 1500 {
+            // a consent notice: prose, but never the content
+            v = -(o.text as f32) * 0.5;
+        }
         let tag = doc.tree.get(order[i].0).and_then(|n| n.value().as_element().map(|e| e.name())).unwrap_or("");
         let structured = matches!(tag, "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "li" | "td" | "th" | "dt" | "dd" | "figcaption" | "caption" | "pre");
         if o.text > 0 && o.text < 25 && !structured {
