@@ -14,12 +14,12 @@ pub(crate) fn from_content_type(ct: &str) -> Option<&str> {
 /// the HTTP charset, then a `<meta charset>` or `http-equiv` declaration in the first 2 KiB;
 /// when there is no usable declaration (or UTF-8 is declared but the bytes are not UTF-8),
 /// detection with chardetng. Invalid bytes become U+FFFD; nothing panics.
-pub fn decode(bytes: &[u8], declared: Option<&str>) -> String {
+pub fn decode<'a>(bytes: &'a [u8], declared: Option<&str>) -> std::borrow::Cow<'a, str> {
     if let Some((enc, bom_len)) = Encoding::for_bom(bytes) {
-        return enc.decode_without_bom_handling(&bytes[bom_len..]).0.into_owned();
+        return enc.decode_without_bom_handling(&bytes[bom_len..]).0;
     }
     if let Ok(s) = std::str::from_utf8(bytes) {
-        return s.to_string();
+        return std::borrow::Cow::Borrowed(s);
     }
     let enc = declared.and_then(|d| Encoding::for_label(d.as_bytes())).or_else(|| sniff_meta(&bytes[..bytes.len().min(2048)]));
     // a declared UTF-16 without BOM is almost always wrong for HTML; declared UTF-8 is
@@ -30,7 +30,7 @@ pub fn decode(bytes: &[u8], declared: Option<&str>) -> String {
         det.feed(&bytes[..bytes.len().min(256 * 1024)], true);
         det.guess(None, true)
     });
-    enc.decode_without_bom_handling(bytes).0.into_owned()
+    enc.decode_without_bom_handling(bytes).0
 }
 
 fn sniff_meta(head: &[u8]) -> Option<&'static Encoding> {

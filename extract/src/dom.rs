@@ -1,5 +1,7 @@
 //! The DOM walk: choose the content root, then emit blocks as Markdown-ish text.
 
+use std::sync::LazyLock;
+
 use scraper::node::Node;
 use scraper::{ElementRef, Html, Selector};
 use trawl_core::ImageRef;
@@ -21,6 +23,12 @@ const SKIP_TAGS: &[&str] = &[
     "template", "textarea", "input", "label", "head", "canvas", "object", "embed", "dialog", "menu",
 ];
 
+static BODY: LazyLock<Selector> = LazyLock::new(|| Selector::parse("body").expect("static selector"));
+static FIGCAPTION: LazyLock<Selector> = LazyLock::new(|| Selector::parse("figcaption").expect("static selector"));
+static ANCHOR: LazyLock<Selector> = LazyLock::new(|| Selector::parse("a").expect("static selector"));
+static TR: LazyLock<Selector> = LazyLock::new(|| Selector::parse("tr").expect("static selector"));
+static CELL: LazyLock<Selector> = LazyLock::new(|| Selector::parse("th, td").expect("static selector"));
+
 const BLOCK_TAGS: &[&str] = &[
     "p", "div", "section", "article", "main", "header", "blockquote", "figure", "figcaption", "dl", "dt", "dd",
     "address", "details", "summary", "center", "hgroup",
@@ -32,22 +40,11 @@ pub(crate) fn extract(html: &str, base_url: &str, keep_images: bool) -> Extracte
     let meta = crate::meta::page_meta(&doc, base.as_ref());
     let title = meta.title.clone();
     let html_lang = doc.root_element().value().attr("lang").map(|l| l.trim().to_ascii_lowercase()).filter(|l| !l.is_empty());
-    let (mut noai, mut noimageai, mut noindex) = (false, false, false);
-    let meta_sel = Selector::parse("meta[name][content]").expect("static selector");
-    for m in doc.select(&meta_sel) {
-        let name = m.value().attr("name").unwrap_or("").to_ascii_lowercase();
-        if name == "robots" || name == "trawl" {
-            let c = m.value().attr("content").unwrap_or("").to_ascii_lowercase();
-            let toks: Vec<&str> = c.split([',', ' ']).map(str::trim).collect();
-            noai |= toks.contains(&"noai");
-            noimageai |= toks.contains(&"noimageai");
-            noindex |= toks.contains(&"noindex") || toks.contains(&"none");
-        }
-    }
+    let (noai, noimageai, noindex) = (meta.noai, meta.noimageai, meta.noindex);
 
     let scores = crate::score::score(&doc);
-    let body_sel = Selector::parse("body").expect("static selector");
-    let body = doc.select(&body_sel).next().unwrap_or_else(|| doc.root_element());
+    let body_sel = &*BODY;
+    let body = doc.select(body_sel).next().unwrap_or_else(|| doc.root_element());
     let root = scores.root.and_then(|id| doc.tree.get(id)).and_then(ElementRef::wrap).unwrap_or(body);
     let root_is_content = root.id() != body.id();
     let mut w = Walker { out: String::new(), cur: String::new(), images: Vec::new(), base, keep_images, root_is_content, depth: 0, scores: &scores, prune: Prune::Full };
@@ -71,8 +68,8 @@ pub(crate) fn page_blocks(html: &str, base_url: &str, keep_images: bool) -> (Str
     let base = url::Url::parse(base_url).ok();
     let meta = crate::meta::page_meta(&doc, base.as_ref());
     let scores = crate::score::score(&doc);
-    let body_sel = Selector::parse("body").expect("static selector");
-    let body = doc.select(&body_sel).next().unwrap_or_else(|| doc.root_element());
+    let body_sel = &*BODY;
+    let body = doc.select(body_sel).next().unwrap_or_else(|| doc.root_element());
     let mut w = Walker { out: String::new(), cur: String::new(), images: Vec::new(), base, keep_images, root_is_content: true, depth: 0, scores: &scores, prune: Prune::Nothing };
     w.walk(body, 0);
     w.flush();
@@ -390,8 +387,8 @@ impl Walker<'_> {
                 let first = self.images.len();
                 self.walk(e, list_depth);
                 self.flush();
-                let cap_sel = Selector::parse("figcaption").expect("static selector");
-                if let Some(cap) = e.select(&cap_sel).next() {
+                let cap_sel = &*FIGCAPTION;
+                if let Some(cap) = e.select(cap_sel).next() {
                     let c = collapse(&cap.text().collect::<String>());
                     if !c.is_empty() {
                         for im in &mut self.images[first..] {
@@ -510,18 +507,18 @@ fn link_dense_list(e: ElementRef<'_>) -> bool {
     if total == 0 {
         return true;
     }
-    let a_sel = Selector::parse("a").expect("static selector");
-    let linked: usize = e.select(&a_sel).flat_map(|a| a.text()).map(|t| t.trim().len()).sum();
+    let a_sel = &*ANCHOR;
+    let linked: usize = e.select(a_sel).flat_map(|a| a.text()).map(|t| t.trim().len()).sum();
     let items = e.children().filter_map(ElementRef::wrap).filter(|c| c.value().name() == "li").count().max(1);
     linked * 10 >= total * 8 && total / items < 40
 }
 
 fn render_table(t: ElementRef<'_>) -> String {
-    let tr = Selector::parse("tr").expect("static selector");
-    let cell = Selector::parse("th, td").expect("static selector");
+    let tr = &*TR;
+    let cell = &*CELL;
     let rows: Vec<Vec<String>> = t
         .select(&tr)
-        .map(|r| r.select(&cell).map(|c| collapse(&c.text().collect::<String>()).replace('|', "\\|")).collect::<Vec<_>>())
+        .map(|r| r.select(cell).map(|c| collapse(&c.text().collect::<String>()).replace('|', "\\|")).collect::<Vec<_>>())
         .filter(|r| r.iter().any(|c| !c.is_empty()))
         .collect();
     if rows.is_empty() {

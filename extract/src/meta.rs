@@ -1,6 +1,6 @@
 //! Page metadata from `<meta>`, OpenGraph, `<link rel=canonical>` and JSON-LD.
 
-use scraper::{Html, Selector};
+use scraper::Html;
 use serde_json::Value;
 
 /// What the page says about itself.
@@ -12,6 +12,10 @@ pub(crate) struct PageMeta {
     pub site_name: Option<String>,
     pub description: Option<String>,
     pub canonical_url: Option<String>,
+    /// `<meta name="robots">` (or `name="trawl"`) directives.
+    pub noai: bool,
+    pub noimageai: bool,
+    pub noindex: bool,
 }
 
 fn collapse(s: &str) -> String {
@@ -59,50 +63,63 @@ fn ld_name(v: &Value) -> Option<String> {
 }
 
 pub(crate) fn page_meta(doc: &Html, base: Option<&url::Url>) -> PageMeta {
-    let meta_sel = Selector::parse("meta[content]").expect("static selector");
+    // one pass over the elements collects everything the fields below choose from
     let mut by_key: Vec<(String, String)> = Vec::new();
-    for m in doc.select(&meta_sel) {
-        let v = m.value();
-        let key = v.attr("property").or_else(|| v.attr("name")).or_else(|| v.attr("itemprop")).unwrap_or("").to_ascii_lowercase();
-        if !key.is_empty() {
-            by_key.push((key, v.attr("content").unwrap_or("").to_string()));
+    let (mut title_el, mut author_el, mut time_attr, mut canonical) = (None, None, None, None);
+    let mut ld: Vec<Value> = Vec::new();
+    let mut ld_seen = 0;
+    let (mut noai, mut noimageai, mut noindex) = (false, false, false);
+    for node in doc.tree.root().descendants() {
+        let Some(el) = scraper::ElementRef::wrap(node) else { continue };
+        let v = el.value();
+        match v.name() {
+            "meta" => {
+                let Some(content) = v.attr("content") else { continue };
+                let key = v.attr("property").or_else(|| v.attr("name")).or_else(|| v.attr("itemprop")).unwrap_or("").to_ascii_lowercase();
+                if key == "robots" || key == "trawl" {
+                    let c = content.to_ascii_lowercase();
+                    let toks: Vec<&str> = c.split([',', ' ']).map(str::trim).collect();
+                    noai |= toks.contains(&"noai");
+                    noimageai |= toks.contains(&"noimageai");
+                    noindex |= toks.contains(&"noindex") || toks.contains(&"none");
+                }
+                if !key.is_empty() {
+                    by_key.push((key, content.to_string()));
+                }
+            }
+            "title" if title_el.is_none() => title_el = Some(el.text().collect::<String>()),
+            "link" if canonical.is_none() && v.attr("rel").is_some_and(|r| r.eq_ignore_ascii_case("canonical")) => canonical = v.attr("href").map(str::to_string),
+            "script" if ld_seen < 20 && v.attr("type").is_some_and(|t| t.eq_ignore_ascii_case("application/ld+json")) => {
+                ld_seen += 1;
+                let raw: String = el.text().collect();
+                if let Ok(j) = serde_json::from_str::<Value>(raw.trim().trim_end_matches(';')) {
+                    ld_objects(&j, &mut ld);
+                }
+            }
+            "time" if time_attr.is_none() => time_attr = v.attr("datetime").map(str::to_string),
+            _ => {}
+        }
+        if author_el.is_none() && (v.attr("rel") == Some("author") || v.attr("itemprop") == Some("author")) {
+            author_el = Some(el.text().collect::<String>());
         }
     }
     let get = |keys: &[&str]| keys.iter().find_map(|k| by_key.iter().find(|(kk, v)| kk == k && !v.trim().is_empty()).map(|(_, v)| v.clone()));
-    let mut ld: Vec<Value> = Vec::new();
-    let ld_sel = Selector::parse("script[type=\"application/ld+json\"]").expect("static selector");
-    for s in doc.select(&ld_sel).take(20) {
-        let raw: String = s.text().collect();
-        if let Ok(v) = serde_json::from_str::<Value>(raw.trim().trim_end_matches(';')) {
-            ld_objects(&v, &mut ld);
-        }
-    }
     let article = ld.iter().find(|v| ld_type_is_article(v) && v.get("@type").and_then(|t| t.as_str()) != Some("WebPage")).or_else(|| ld.iter().find(|v| ld_type_is_article(v)));
     let ld_str = |k: &str| article.and_then(|a| a.get(k)).and_then(|v| v.as_str()).map(str::to_string);
-    let first_text = |sel: &str| {
-        let s = Selector::parse(sel).expect("static selector");
-        doc.select(&s).next().map(|e| e.text().collect::<String>())
-    };
-    let title = clean(first_text("title")).or_else(|| clean(get(&["og:title", "twitter:title"]))).or_else(|| clean(ld_str("headline")));
+    let title = clean(title_el).or_else(|| clean(get(&["og:title", "twitter:title"]))).or_else(|| clean(ld_str("headline")));
     let author = clean(get(&["author", "article:author", "dc.creator", "parsely-author", "sailthru.author"]).filter(|a| !a.starts_with("http")))
         .or_else(|| clean(article.and_then(|a| a.get("author")).and_then(ld_name)))
-        .or_else(|| clean(first_text("[rel=author], [itemprop=author]")));
+        .or_else(|| clean(author_el));
     let published = clean(get(&["article:published_time", "datepublished", "pubdate", "publishdate", "date", "dc.date", "dcterms.date", "dc.date.issued", "sailthru.date", "parsely-pub-date"]))
         .or_else(|| clean(ld_str("datePublished")))
-        .or_else(|| {
-            let s = Selector::parse("time[datetime]").expect("static selector");
-            clean(doc.select(&s).next().and_then(|t| t.value().attr("datetime")).map(str::to_string))
-        });
+        .or_else(|| clean(time_attr));
     let site_name = clean(get(&["og:site_name", "application-name"])).or_else(|| clean(article.and_then(|a| a.get("publisher")).and_then(ld_name)));
     let description = clean(get(&["description", "og:description", "twitter:description"])).or_else(|| clean(ld_str("description")));
-    let canonical_url = {
-        let s = Selector::parse("link[rel=canonical][href]").expect("static selector");
-        doc.select(&s).next().and_then(|l| l.value().attr("href")).and_then(|h| match base {
-            Some(b) => b.join(h.trim()).ok().map(|u| u.to_string()),
-            None => url::Url::parse(h.trim()).ok().map(|u| u.to_string()),
-        })
-    };
-    PageMeta { title, author, published, site_name, description, canonical_url }
+    let canonical_url = canonical.and_then(|h| match base {
+        Some(b) => b.join(h.trim()).ok().map(|u| u.to_string()),
+        None => url::Url::parse(h.trim()).ok().map(|u| u.to_string()),
+    });
+    PageMeta { title, author, published, site_name, description, canonical_url, noai, noimageai, noindex }
 }
 
 #[cfg(test)]
