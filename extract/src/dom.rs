@@ -86,7 +86,13 @@ fn edge_fragment(block: &str) -> bool {
     let plain = t.trim_start_matches(['#', '-', '>', ' ']).trim();
     let n = plain.chars().count();
     let lower = plain.to_lowercase();
-    let phrase = ["©", "copyright", "all rights reserved", "share this", "follow us", "sign up", "subscribe", "advertisement", "read more", "related", "tags:", "filed under"].iter().any(|p| lower.contains(p));
+    // calls to action and site furniture that close many articles
+    let phrase = [
+        "©", "copyright", "all rights reserved", "share this", "follow us", "sign up", "subscribe", "advertisement", "read more", "related", "tags:", "filed under", "newsletter",
+        "if you enjoyed", "support us", "unterstütze", "folge uns", "folgen sie", "abonnier", "suivez-nous", "síguenos", "seguici", "written permission", "reprint",
+    ]
+    .iter()
+    .any(|p| lower.contains(p));
     if phrase && n < 200 {
         return true;
     }
