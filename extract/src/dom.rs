@@ -523,7 +523,7 @@ fn render_table(t: ElementRef<'_>) -> String {
     let tr = &*TR;
     let cell = &*CELL;
     let rows: Vec<Vec<String>> = t
-        .select(&tr)
+        .select(tr)
         .map(|r| r.select(cell).map(|c| collapse(&c.text().collect::<String>()).replace('|', "\\|")).collect::<Vec<_>>())
         .filter(|r| r.iter().any(|c| !c.is_empty()))
         .collect();
