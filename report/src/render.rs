@@ -178,6 +178,35 @@ pub fn render(a: &RunData, b: Option<&RunData>, cfg: &ReportConfig) -> String {
             h.push_str("</table>");
         }
     }
+    // headless rendering: the decision and what the browser did, from the crawl counters
+    let render_counters = |r: &RunData| -> BTreeMap<String, u64> {
+        let mut m = BTreeMap::new();
+        if let Some((_, st, _)) = r.stages.iter().find(|(n, _, _)| n == "crawl") {
+            for s in st.stages.values() {
+                for (k, v) in s.counters.iter().filter(|(k, _)| k.starts_with("render_")) {
+                    *m.entry(k.trim_start_matches("render_").to_string()).or_default() += v;
+                }
+            }
+        }
+        m
+    };
+    let rc: Vec<BTreeMap<String, u64>> = runs.iter().map(|r| render_counters(r)).collect();
+    if rc.iter().any(|m| !m.is_empty()) {
+        let keys: BTreeSet<&String> = rc.iter().flat_map(|m| m.keys()).collect();
+        h.push_str("<h3>Headless rendering</h3><table><tr><th>counter</th>");
+        for i in 0..runs.len() {
+            let _ = write!(h, "<th>{}</th>", if runs.len() > 1 { if i == 0 { "A" } else { "B" } } else { "pages" });
+        }
+        h.push_str("</tr>");
+        for k in keys {
+            let _ = write!(h, "<tr><td>{}</td>", escape(k));
+            for m in &rc {
+                let _ = write!(h, "<td>{}</td>", num(m.get(k).copied().unwrap_or(0)));
+            }
+            h.push_str("</tr>");
+        }
+        h.push_str("</table>");
+    }
     h.push_str("</section>");
 
     // distributions
@@ -330,5 +359,19 @@ mod tests {
         }
         assert!(html.contains("Content-Security-Policy"));
         assert!(html.contains("Kept in A, removed in B: 1"));
+        assert!(!html.contains("Headless rendering"), "no rendering section without render counters");
+    }
+
+    #[test]
+    fn rendering_counters_get_their_table() {
+        let mut st = RunStats::default();
+        let c = &mut st.stage_mut("crawl").counters;
+        c.insert("render_rendered".into(), 20);
+        c.insert("render_static".into(), 90);
+        c.insert("render_blocked_robots".into(), 3);
+        let d = RunData { root: "r".into(), stages: vec![("crawl".into(), st, 1)], ..Default::default() };
+        let html = render(&d, None, &ReportConfig::default());
+        assert!(html.contains("<h3>Headless rendering</h3>"));
+        assert!(html.contains("<td>rendered</td><td>20</td>") && html.contains("<td>blocked_robots</td><td>3</td>"), "{html}");
     }
 }
