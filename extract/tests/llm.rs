@@ -130,7 +130,7 @@ async fn the_model_chooses_the_blocks_and_every_failure_falls_back() {
     let ex = extractor(&s.url, 5_000, 2);
     let other = tokio::task::spawn_blocking(move || ex.extract_html("https://elsewhere.example/a", PAGE.as_bytes(), None).unwrap()).await.unwrap();
     assert_eq!(other.text, rules.text);
-    assert!(other.attrs.get("extractor").is_none());
+    assert!(!other.attrs.contains_key("extractor"));
     assert_eq!(s.requests.load(Ordering::SeqCst), 1);
 
     // at most max_concurrency requests in flight

@@ -387,27 +387,6 @@ pub async fn collect(root: &Storage, cfg: &ReportConfig, thresholds: &Thresholds
     Ok(d)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn s(id: &str, lang: &str, host: &str) -> Sample {
-        Sample { id: id.into(), lang: lang.into(), host: host.into(), ..Default::default() }
-    }
-
-    #[test]
-    fn stratified_spreads_over_languages_and_domains() {
-        let mut c = Vec::new();
-        for i in 0..100 {
-            c.push((i as u64, s(&format!("big{i}"), "eng", "big.example")));
-        }
-        c.push((500, s("fr", "fra", "fr.example")));
-        c.push((600, s("de", "deu", "de.example")));
-        let picked = stratified(c, 3, 1);
-        let langs: std::collections::BTreeSet<_> = picked.iter().map(|s| s.lang.clone()).collect();
-        assert_eq!(langs.len(), 3, "{picked:?}");
-    }
-}
 
 /// `n` seeded, stratified samples of one stage's dropped records with `reason` (or of kept
 /// documents when `reason` is `kept`), each with its full record.
@@ -433,4 +412,26 @@ pub async fn sample_records(root: &Storage, stage: &str, reason: &str, n: usize,
         let v = full.get(&s.id).cloned().unwrap_or(Value::Null);
         (s, v)
     }).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(id: &str, lang: &str, host: &str) -> Sample {
+        Sample { id: id.into(), lang: lang.into(), host: host.into(), ..Default::default() }
+    }
+
+    #[test]
+    fn stratified_spreads_over_languages_and_domains() {
+        let mut c = Vec::new();
+        for i in 0..100 {
+            c.push((i as u64, s(&format!("big{i}"), "eng", "big.example")));
+        }
+        c.push((500, s("fr", "fra", "fr.example")));
+        c.push((600, s("de", "deu", "de.example")));
+        let picked = stratified(c, 3, 1);
+        let langs: std::collections::BTreeSet<_> = picked.iter().map(|s| s.lang.clone()).collect();
+        assert_eq!(langs.len(), 3, "{picked:?}");
+    }
 }
