@@ -147,6 +147,9 @@ pub struct StageArgs {
 /// Flags of `trawl filter`.
 #[derive(Debug, Args)]
 pub struct FilterArgs {
+    /// An action instead of filtering.
+    #[command(subcommand)]
+    pub action: Option<FilterAction>,
     /// Stage flags.
     #[command(flatten)]
     pub stage: StageArgs,
@@ -154,6 +157,44 @@ pub struct FilterArgs {
     /// reasons the filters would have dropped it; same as `[filter] annotate_only = true`.
     #[arg(long)]
     pub annotate_only: bool,
+}
+
+/// `trawl filter` actions.
+#[derive(Debug, Subcommand)]
+pub enum FilterAction {
+    /// Train a fastText quality classifier from labelled JSONL (`text`, and `label`: hq/lq,
+    /// good/bad, 1/0 or true/false); holds out a validation split and prints precision,
+    /// recall, accuracy and AUC. Use the model with `[filter.quality] models.<lang>`.
+    TrainQuality {
+        /// Labelled JSONL file.
+        #[arg(long, short)]
+        input: PathBuf,
+        /// The language the model is for (ISO 639-3 as whatlang reports it, e.g. eng);
+        /// printed in the config line to use.
+        #[arg(long)]
+        lang: String,
+        /// Where to write the model (.bin).
+        #[arg(long, short)]
+        output: PathBuf,
+        /// Share of the examples held out for validation (by a hash of the text).
+        #[arg(long, default_value_t = 0.1)]
+        valid_fraction: f64,
+        /// Passes over the training data.
+        #[arg(long, default_value_t = 10)]
+        epochs: i32,
+        /// Learning rate.
+        #[arg(long, default_value_t = 0.5)]
+        lr: f64,
+        /// Word n-grams used as features.
+        #[arg(long, default_value_t = 2)]
+        word_ngrams: i32,
+        /// Embedding size.
+        #[arg(long, default_value_t = 64)]
+        dim: i32,
+        /// Random seed (training uses one thread, so a seed gives the same model).
+        #[arg(long, default_value_t = 1)]
+        seed: i32,
+    },
 }
 
 /// Flags of `trawl extract`.

@@ -262,3 +262,45 @@ fn a_later_batch_continues_the_frontier_and_status_exports_prometheus() {
     assert!(prom.contains("trawl_records_dropped_total{run=\"\",stage=\"crawl\",step=\"crawl\",reason=\"budget_exhausted\"}"), "{prom}");
     drop(web);
 }
+
+#[test]
+fn train_quality_then_filter_with_the_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let labelled = dir.path().join("labelled.jsonl");
+    let subjects = ["The council", "A small bookshop", "Scientists", "The harbour town", "Engineers", "Farmers", "The library", "Volunteers"];
+    let objects = ["plant trees along the avenues", "replace the old pipes", "count the wading birds", "open the market earlier", "lend laptops to students"];
+    let nav = ["Click here to subscribe to our newsletter", "Share this article with your friends", "Log in to your account", "Accept all cookies", "Read our privacy policy", "Terms of use", "Sign up for free", "Follow us on social media", "Back to the top of the page", "Contact the editors", "Skip to the main content", "Manage your settings"];
+    let mut lines = String::new();
+    for (i, s) in subjects.iter().enumerate() {
+        for (j, o) in objects.iter().enumerate() {
+            for k in 0..4 {
+                let text = format!("{s} decided to {o}, officials said on day {k}. The work will take {} years and residents were told in advance by letter.", i + j + 1);
+                lines.push_str(&format!("{}\n", serde_json::json!({"text": text, "label": "hq"})));
+                let junk: Vec<&str> = (0..7).map(|x| nav[(i * 5 + j * 3 + k + x * 7) % nav.len()]).collect();
+                lines.push_str(&format!("{}\n", serde_json::json!({"text": junk.join(" | "), "label": "lq"})));
+            }
+        }
+    }
+    std::fs::write(&labelled, lines).unwrap();
+    let model = dir.path().join("quality-eng.bin");
+    let out = ok(trawl().args(["filter", "train-quality", "--lang", "eng", "--epochs", "20", "--input"]).arg(&labelled).arg("--output").arg(&model));
+    assert!(out.contains("AUC") && out.contains("models.eng"), "{out}");
+    let auc: f64 = out.split("AUC ").nth(1).and_then(|s| s.split_whitespace().next()).and_then(|s| s.parse().ok()).unwrap();
+    assert!(auc > 0.9, "{out}");
+    // the model in the pipeline: scores in attrs.quality.eng, low scores dropped
+    let input = dir.path().join("in");
+    std::fs::create_dir_all(&input).unwrap();
+    let good = "The library decided to open the market earlier, officials said on Monday. The work will take two years and residents were told in advance by letter. ".repeat(3);
+    let bad = "Click here to subscribe to our newsletter | Accept all cookies | Log in to your account | Read our privacy policy | Sign up for free | Follow us on social media | Skip to the main content | Manage your settings | ".repeat(2);
+    std::fs::write(input.join("docs.jsonl"), format!("{}\n{}\n", serde_json::json!({"id": "good", "text": good}), serde_json::json!({"id": "bad", "text": bad}))).unwrap();
+    let cfg = dir.path().join("q.toml");
+    std::fs::write(&cfg, format!("[filter]\nmin_words = 10\n[filter.heuristics]\nenabled = false\n[filter.quality.models]\neng = \"{}\"\n[filter.quality.thresholds]\neng = 0.5\n", model.display())).unwrap();
+    let root = dir.path().join("out");
+    ok(trawl().args(["filter", "--quiet", "--config"]).arg(&cfg).arg("--input").arg(&input).arg("--output").arg(&root));
+    let kept = read_jsonl(&root.join("filter/00000.jsonl.zst"));
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert_eq!(kept[0]["id"], "good");
+    assert!(kept[0]["attrs"]["quality"]["eng"].as_f64().unwrap() > 0.5);
+    let excluded = read_jsonl(&root.join("excluded/filter/00000.jsonl.zst"));
+    assert!(excluded.iter().any(|e| e["reason"] == "quality_low"), "{excluded:?}");
+}

@@ -17,6 +17,7 @@
 
 pub mod heuristics;
 pub mod pii;
+pub mod quality;
 pub mod safety;
 
 use serde::{Deserialize, Serialize};
@@ -60,6 +61,8 @@ pub struct FilterConfig {
     pub heuristics: heuristics::HeuristicsConfig,
     /// Profanity score and domain blocklist.
     pub safety: safety::SafetyConfig,
+    /// fastText quality models per language and their thresholds (`[filter.quality]`).
+    pub quality: quality::QualityConfig,
     /// Files of URLs, URL prefixes (`https://x/a/*`) and domains whose documents are
     /// dropped as `blocklisted`. The run root's `takedown/urls.txt` is always honoured too.
     pub blocklists: Vec<String>,
@@ -71,7 +74,7 @@ pub struct FilterConfig {
 
 impl Default for FilterConfig {
     fn default() -> Self {
-        FilterConfig { enabled: true, languages: Vec::new(), min_lang_confidence: 0.0, min_words: 50, respect_training_opt_out: true, respect_noindex: true, pii: pii::PiiConfig::default(), heuristics: heuristics::HeuristicsConfig::default(), safety: safety::SafetyConfig::default(), blocklists: Vec::new(), annotate_only: false }
+        FilterConfig { enabled: true, languages: Vec::new(), min_lang_confidence: 0.0, min_words: 50, respect_training_opt_out: true, respect_noindex: true, pii: pii::PiiConfig::default(), heuristics: heuristics::HeuristicsConfig::default(), safety: safety::SafetyConfig::default(), quality: quality::QualityConfig::default(), blocklists: Vec::new(), annotate_only: false }
     }
 }
 
@@ -82,6 +85,7 @@ impl FilterConfig {
             return Err(("filter.min_lang_confidence".into(), format!("{} is outside 0..=1", self.min_lang_confidence)));
         }
         self.load_blocklists()?;
+        self.quality.validate()?;
         safety::Safety::new(&self.safety).map_err(|e| ("filter.safety.lists".to_string(), e))?;
         if let Some(f) = &self.safety.domain_blocklist {
             safety::load_domains(f).map_err(|e| ("filter.safety.domain_blocklist".to_string(), e))?;
@@ -145,6 +149,17 @@ impl FilterConfig {
             v.push(Stage::Map(Box::new(heuristics::Signals)));
             if !self.heuristics.signals_only {
                 decide(&mut v, Box::new(heuristics::Heuristics { cfg: self.heuristics.clone() }));
+            }
+        }
+        if !self.quality.models.is_empty() {
+            match quality::Quality::load(&self.quality) {
+                Ok(q) => {
+                    v.push(Stage::Map(Box::new(q)));
+                    if !self.quality.thresholds.is_empty() {
+                        decide(&mut v, Box::new(quality::QualityFilter { thresholds: self.quality.thresholds.clone() }));
+                    }
+                }
+                Err((k, r)) => tracing::error!(key = %k, reason = %r, "quality models not loaded"),
             }
         }
         v
@@ -307,7 +322,7 @@ impl Filter for MinWords {
 }
 
 /// Every reason this crate can drop for (for reports and docs).
-pub const ALL_REASONS: &[DropReason] = &[reasons::LANG_NOT_ALLOWED, reasons::LANG_LOW_CONFIDENCE, reasons::TOO_FEW_WORDS, reasons::TRAINING_OPT_OUT, reasons::BLOCKLISTED];
+pub const ALL_REASONS: &[DropReason] = &[quality::QUALITY_LOW, reasons::LANG_NOT_ALLOWED, reasons::LANG_LOW_CONFIDENCE, reasons::TOO_FEW_WORDS, reasons::TRAINING_OPT_OUT, reasons::BLOCKLISTED];
 
 #[cfg(test)]
 mod tests {

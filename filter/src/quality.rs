@@ -1,0 +1,349 @@
+//! Model-based quality: fastText supervised classifiers (the pure-Rust `fasttext` crate),
+//! one per language. Scoring writes `attrs.quality.<lang>` (the probability of the positive
+//! label); the filter drops below a per-language threshold. `train` fits a model from
+//! labelled JSONL with a held-out validation split and reports precision, recall and AUC.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, Write};
+use std::path::Path;
+
+use fasttext::args::{Args, LossName, ModelName};
+use fasttext::FastText;
+use serde::{Deserialize, Serialize};
+use trawl_core::{Document, DropReason, Filter, Map, RecordError, Verdict};
+
+/// Below the language's quality threshold.
+pub const QUALITY_LOW: DropReason = DropReason::new("quality_low");
+
+/// The `[filter.quality]` section.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct QualityConfig {
+    /// Model file per language (whatlang's ISO 639-3 code, e.g. `eng = "models/en.bin"`).
+    pub models: BTreeMap<String, String>,
+    /// Minimum score per language; a language with a model but no threshold is scored only.
+    pub thresholds: BTreeMap<String, f64>,
+}
+
+impl QualityConfig {
+    /// Checks values; returns the offending key and reason.
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        for (lang, path) in &self.models {
+            if !Path::new(path).is_file() {
+                return Err((format!("filter.quality.models.{lang}"), format!("{path} is not a file (train one with `trawl filter train-quality`)")));
+            }
+        }
+        for (lang, t) in &self.thresholds {
+            if !(0.0..=1.0).contains(t) {
+                return Err((format!("filter.quality.thresholds.{lang}"), format!("{t} is not a probability")));
+            }
+        }
+        Ok(())
+    }
+}
+
+const POSITIVE: &str = "__label__hq";
+const NEGATIVE: &str = "__label__lq";
+
+/// What the classifier sees: one line, lowercased, at most 20,000 characters.
+pub fn normalize(text: &str) -> String {
+    let cut: String = text.chars().take(20_000).collect();
+    cut.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
+}
+
+/// Loaded models.
+pub struct Quality {
+    models: BTreeMap<String, FastText>,
+}
+
+impl std::fmt::Debug for Quality {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Quality").field("languages", &self.models.keys().collect::<Vec<_>>()).finish()
+    }
+}
+
+impl Quality {
+    /// Loads every configured model.
+    pub fn load(cfg: &QualityConfig) -> Result<Quality, (String, String)> {
+        let mut models = BTreeMap::new();
+        for (lang, path) in &cfg.models {
+            let m = FastText::load_model(path).map_err(|e| (format!("filter.quality.models.{lang}"), format!("cannot load {path}: {e}")))?;
+            models.insert(lang.clone(), m);
+        }
+        Ok(Quality { models })
+    }
+
+    /// The probability of the positive label for `text` under `lang`'s model.
+    pub fn score(&self, lang: &str, text: &str) -> Option<f64> {
+        let m = self.models.get(lang)?;
+        Some(positive_prob(m, &normalize(text)))
+    }
+}
+
+fn positive_prob(m: &FastText, line: &str) -> f64 {
+    let preds = m.predict(line, 2, 0.0);
+    if let Some(p) = preds.iter().find(|p| p.label == POSITIVE) {
+        return f64::from(p.prob).clamp(0.0, 1.0);
+    }
+    preds.iter().find(|p| p.label == NEGATIVE).map_or(0.0, |p| (1.0 - f64::from(p.prob)).clamp(0.0, 1.0))
+}
+
+impl Map for Quality {
+    fn name(&self) -> &'static str {
+        "quality_score"
+    }
+
+    fn map(&self, doc: &mut Document) -> Result<(), RecordError> {
+        let lang = doc.attrs.get("lang").and_then(|l| l["code"].as_str()).unwrap_or("und").to_string();
+        if let Some(p) = self.score(&lang, &doc.text) {
+            let q = doc.attrs.entry("quality".to_string()).or_insert_with(|| serde_json::json!({}));
+            if let Some(o) = q.as_object_mut() {
+                o.insert(lang, serde_json::json!((p * 10_000.0).round() / 10_000.0));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Drops documents whose `attrs.quality.<lang>` is below the language's threshold.
+#[derive(Debug)]
+pub struct QualityFilter {
+    /// Thresholds per language.
+    pub thresholds: BTreeMap<String, f64>,
+}
+
+impl Filter for QualityFilter {
+    fn name(&self) -> &'static str {
+        "quality"
+    }
+
+    fn filter(&self, doc: &Document) -> Verdict {
+        let lang = doc.attrs.get("lang").and_then(|l| l["code"].as_str()).unwrap_or("und");
+        let (Some(t), Some(q)) = (self.thresholds.get(lang), doc.attrs.get("quality").and_then(|q| q.get(lang)).and_then(|v| v.as_f64())) else {
+            return Verdict::Keep;
+        };
+        if q < *t {
+            Verdict::Drop(QUALITY_LOW)
+        } else {
+            Verdict::Keep
+        }
+    }
+}
+
+/// Training options.
+#[derive(Clone, Debug)]
+pub struct TrainOptions {
+    /// Share of the examples held out for validation (chosen by a hash of the text).
+    pub valid_fraction: f64,
+    /// Passes over the data.
+    pub epochs: i32,
+    /// Learning rate.
+    pub lr: f64,
+    /// Word n-grams.
+    pub word_ngrams: i32,
+    /// Embedding size.
+    pub dim: i32,
+    /// Random seed.
+    pub seed: i32,
+}
+
+impl Default for TrainOptions {
+    fn default() -> Self {
+        TrainOptions { valid_fraction: 0.1, epochs: 10, lr: 0.5, word_ngrams: 2, dim: 64, seed: 1 }
+    }
+}
+
+/// What training measured on the validation split.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct TrainReport {
+    /// Examples trained on (positive, negative).
+    pub train: (usize, usize),
+    /// Examples validated on (positive, negative).
+    pub valid: (usize, usize),
+    /// Precision of the positive class at 0.5.
+    pub precision: f64,
+    /// Recall of the positive class at 0.5.
+    pub recall: f64,
+    /// Accuracy at 0.5.
+    pub accuracy: f64,
+    /// Area under the ROC curve.
+    pub auc: f64,
+}
+
+/// Whether a label value means "high quality": `hq`, `high`, `good`, `pos`, `positive`,
+/// `1`, `true` (strings, numbers or booleans).
+pub fn is_positive(v: &serde_json::Value) -> Option<bool> {
+    match v {
+        serde_json::Value::Bool(b) => Some(*b),
+        serde_json::Value::Number(n) => n.as_f64().map(|x| x >= 0.5),
+        serde_json::Value::String(s) => {
+            let s = s.trim().trim_start_matches("__label__").to_ascii_lowercase();
+            match s.as_str() {
+                "hq" | "high" | "good" | "pos" | "positive" | "1" | "true" | "keep" => Some(true),
+                "lq" | "low" | "bad" | "neg" | "negative" | "0" | "false" | "drop" => Some(false),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Trains a model from JSONL lines with `text` and `label`; writes it to `output`.
+pub fn train(input: &Path, output: &Path, opts: &TrainOptions) -> Result<TrainReport, String> {
+    let file = std::fs::File::open(input).map_err(|e| format!("cannot read {}: {e}", input.display()))?;
+    let mut train_set: Vec<(bool, String)> = Vec::new();
+    let mut valid_set: Vec<(bool, String)> = Vec::new();
+    for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(|e| format!("{}: line {}: {e}", input.display(), i + 1))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let v: serde_json::Value = serde_json::from_str(&line).map_err(|e| format!("{}: line {}: not JSON: {e}", input.display(), i + 1))?;
+        let text = v["text"].as_str().ok_or_else(|| format!("{}: line {}: no `text` string", input.display(), i + 1))?;
+        let label = is_positive(&v["label"]).ok_or_else(|| format!("{}: line {}: `label` must be hq/lq, good/bad, 1/0 or true/false", input.display(), i + 1))?;
+        let norm = normalize(text);
+        if norm.is_empty() {
+            continue;
+        }
+        let h = xxhash_rust::xxh3::xxh3_64(norm.as_bytes()) % 10_000;
+        if (h as f64) < opts.valid_fraction * 10_000.0 {
+            valid_set.push((label, norm));
+        } else {
+            train_set.push((label, norm));
+        }
+    }
+    let count = |s: &[(bool, String)]| (s.iter().filter(|x| x.0).count(), s.iter().filter(|x| !x.0).count());
+    let (tp, tn) = count(&train_set);
+    if tp == 0 || tn == 0 {
+        return Err(format!("the training split needs both labels (positive {tp}, negative {tn})"));
+    }
+    let dir = tempfile::tempdir().map_err(|e| format!("temporary folder: {e}"))?;
+    let train_file = dir.path().join("train.txt");
+    {
+        let mut w = std::io::BufWriter::new(std::fs::File::create(&train_file).map_err(|e| e.to_string())?);
+        for (label, text) in &train_set {
+            writeln!(w, "{} {}", if *label { POSITIVE } else { NEGATIVE }, text).map_err(|e| e.to_string())?;
+        }
+        w.flush().map_err(|e| e.to_string())?;
+    }
+    let mut args = Args::default();
+    args.input = train_file;
+    args.model = ModelName::Supervised;
+    args.loss = LossName::Softmax;
+    args.epoch = opts.epochs;
+    args.lr = opts.lr;
+    args.word_ngrams = opts.word_ngrams;
+    args.dim = opts.dim;
+    args.min_count = 1;
+    args.bucket = 200_000;
+    args.thread = 1; // deterministic
+    args.seed = opts.seed;
+    args.verbose = 0;
+    let model = FastText::train(args).map_err(|e| format!("training: {e}"))?;
+    if let Some(parent) = output.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+    }
+    model.save_model(output).map_err(|e| format!("writing {}: {e}", output.display()))?;
+    let mut report = TrainReport { train: (tp, tn), valid: count(&valid_set), ..Default::default() };
+    let scored: Vec<(bool, f64)> = valid_set.iter().map(|(l, t)| (*l, positive_prob(&model, t))).collect();
+    let (mut tp_, mut fp, mut fn_, mut ok) = (0usize, 0usize, 0usize, 0usize);
+    for (l, p) in &scored {
+        let pred = *p >= 0.5;
+        tp_ += usize::from(pred && *l);
+        fp += usize::from(pred && !*l);
+        fn_ += usize::from(!pred && *l);
+        ok += usize::from(pred == *l);
+    }
+    report.precision = if tp_ + fp > 0 { tp_ as f64 / (tp_ + fp) as f64 } else { 0.0 };
+    report.recall = if tp_ + fn_ > 0 { tp_ as f64 / (tp_ + fn_) as f64 } else { 0.0 };
+    report.accuracy = if scored.is_empty() { 0.0 } else { ok as f64 / scored.len() as f64 };
+    report.auc = auc(&scored);
+    Ok(report)
+}
+
+/// ROC AUC: the probability that a random positive scores above a random negative (ties
+/// count half).
+pub fn auc(scored: &[(bool, f64)]) -> f64 {
+    let pos: Vec<f64> = scored.iter().filter(|x| x.0).map(|x| x.1).collect();
+    let mut neg: Vec<f64> = scored.iter().filter(|x| !x.0).map(|x| x.1).collect();
+    if pos.is_empty() || neg.is_empty() {
+        return f64::NAN;
+    }
+    neg.sort_by(f64::total_cmp);
+    let mut s = 0.0;
+    for p in &pos {
+        let below = neg.partition_point(|n| n < p);
+        let upto = neg.partition_point(|n| n <= p);
+        s += below as f64 + 0.5 * (upto - below) as f64;
+    }
+    s / (pos.len() * neg.len()) as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auc_and_labels() {
+        assert_eq!(auc(&[(true, 0.9), (false, 0.1)]), 1.0);
+        assert_eq!(auc(&[(true, 0.1), (false, 0.9)]), 0.0);
+        assert_eq!(auc(&[(true, 0.5), (false, 0.5)]), 0.5);
+        assert_eq!(is_positive(&serde_json::json!("__label__hq")), Some(true));
+        assert_eq!(is_positive(&serde_json::json!(0)), Some(false));
+        assert_eq!(is_positive(&serde_json::json!("maybe")), None);
+    }
+
+    #[test]
+    fn trains_scores_and_filters() {
+        // prose against navigation/boilerplate lines, each generated from word lists
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("labelled.jsonl");
+        let mut f = std::fs::File::create(&input).unwrap();
+        let subjects = ["The council", "A small bookshop", "Scientists", "The harbour town", "Engineers", "Farmers in the valley", "The library", "Volunteers"];
+        let verbs = ["approved a plan to", "decided to", "began to", "hope to", "were asked to", "agreed to"];
+        let objects = ["plant trees along the avenues", "replace the old pipes", "count the wading birds", "open the market earlier", "lend laptops to students", "clear litter from the beaches"];
+        let nav = ["Home", "Login", "Sign up", "Cookie settings", "Privacy", "Share on Facebook", "Next page", "Subscribe", "Menu", "Search", "Contact", "Terms of use"];
+        let mut n = 0;
+        for (i, s) in subjects.iter().enumerate() {
+            for (j, v) in verbs.iter().enumerate() {
+                for (k, o) in objects.iter().enumerate() {
+                    let text = format!("{s} {v} {o}, officials said on Monday. The work will take {} years and residents were told in advance.", i + j + k + 1);
+                    writeln!(f, "{}", serde_json::json!({"text": text, "label": "hq"})).unwrap();
+                    let junk: Vec<&str> = (0..8).map(|x| nav[(i * 7 + j * 3 + k + x * 5) % nav.len()]).collect();
+                    writeln!(f, "{}", serde_json::json!({"text": junk.join(" | "), "label": 0})).unwrap();
+                    n += 2;
+                }
+            }
+        }
+        drop(f);
+        let model = dir.path().join("m/en.bin");
+        let r = train(&input, &model, &TrainOptions { epochs: 20, ..Default::default() }).unwrap();
+        assert_eq!(r.train.0 + r.train.1 + r.valid.0 + r.valid.1, n);
+        assert!(r.valid.0 > 0 && r.valid.1 > 0, "{r:?}");
+        assert!(r.auc > 0.95 && r.precision > 0.9 && r.recall > 0.9, "{r:?}");
+        // scoring and the filter
+        let cfg = QualityConfig { models: [("eng".to_string(), model.display().to_string())].into(), thresholds: [("eng".to_string(), 0.5)].into() };
+        cfg.validate().unwrap();
+        let q = Quality::load(&cfg).unwrap();
+        let mut good = Document::new("https://x/a", "The library decided to open the market earlier, officials said on Monday. The work will take two years.");
+        let mut bad = Document::new("https://x/b", "Home | Login | Cookie settings | Share on Facebook | Next page | Menu");
+        for d in [&mut good, &mut bad] {
+            d.attrs.insert("lang".into(), serde_json::json!({"code": "eng"}));
+            q.map(d).unwrap();
+        }
+        let (g, b) = (good.attrs["quality"]["eng"].as_f64().unwrap(), bad.attrs["quality"]["eng"].as_f64().unwrap());
+        assert!(g > 0.5 && b < 0.5, "good {g}, bad {b}");
+        let filt = QualityFilter { thresholds: cfg.thresholds.clone() };
+        assert_eq!(filt.filter(&good), Verdict::Keep);
+        assert_eq!(filt.filter(&bad), Verdict::Drop(QUALITY_LOW));
+        // another language without a model: not scored, kept
+        let mut de = Document::new("https://x/c", "Home | Login");
+        de.attrs.insert("lang".into(), serde_json::json!({"code": "deu"}));
+        q.map(&mut de).unwrap();
+        assert!(!de.attrs.contains_key("quality"));
+        assert_eq!(filt.filter(&de), Verdict::Keep);
+        // config errors name the key
+        let bad_cfg = QualityConfig { models: [("fra".to_string(), "/nonexistent.bin".to_string())].into(), ..Default::default() };
+        assert_eq!(bad_cfg.validate().unwrap_err().0, "filter.quality.models.fra");
+    }
+}
