@@ -226,19 +226,21 @@ pub fn train(input: &Path, output: &Path, opts: &TrainOptions) -> Result<TrainRe
         }
         w.flush().map_err(|e| e.to_string())?;
     }
-    let mut args = Args::default();
-    args.input = train_file;
-    args.model = ModelName::Supervised;
-    args.loss = LossName::Softmax;
-    args.epoch = opts.epochs;
-    args.lr = opts.lr;
-    args.word_ngrams = opts.word_ngrams;
-    args.dim = opts.dim;
-    args.min_count = 1;
-    args.bucket = 200_000;
-    args.thread = 1; // deterministic
-    args.seed = opts.seed;
-    args.verbose = 0;
+    let args = Args {
+        input: train_file,
+        model: ModelName::Supervised,
+        loss: LossName::Softmax,
+        epoch: opts.epochs,
+        lr: opts.lr,
+        word_ngrams: opts.word_ngrams,
+        dim: opts.dim,
+        min_count: 1,
+        bucket: 200_000,
+        thread: 1, // deterministic
+        seed: opts.seed,
+        verbose: 0,
+        ..Default::default()
+    };
     let model = FastText::train(args).map_err(|e| format!("training: {e}"))?;
     if let Some(parent) = output.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
