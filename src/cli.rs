@@ -191,6 +191,9 @@ pub enum FilterAction {
         /// Embedding size.
         #[arg(long, default_value_t = 64)]
         dim: i32,
+        /// Hash buckets for word n-grams (the model holds dim x (buckets + words) floats).
+        #[arg(long, default_value_t = 200_000)]
+        bucket: i32,
         /// Random seed (training uses one thread, so a seed gives the same model).
         #[arg(long, default_value_t = 1)]
         seed: i32,

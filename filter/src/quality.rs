@@ -29,7 +29,7 @@ impl QualityConfig {
     /// Checks values; returns the offending key and reason.
     pub fn validate(&self) -> Result<(), (String, String)> {
         for (lang, path) in &self.models {
-            if !Path::new(path).is_file() {
+            if path != BUILTIN_ENG && !Path::new(path).is_file() {
                 return Err((format!("filter.quality.models.{lang}"), format!("{path} is not a file (train one with `trawl filter train-quality`)")));
             }
         }
@@ -41,6 +41,13 @@ impl QualityConfig {
         Ok(())
     }
 }
+
+/// The name of the shipped English model in `[filter.quality.models]`.
+pub const BUILTIN_ENG: &str = "builtin:eng";
+
+/// The default English model (`filter/models/quality-eng.bin`, built by
+/// `filter/models/build_default_quality.py`).
+static DEFAULT_ENG: &[u8] = include_bytes!("../models/quality-eng.bin");
 
 const POSITIVE: &str = "__label__hq";
 const NEGATIVE: &str = "__label__lq";
@@ -63,11 +70,17 @@ impl std::fmt::Debug for Quality {
 }
 
 impl Quality {
-    /// Loads every configured model.
+    /// Loads every configured model (`builtin:eng` is the default English model shipped in
+    /// the binary, see `filter/models/README.md`).
     pub fn load(cfg: &QualityConfig) -> Result<Quality, (String, String)> {
         let mut models = BTreeMap::new();
         for (lang, path) in &cfg.models {
-            let m = FastText::load_model(path).map_err(|e| (format!("filter.quality.models.{lang}"), format!("cannot load {path}: {e}")))?;
+            let key = format!("filter.quality.models.{lang}");
+            let m = if path == BUILTIN_ENG {
+                FastText::load(&mut std::io::Cursor::new(DEFAULT_ENG)).map_err(|e| (key, format!("the built-in model: {e}")))?
+            } else {
+                FastText::load_model(path).map_err(|e| (key, format!("cannot load {path}: {e}")))?
+            };
             models.insert(lang.clone(), m);
         }
         Ok(Quality { models })
@@ -143,13 +156,15 @@ pub struct TrainOptions {
     pub word_ngrams: i32,
     /// Embedding size.
     pub dim: i32,
+    /// Hash buckets for n-grams (model size grows with `dim` x (`bucket` + vocabulary)).
+    pub bucket: i32,
     /// Random seed.
     pub seed: i32,
 }
 
 impl Default for TrainOptions {
     fn default() -> Self {
-        TrainOptions { valid_fraction: 0.1, epochs: 10, lr: 0.5, word_ngrams: 2, dim: 64, seed: 1 }
+        TrainOptions { valid_fraction: 0.1, epochs: 10, lr: 0.5, word_ngrams: 2, dim: 64, bucket: 200_000, seed: 1 }
     }
 }
 
@@ -235,7 +250,7 @@ pub fn train(input: &Path, output: &Path, opts: &TrainOptions) -> Result<TrainRe
         word_ngrams: opts.word_ngrams,
         dim: opts.dim,
         min_count: 1,
-        bucket: 200_000,
+        bucket: opts.bucket,
         thread: 1, // deterministic
         seed: opts.seed,
         verbose: 0,
@@ -344,6 +359,12 @@ mod tests {
         q.map(&mut de).unwrap();
         assert!(!de.attrs.contains_key("quality"));
         assert_eq!(filt.filter(&de), Verdict::Keep);
+        // the shipped English model: article prose above page furniture
+        let b = Quality::load(&QualityConfig { models: [("eng".to_string(), BUILTIN_ENG.to_string())].into(), ..Default::default() }).unwrap();
+        let prose = "The city council approved a plan to plant two thousand trees along the main avenues over the next five years. Supporters argue that the trees will cool the streets in summer, absorb rainwater and make walking more pleasant, while critics worry about the cost of maintenance.";
+        let furniture = "Home\nNews\nSport\nSubscribe to our newsletter\nAccept cookies\nShare on Facebook\nTerms of use\nPrivacy policy";
+        let (p, f) = (b.score("eng", prose).unwrap(), b.score("eng", furniture).unwrap());
+        assert!(p > 0.5 && f < 0.5, "prose {p}, furniture {f}");
         // config errors name the key
         let bad_cfg = QualityConfig { models: [("fra".to_string(), "/nonexistent.bin".to_string())].into(), ..Default::default() };
         assert_eq!(bad_cfg.validate().unwrap_err().0, "filter.quality.models.fra");
