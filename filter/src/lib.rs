@@ -63,6 +63,11 @@ pub struct FilterConfig {
     pub safety: safety::SafetyConfig,
     /// fastText quality models per language and their thresholds (`[filter.quality]`).
     pub quality: quality::QualityConfig,
+    /// A fastText language-ID model (e.g. `lid.176.bin`), combined with whatlang: its top
+    /// label wins when its probability reaches `lid_min_prob`, else whatlang's answer stands.
+    pub lid_model: Option<String>,
+    /// See `lid_model`.
+    pub lid_min_prob: f64,
     /// Files of URLs, URL prefixes (`https://x/a/*`) and domains whose documents are
     /// dropped as `blocklisted`. The run root's `takedown/urls.txt` is always honoured too.
     pub blocklists: Vec<String>,
@@ -74,7 +79,7 @@ pub struct FilterConfig {
 
 impl Default for FilterConfig {
     fn default() -> Self {
-        FilterConfig { enabled: true, languages: Vec::new(), min_lang_confidence: 0.0, min_words: 50, respect_training_opt_out: true, respect_noindex: true, pii: pii::PiiConfig::default(), heuristics: heuristics::HeuristicsConfig::default(), safety: safety::SafetyConfig::default(), quality: quality::QualityConfig::default(), blocklists: Vec::new(), annotate_only: false }
+        FilterConfig { enabled: true, languages: Vec::new(), min_lang_confidence: 0.0, min_words: 50, respect_training_opt_out: true, respect_noindex: true, pii: pii::PiiConfig::default(), heuristics: heuristics::HeuristicsConfig::default(), safety: safety::SafetyConfig::default(), quality: quality::QualityConfig::default(), lid_model: None, lid_min_prob: 0.5, blocklists: Vec::new(), annotate_only: false }
     }
 }
 
@@ -86,6 +91,14 @@ impl FilterConfig {
         }
         self.load_blocklists()?;
         self.quality.validate()?;
+        if let Some(m) = &self.lid_model {
+            if !std::path::Path::new(m).is_file() {
+                return Err(("filter.lid_model".into(), format!("{m} is not a file")));
+            }
+        }
+        if !(0.0..=1.0).contains(&self.lid_min_prob) {
+            return Err(("filter.lid_min_prob".into(), format!("{} is not a probability", self.lid_min_prob)));
+        }
         safety::Safety::new(&self.safety).map_err(|e| ("filter.safety.lists".to_string(), e))?;
         if let Some(f) = &self.safety.domain_blocklist {
             safety::load_domains(f).map_err(|e| ("filter.safety.domain_blocklist".to_string(), e))?;
@@ -127,7 +140,14 @@ impl FilterConfig {
         let decide = |v: &mut Vec<Stage>, f: Box<dyn Filter>| {
             v.push(if annotate_only { Stage::Map(Box::new(WouldDrop(f))) } else { Stage::Filter(f) });
         };
-        v.push(Stage::Map(Box::new(Annotate)));
+        let lid = self.lid_model.as_deref().and_then(|m| match fasttext::FastText::load_model(m) {
+            Ok(ft) => Some(std::sync::Arc::new(ft)),
+            Err(e) => {
+                tracing::error!(model = m, error = %e, "fastText language ID not loaded; whatlang only");
+                None
+            }
+        });
+        v.push(Stage::Map(Box::new(Annotate { lid, lid_min_prob: self.lid_min_prob })));
         if self.pii.enabled {
             v.push(Stage::Map(Box::new(pii::Pii::new(self.pii.clone()))));
         }
@@ -192,9 +212,41 @@ pub fn word_count(text: &str) -> usize {
     trawl_core::text::word_count(text)
 }
 
-/// Annotates `attrs.lang` (`{code, confidence, reliable}`), `meta.lang` and `attrs.words`.
-#[derive(Debug)]
-pub struct Annotate;
+/// Annotates `attrs.lang` (`{code, confidence, reliable, source}`), `meta.lang` and
+/// `attrs.words`. Language: whatlang on the document (and per paragraph); with a fastText
+/// LID model, its top label wins when its probability is at least `lid_min_prob` (the
+/// combined rule; both answers are recorded under `whatlang` and `fasttext`).
+#[derive(Default)]
+pub struct Annotate {
+    /// A fastText language-ID model.
+    pub lid: Option<std::sync::Arc<fasttext::FastText>>,
+    /// Minimum probability for the fastText answer to win.
+    pub lid_min_prob: f64,
+}
+
+impl std::fmt::Debug for Annotate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Annotate").field("lid", &self.lid.is_some()).field("lid_min_prob", &self.lid_min_prob).finish()
+    }
+}
+
+/// ISO 639-3 for a fastText label (`__label__en`, `__label__eng`, `__label__zh`, ...), as
+/// whatlang names languages.
+pub fn lid_label_to_iso3(label: &str) -> Option<String> {
+    let l = label.trim_start_matches("__label__").split(['_', '-']).next().unwrap_or("").to_ascii_lowercase();
+    if l.len() == 3 && whatlang::Lang::from_code(&l).is_some() {
+        return Some(l);
+    }
+    const TWO: &[(&str, &str)] = &[
+        ("en", "eng"), ("de", "deu"), ("fr", "fra"), ("es", "spa"), ("it", "ita"), ("pt", "por"), ("nl", "nld"), ("pl", "pol"), ("ru", "rus"), ("uk", "ukr"), ("ja", "jpn"), ("zh", "cmn"),
+        ("ko", "kor"), ("ar", "arb"), ("fa", "pes"), ("he", "heb"), ("hi", "hin"), ("bn", "ben"), ("tr", "tur"), ("sv", "swe"), ("da", "dan"), ("no", "nob"), ("nb", "nob"), ("fi", "fin"),
+        ("cs", "ces"), ("sk", "slk"), ("hu", "hun"), ("ro", "ron"), ("bg", "bul"), ("el", "ell"), ("sr", "srp"), ("hr", "hrv"), ("sl", "slv"), ("lt", "lit"), ("lv", "lav"), ("et", "est"),
+        ("vi", "vie"), ("th", "tha"), ("id", "ind"), ("ms", "zlm"), ("ta", "tam"), ("te", "tel"), ("mr", "mar"), ("ur", "urd"), ("ca", "cat"), ("af", "afr"), ("be", "bel"), ("ka", "kat"),
+        ("hy", "hye"), ("az", "aze"), ("uz", "uzb"), ("tl", "tgl"), ("eo", "epo"), ("la", "lat"), ("mk", "mkd"), ("ne", "nep"), ("pa", "pan"), ("gu", "guj"), ("kn", "kan"), ("ml", "mal"),
+        ("si", "sin"), ("am", "amh"), ("yi", "yid"), ("km", "khm"), ("my", "mya"), ("sn", "sna"), ("zu", "zul"), ("ak", "aka"), ("jv", "jav"),
+    ];
+    TWO.iter().find(|(k, _)| *k == l).map(|(_, v)| v.to_string())
+}
 
 impl Map for Annotate {
     fn name(&self) -> &'static str {
@@ -208,9 +260,18 @@ impl Map for Annotate {
             end -= 1;
         }
         let sample = &doc.text[..end];
-        let (code, conf, reliable) = match whatlang::detect(sample) {
+        let (wl_code, wl_conf, wl_reliable) = match whatlang::detect(sample) {
             Some(info) => (info.lang().code().to_string(), info.confidence(), info.is_reliable()),
             None => ("und".to_string(), 0.0, false),
+        };
+        let ft = self.lid.as_ref().and_then(|m| {
+            let line: String = sample.split_whitespace().collect::<Vec<_>>().join(" ");
+            let p = m.predict(&line, 1, 0.0).into_iter().next()?;
+            Some((lid_label_to_iso3(&p.label).unwrap_or_else(|| p.label.trim_start_matches("__label__").to_string()), f64::from(p.prob)))
+        });
+        let (code, conf, reliable, source) = match &ft {
+            Some((c, p)) if *p >= self.lid_min_prob => (c.clone(), *p, true, "fasttext"),
+            _ => (wl_code.clone(), wl_conf, wl_reliable, "whatlang"),
         };
         // paragraph level: the share of the text (in bytes) per language, for mixed pages
         let mut shares: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
@@ -222,7 +283,13 @@ impl Map for Annotate {
             }
         }
         let paragraphs: serde_json::Map<String, serde_json::Value> = shares.into_iter().map(|(k, v)| (k, json!(((v as f64 / total.max(1) as f64) * 1000.0).round() / 1000.0))).collect();
-        doc.attrs.insert("lang".into(), json!({ "code": code, "confidence": (conf * 1000.0).round() / 1000.0, "reliable": reliable, "paragraphs": paragraphs }));
+        let mut lang = json!({ "code": code, "confidence": (conf * 1000.0).round() / 1000.0, "reliable": reliable, "paragraphs": paragraphs });
+        if let Some((c, p)) = &ft {
+            lang["source"] = source.into();
+            lang["fasttext"] = json!({ "code": c, "prob": (p * 1000.0).round() / 1000.0 });
+            lang["whatlang"] = json!({ "code": wl_code, "confidence": (wl_conf * 1000.0).round() / 1000.0 });
+        }
+        doc.attrs.insert("lang".into(), lang);
         doc.attrs.insert("words".into(), json!(word_count(&doc.text)));
         doc.meta.lang = Some(code);
         Ok(())
@@ -334,7 +401,7 @@ mod tests {
 
     fn annotated(text: &str) -> Document {
         let mut d = Document::new("u", text);
-        Annotate.map(&mut d).unwrap();
+        Annotate::default().map(&mut d).unwrap();
         d
     }
 
@@ -382,8 +449,43 @@ mod tests {
     }
 
     #[test]
+    fn fasttext_lid_wins_when_confident() {
+        use std::io::Write as _;
+        let dir = tempfile::tempdir().unwrap();
+        let train = dir.path().join("lid.txt");
+        let mut f = std::fs::File::create(&train).unwrap();
+        let en = ["the library opens early", "residents were told in advance", "the council approved the plan", "scientists counted the birds"];
+        let de = ["die bibliothek öffnet früh", "die bewohner wurden informiert", "der rat hat den plan genehmigt", "forscher zählten die vögel"];
+        let fr = ["la bibliothèque ouvre tôt", "les habitants ont été informés", "le conseil a approuvé le plan", "les chercheurs ont compté les oiseaux"];
+        for i in 0..40 {
+            for (label, set) in [("en", &en), ("de", &de), ("fr", &fr)] {
+                writeln!(f, "__label__{label} {} {}", set[i % 4], set[(i + 1) % 4]).unwrap();
+            }
+        }
+        drop(f);
+        let args = fasttext::args::Args { input: train, model: fasttext::args::ModelName::Supervised, epoch: 25, lr: 0.5, thread: 1, min_count: 1, bucket: 10_000, dim: 16, verbose: 0, ..Default::default() };
+        let model = std::sync::Arc::new(fasttext::FastText::train(args).unwrap());
+        let ann = Annotate { lid: Some(model.clone()), lid_min_prob: 0.5 };
+        let mut d = Document::new("u", "Der Rat hat den Plan genehmigt und die Bewohner wurden informiert.");
+        ann.map(&mut d).unwrap();
+        assert_eq!(d.attrs["lang"]["source"], "fasttext", "{}", d.attrs["lang"]);
+        assert_eq!(d.attrs["lang"]["code"], "deu");
+        assert_eq!(d.meta.lang.as_deref(), Some("deu"));
+        assert!(d.attrs["lang"]["whatlang"]["code"].is_string());
+        // not confident enough: whatlang's answer stands, both recorded
+        let strict = Annotate { lid: Some(model), lid_min_prob: 1.01 };
+        let mut d = Document::new("u", FR);
+        strict.map(&mut d).unwrap();
+        assert_eq!(d.attrs["lang"]["source"], "whatlang");
+        assert_eq!(d.attrs["lang"]["code"], "fra");
+        assert_eq!(lid_label_to_iso3("__label__zh"), Some("cmn".into()));
+        assert_eq!(lid_label_to_iso3("__label__deu"), Some("deu".into()));
+        assert_eq!(lid_label_to_iso3("__label__xx"), None);
+    }
+
+    #[test]
     fn annotate_is_a_compliant_map() {
-        let (kept, _) = check_stage(Stage::Map(Box::new(Annotate)), vec![annotated(EN), Document::new("u", "")]);
+        let (kept, _) = check_stage(Stage::Map(Box::new(Annotate::default())), vec![annotated(EN), Document::new("u", "")]);
         assert_eq!(kept.len(), 2);
         assert_eq!(kept[1].meta.lang.as_deref(), Some("und"));
     }
