@@ -29,6 +29,7 @@ ap.add_argument("--trawl", required=True)
 ap.add_argument("--per-lang", type=int, default=300)
 ap.add_argument("--min-chars", type=int, default=200)
 ap.add_argument("--work", default=os.path.expanduser("~/.cache/trawl/lid"))
+ap.add_argument("--lid-model", help="a fastText LID model to combine with whatlang ([filter] lid_model)")
 args = ap.parse_args()
 
 # package -> (man page folder language, whatlang ISO 639-3 code)
@@ -134,7 +135,7 @@ with open(os.path.join(inp, "docs.jsonl"), "w") as f:
     for d in docs:
         f.write(json.dumps({"id": d["id"], "text": d["text"]}) + "\n")
 cfg = os.path.join(work, "c.toml")
-open(cfg, "w").write("[filter]\nmin_words = 0\n")
+open(cfg, "w").write("[filter]\nmin_words = 0\n" + (f"lid_model = \"{os.path.abspath(args.lid_model)}\"\n" if args.lid_model else ""))
 subprocess.run([args.trawl, "--quiet", "filter", "--annotate-only", "--config", cfg, "--input", inp, "--output", os.path.join(work, "out")], check=True)
 import zstandard  # noqa: E402  (installed by bench/lid.sh)
 pred = {}

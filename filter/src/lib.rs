@@ -239,7 +239,7 @@ pub fn lid_label_to_iso3(label: &str) -> Option<String> {
     }
     const TWO: &[(&str, &str)] = &[
         ("en", "eng"), ("de", "deu"), ("fr", "fra"), ("es", "spa"), ("it", "ita"), ("pt", "por"), ("nl", "nld"), ("pl", "pol"), ("ru", "rus"), ("uk", "ukr"), ("ja", "jpn"), ("zh", "cmn"),
-        ("ko", "kor"), ("ar", "arb"), ("fa", "pes"), ("he", "heb"), ("hi", "hin"), ("bn", "ben"), ("tr", "tur"), ("sv", "swe"), ("da", "dan"), ("no", "nob"), ("nb", "nob"), ("fi", "fin"),
+        ("ko", "kor"), ("ar", "ara"), ("fa", "pes"), ("he", "heb"), ("hi", "hin"), ("bn", "ben"), ("tr", "tur"), ("sv", "swe"), ("da", "dan"), ("no", "nob"), ("nb", "nob"), ("fi", "fin"),
         ("cs", "ces"), ("sk", "slk"), ("hu", "hun"), ("ro", "ron"), ("bg", "bul"), ("el", "ell"), ("sr", "srp"), ("hr", "hrv"), ("sl", "slv"), ("lt", "lit"), ("lv", "lav"), ("et", "est"),
         ("vi", "vie"), ("th", "tha"), ("id", "ind"), ("ms", "zlm"), ("ta", "tam"), ("te", "tel"), ("mr", "mar"), ("ur", "urd"), ("ca", "cat"), ("af", "afr"), ("be", "bel"), ("ka", "kat"),
         ("hy", "hye"), ("az", "aze"), ("uz", "uzb"), ("tl", "tgl"), ("eo", "epo"), ("la", "lat"), ("mk", "mkd"), ("ne", "nep"), ("pa", "pan"), ("gu", "guj"), ("kn", "kan"), ("ml", "mal"),
