@@ -45,6 +45,8 @@ def main():
     ap.add_argument("--annotated", required=True, help="folder of --annotate-only output of the same docs")
     ap.add_argument("--repeat", type=int, default=20)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--quality", action="store_true", help="also score with the built-in English quality model ([filter.quality] models.eng = builtin:eng)")
+    ap.add_argument("--trawl-only", action="store_true", help="time trawl only (no datatrove run, no agreement)")
     a = ap.parse_args()
     docs = load(a.docs)
     texts = [d["text"] for d in docs] * a.repeat
@@ -55,7 +57,7 @@ def main():
         for r in range(a.repeat):
             for d in docs:
                 f.write(json.dumps(dict(d, id=f"{d['id']}-{r}")) + "\n")
-    (w / "cfg.toml").write_text("[filter]\nmin_words = 0\n")
+    (w / "cfg.toml").write_text("[filter]\nmin_words = 0\n" + ("[filter.quality.models]\neng = \"builtin:eng\"\n" if a.quality else ""))
     mb = sum(len(t.encode()) for t in texts) / 1e6
     print(f"{len(docs)} pages x {a.repeat} = {len(texts)} documents, {mb:.1f} MB of text")
     tt, dt = [], []
@@ -63,9 +65,15 @@ def main():
         t = time.perf_counter()
         subprocess.run([a.trawl, "--threads", "1", "filter", "--quiet", "--force", "--config", str(w / "cfg.toml"), "--input", str(corpus.parent), "--output", str(w / "out")], check=True, capture_output=True)
         tt.append(time.perf_counter() - t)
+        if a.trawl_only:
+            continue
         t = time.perf_counter()
         dkeep = datatrove_run(texts)
         dt.append(time.perf_counter() - t)
+    if a.trawl_only:
+        t = statistics.median(tt)
+        print(f"trawl{' + quality model' if a.quality else ''}: median {t:.2f} s, {len(texts) / t:.0f} docs/s, {mb / t:.2f} MB/s (runs {[round(x, 2) for x in tt]})")
+        return 0
     t, d = statistics.median(tt), statistics.median(dt)
     print(f"{'tool':<10} {'median s':>9} {'docs/s':>9} {'MB/s':>7}")
     print(f"{'trawl':<10} {t:>9.2f} {len(texts) / t:>9.0f} {mb / t:>7.2f}")

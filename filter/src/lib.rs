@@ -254,8 +254,8 @@ impl Map for Annotate {
     }
 
     fn map(&self, doc: &mut Document) -> Result<(), RecordError> {
-        // whatlang's accuracy saturates long before 20 KB; bound the cost on huge pages
-        let mut end = doc.text.len().min(20_000);
+        // whatlang's accuracy saturates long before 6 KB; bound the cost on huge pages
+        let mut end = doc.text.len().min(6_000);
         while !doc.text.is_char_boundary(end) {
             end -= 1;
         }
@@ -276,8 +276,14 @@ impl Map for Annotate {
         // paragraph level: the share of the text (in bytes) per language, for mixed pages
         let mut shares: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
         let mut total = 0usize;
-        for para in doc.text.split("\n\n").map(str::trim).filter(|p| p.chars().count() >= 20).take(200) {
-            if let Some(info) = whatlang::detect(para) {
+        // paragraphs: each judged on its first 400 bytes, at most 32 of them (the shares are
+        // by the paragraphs' full length)
+        for para in doc.text.split("\n\n").map(str::trim).filter(|p| p.chars().count() >= 20).take(32) {
+            let mut cut = para.len().min(400);
+            while !para.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            if let Some(info) = whatlang::detect(&para[..cut]) {
                 *shares.entry(info.lang().code().to_string()).or_default() += para.len();
                 total += para.len();
             }
