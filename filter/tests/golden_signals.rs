@@ -28,7 +28,7 @@ fn signals_are_pinned_in_eight_languages() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
     let update = std::env::var_os("TRAWL_UPDATE_GOLDEN").is_some();
     for (lang, text) in DOCS {
-        let mut d = Document::new(&format!("https://{lang}.example/a"), *text);
+        let mut d = Document::new(format!("https://{lang}.example/a"), *text);
         annotate.map(&mut d).unwrap();
         pii.map(&mut d).unwrap();
         safety.map(&mut d).unwrap();
