@@ -15,6 +15,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use trawl_core::{Document, DropReason, ImageTextPair, InterleavedDoc, StageStats};
 
+pub mod image;
+
 /// Drop reasons for image/alt-text pairs.
 pub mod reasons {
     use trawl_core::DropReason;

@@ -1,0 +1,261 @@
+//! Decode and check fetched images with the `image` crate (JPEG, PNG, WebP, GIF first frame):
+//! the format is sniffed from the bytes and checked against the Content-Type; the declared
+//! dimensions are read before any pixel is decoded, so decompression bombs are refused from
+//! their header; decoding runs under an allocation limit; truncated or corrupt files are
+//! drops with their reason; size and aspect ratio are bounded; EXIF orientation is applied;
+//! the image is optionally resized (shorter side, aspect kept) and re-encoded to JPEG, which
+//! also strips EXIF and other metadata. A perceptual hash (the dedup crate's pHash) and an
+//! exact hash of the stored bytes come back for duplicate removal.
+//!
+//! This is the check the image fetcher of the captions stage runs on every response; the
+//! fetcher itself (and with it the `[captions.images]` config section) is not built yet.
+
+use std::io::Cursor;
+
+use image::{DynamicImage, ImageDecoder, ImageFormat, ImageReader, Limits};
+use serde::{Deserialize, Serialize};
+use trawl_core::DropReason;
+
+/// Drop reasons of image checking.
+pub mod reasons {
+    use trawl_core::DropReason;
+    /// Not one of the accepted formats, or the bytes are not the declared type.
+    pub const IMAGE_FORMAT: DropReason = DropReason::new("image_format");
+    /// Truncated or corrupt data.
+    pub const IMAGE_CORRUPT: DropReason = DropReason::new("image_corrupt");
+    /// More pixels (or decoder memory) than allowed: a decompression bomb or a huge image.
+    pub const IMAGE_TOO_LARGE: DropReason = DropReason::new("image_too_large");
+    /// Smaller than the minimum side (icons, tracking pixels, spacers).
+    pub const IMAGE_TOO_SMALL: DropReason = DropReason::new("image_too_small");
+    /// Wider or taller than the allowed aspect ratio (banners, sprites).
+    pub const IMAGE_ASPECT: DropReason = DropReason::new("image_aspect");
+}
+
+/// Limits and output of image checking (to become the `[captions.images]` section).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ImageConfig {
+    /// Largest accepted file, bytes.
+    pub max_bytes: usize,
+    /// Most pixels (width x height) decoded; larger declared sizes are refused unread.
+    pub max_pixels: u64,
+    /// Decoder memory limit, bytes.
+    pub max_decoder_bytes: u64,
+    /// Both sides at least this many pixels.
+    pub min_side: u32,
+    /// Longer side / shorter side at most this.
+    pub max_aspect: f64,
+    /// Resize so the shorter side is at most this (0: keep the size).
+    pub resize_shorter_side: u32,
+    /// Re-encode to JPEG at this quality (1-100); 0 keeps the original bytes (metadata and
+    /// all).
+    pub jpeg_quality: u8,
+}
+
+impl Default for ImageConfig {
+    fn default() -> Self {
+        ImageConfig { max_bytes: 20 * 1024 * 1024, max_pixels: 40_000_000, max_decoder_bytes: 512 * 1024 * 1024, min_side: 64, max_aspect: 4.0, resize_shorter_side: 512, jpeg_quality: 90 }
+    }
+}
+
+impl ImageConfig {
+    /// Checks values; returns the offending key and reason.
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        if self.jpeg_quality > 100 {
+            return Err(("captions.images.jpeg_quality".into(), format!("{} is above 100", self.jpeg_quality)));
+        }
+        if self.max_aspect < 1.0 {
+            return Err(("captions.images.max_aspect".into(), format!("{} is below 1 (longer side / shorter side)", self.max_aspect)));
+        }
+        if self.max_pixels == 0 || self.max_bytes == 0 {
+            return Err(("captions.images.max_pixels".into(), "max_pixels and max_bytes must be positive".into()));
+        }
+        Ok(())
+    }
+}
+
+/// A checked image, ready to store.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckedImage {
+    /// The source format.
+    pub format: &'static str,
+    /// Original width and height (after EXIF orientation).
+    pub original: (u32, u32),
+    /// Stored width and height.
+    pub size: (u32, u32),
+    /// The stored bytes (JPEG when re-encoded).
+    pub bytes: Vec<u8>,
+    /// File extension of the stored bytes.
+    pub extension: &'static str,
+    /// Perceptual hash (64-bit DCT pHash).
+    pub phash: u64,
+    /// XXH3-64 of the stored bytes.
+    pub exact: u64,
+}
+
+fn format_name(f: ImageFormat) -> Option<&'static str> {
+    match f {
+        ImageFormat::Jpeg => Some("jpeg"),
+        ImageFormat::Png => Some("png"),
+        ImageFormat::WebP => Some("webp"),
+        ImageFormat::Gif => Some("gif"),
+        _ => None,
+    }
+}
+
+/// Why a file of this format is cut off, if it is: JPEG ends with EOI (`FF D9`), PNG with an
+/// `IEND` chunk, GIF with its trailer (`3B`), WebP's RIFF size covers the file (trailing
+/// padding is allowed).
+fn truncated(format: &str, data: &[u8]) -> Option<String> {
+    let mut end = data.len();
+    while end > 0 && (data[end - 1] == 0 || data[end - 1] == b'\n' || data[end - 1] == b'\r') {
+        end -= 1;
+    }
+    let tail = &data[end.saturating_sub(1024)..end];
+    let ok = match format {
+        "jpeg" => tail.windows(2).any(|w| w == [0xff, 0xd9]),
+        "png" => tail.windows(4).any(|w| w == b"IEND"),
+        "gif" => tail.last() == Some(&0x3b),
+        "webp" => data.len() >= 12 && u64::from(u32::from_le_bytes([data[4], data[5], data[6], data[7]])) + 8 <= data.len() as u64,
+        _ => true,
+    };
+    (!ok).then(|| format!("truncated {format} ({} bytes, no end marker)", data.len()))
+}
+
+/// Decodes and checks `data`; `content_type` is the response's header, if any.
+pub fn check(data: &[u8], content_type: Option<&str>, cfg: &ImageConfig) -> Result<CheckedImage, (DropReason, String)> {
+    if data.len() > cfg.max_bytes {
+        return Err((reasons::IMAGE_TOO_LARGE, format!("{} bytes (limit {})", data.len(), cfg.max_bytes)));
+    }
+    let reader = ImageReader::new(Cursor::new(data)).with_guessed_format().map_err(|e| (reasons::IMAGE_CORRUPT, e.to_string()))?;
+    let Some(format) = reader.format().and_then(format_name) else {
+        return Err((reasons::IMAGE_FORMAT, format!("not JPEG, PNG, WebP or GIF ({:?})", reader.format())));
+    };
+    // decoders fill a cut-off image with grey rather than fail: check the file's end marker
+    if let Some(why) = truncated(format, data) {
+        return Err((reasons::IMAGE_CORRUPT, why));
+    }
+    if let Some(ct) = content_type.map(|c| c.split(';').next().unwrap_or("").trim().to_ascii_lowercase()).filter(|c| !c.is_empty()) {
+        let ok = ct.starts_with("image/") || ct == "application/octet-stream" || ct == "binary/octet-stream";
+        if !ok {
+            return Err((reasons::IMAGE_FORMAT, format!("Content-Type {ct} for {format} bytes")));
+        }
+    }
+    // the header's dimensions first: a bomb declares its size before its pixels
+    let mut limits = Limits::default();
+    limits.max_alloc = Some(cfg.max_decoder_bytes);
+    let mut reader = reader;
+    reader.limits(limits.clone());
+    let mut decoder = reader.into_decoder().map_err(|e| (reasons::IMAGE_CORRUPT, e.to_string()))?;
+    let (w, h) = decoder.dimensions();
+    if u64::from(w) * u64::from(h) > cfg.max_pixels {
+        return Err((reasons::IMAGE_TOO_LARGE, format!("{w}x{h} pixels declared (limit {})", cfg.max_pixels)));
+    }
+    let orientation = decoder.orientation().unwrap_or(image::metadata::Orientation::NoTransforms);
+    decoder.set_limits(limits).map_err(|e| (reasons::IMAGE_TOO_LARGE, e.to_string()))?;
+    let mut img = DynamicImage::from_decoder(decoder).map_err(|e| match e {
+        image::ImageError::Limits(l) => (reasons::IMAGE_TOO_LARGE, l.to_string()),
+        other => (reasons::IMAGE_CORRUPT, other.to_string()),
+    })?;
+    img.apply_orientation(orientation);
+    let (w, h) = (img.width(), img.height());
+    if w.min(h) < cfg.min_side {
+        return Err((reasons::IMAGE_TOO_SMALL, format!("{w}x{h} (minimum side {})", cfg.min_side)));
+    }
+    let aspect = f64::from(w.max(h)) / f64::from(w.min(h));
+    if aspect > cfg.max_aspect {
+        return Err((reasons::IMAGE_ASPECT, format!("{w}x{h}, aspect {aspect:.1} (limit {})", cfg.max_aspect)));
+    }
+    let luma = img.to_luma8();
+    let phash = trawl_dedup::phash::phash(luma.as_raw(), luma.width() as usize, luma.height() as usize).unwrap_or(0);
+    if cfg.resize_shorter_side > 0 && w.min(h) > cfg.resize_shorter_side {
+        let scale = f64::from(cfg.resize_shorter_side) / f64::from(w.min(h));
+        let (nw, nh) = (((f64::from(w) * scale).round() as u32).max(1), ((f64::from(h) * scale).round() as u32).max(1));
+        img = img.resize_exact(nw, nh, image::imageops::FilterType::Triangle);
+    }
+    let (bytes, extension) = if cfg.jpeg_quality == 0 {
+        (data.to_vec(), if format == "jpeg" { "jpg" } else { format })
+    } else {
+        let mut out = Vec::new();
+        let rgb = img.to_rgb8(); // JPEG has no alpha; transparent pixels become black-free RGB
+        image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, cfg.jpeg_quality).encode_image(&rgb).map_err(|e| (reasons::IMAGE_CORRUPT, format!("encoding: {e}")))?;
+        (out, "jpg")
+    };
+    let exact = xxhash_rust::xxh3::xxh3_64(&bytes);
+    Ok(CheckedImage { format, original: (w, h), size: (img.width(), img.height()), bytes, extension, phash, exact })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn png(w: u32, h: u32) -> Vec<u8> {
+        // a picture that scales: smooth shapes relative to the size
+        let img = image::RgbImage::from_fn(w, h, |x, y| {
+            let (u, v) = (f64::from(x) / f64::from(w.max(1)), f64::from(y) / f64::from(h.max(1)));
+            let wave = ((u * 6.0).sin() * (v * 4.0).cos() * 110.0 + 128.0) as u8;
+            image::Rgb([(u * 255.0) as u8, wave, (v * 255.0) as u8])
+        });
+        let mut out = Vec::new();
+        DynamicImage::ImageRgb8(img).write_to(&mut Cursor::new(&mut out), ImageFormat::Png).unwrap();
+        out
+    }
+
+    fn jpeg(w: u32, h: u32) -> Vec<u8> {
+        let img = image::RgbImage::from_fn(w, h, |x, y| image::Rgb([(x % 256) as u8, (y % 256) as u8, 128]));
+        let mut out = Vec::new();
+        image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 85).encode_image(&img).unwrap();
+        out
+    }
+
+    #[test]
+    fn good_images_are_resized_and_reencoded() {
+        let cfg = ImageConfig::default();
+        let c = check(&png(1200, 800), Some("image/png"), &cfg).unwrap();
+        assert_eq!((c.format, c.original, c.size, c.extension), ("png", (1200, 800), (768, 512), "jpg"));
+        assert!(c.bytes.starts_with(&[0xff, 0xd8]), "JPEG output");
+        let again = check(&png(1200, 800), None, &cfg).unwrap();
+        assert_eq!((again.phash, again.exact), (c.phash, c.exact), "deterministic");
+        // the same picture at another size: same pHash neighbourhood
+        let small = check(&png(600, 400), None, &cfg).unwrap();
+        assert!((small.phash ^ c.phash).count_ones() <= 8, "pHash distance {}", (small.phash ^ c.phash).count_ones());
+        let keep = check(&jpeg(300, 200), Some("image/jpeg"), &ImageConfig { jpeg_quality: 0, ..cfg.clone() }).unwrap();
+        assert_eq!((keep.extension, keep.size), ("jpg", (300, 200)));
+    }
+
+    #[test]
+    fn bad_images_are_dropped_with_their_reason() {
+        let cfg = ImageConfig::default();
+        let r = |d: &[u8], ct: Option<&str>| check(d, ct, &cfg).unwrap_err().0;
+        assert_eq!(r(&png(1, 1), None), reasons::IMAGE_TOO_SMALL, "tracking pixel");
+        assert_eq!(r(&png(1000, 100), None), reasons::IMAGE_ASPECT, "banner");
+        let full = jpeg(400, 300);
+        assert_eq!(r(&full[..full.len() / 2], None), reasons::IMAGE_CORRUPT, "truncated JPEG");
+        assert_eq!(r(b"<html>not an image</html>", Some("image/png")), reasons::IMAGE_FORMAT);
+        assert_eq!(r(&png(200, 200), Some("text/html")), reasons::IMAGE_FORMAT, "wrong Content-Type");
+        // a decompression bomb: a valid PNG header declaring 100,000 x 100,000 pixels, refused
+        // before any pixel is decoded
+        let mut bomb = png(100, 100);
+        bomb[16..20].copy_from_slice(&100_000u32.to_be_bytes());
+        bomb[20..24].copy_from_slice(&100_000u32.to_be_bytes());
+        let ihdr_crc = crc32(&bomb[12..29]);
+        bomb[29..33].copy_from_slice(&ihdr_crc.to_be_bytes());
+        let (reason, why) = check(&bomb, Some("image/png"), &cfg).unwrap_err();
+        assert_eq!(reason, reasons::IMAGE_TOO_LARGE, "{why}");
+        assert!(why.contains("100000x100000"), "{why}");
+        // over the byte cap
+        assert_eq!(check(&png(300, 300), None, &ImageConfig { max_bytes: 100, ..cfg.clone() }).unwrap_err().0, reasons::IMAGE_TOO_LARGE);
+        assert_eq!(ImageConfig { jpeg_quality: 101, ..cfg }.validate().unwrap_err().0, "captions.images.jpeg_quality");
+    }
+
+    fn crc32(data: &[u8]) -> u32 {
+        let mut c = 0xffff_ffffu32;
+        for &b in data {
+            c ^= u32::from(b);
+            for _ in 0..8 {
+                c = if c & 1 == 1 { 0xedb8_8320 ^ (c >> 1) } else { c >> 1 };
+            }
+        }
+        !c
+    }
+}
