@@ -303,4 +303,9 @@ fn train_quality_then_filter_with_the_model() {
     assert!(kept[0]["attrs"]["quality"]["eng"].as_f64().unwrap() > 0.5);
     let excluded = read_jsonl(&root.join("excluded/filter/00000.jsonl.zst"));
     assert!(excluded.iter().any(|e| e["reason"] == "quality_low"), "{excluded:?}");
+    // the report charts the scores of the language with its threshold
+    ok(trawl().args(["report", "--config"]).arg(&cfg).arg(&root));
+    let html = std::fs::read_to_string(root.join("report/index.html")).unwrap();
+    assert!(html.contains("quality.eng [eng]"), "a quality histogram for eng");
+    assert!(html.contains("threshold 0.5"), "the threshold is drawn");
 }

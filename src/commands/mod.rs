@@ -69,7 +69,12 @@ pub fn dispatch(cli: Cli, rt: &tokio::runtime::Runtime) -> Result<()> {
 
 /// The thresholds drawn on the report's signal histograms, from the filter config.
 pub fn thresholds(cfg: &PipelineConfig) -> trawl_report::Thresholds {
-    vec![("words".into(), cfg.filter.min_words as f64), ("lang.confidence".into(), cfg.filter.min_lang_confidence)]
+    let mut t: trawl_report::Thresholds = vec![("words".into(), cfg.filter.min_words as f64), ("lang.confidence".into(), cfg.filter.min_lang_confidence)];
+    // quality scores are charted per language (`quality.eng [eng]`), each with its threshold
+    for (lang, v) in &cfg.filter.quality.thresholds {
+        t.push((format!("quality.{lang} [{lang}]"), *v));
+    }
+    t
 }
 
 /// Loads the config file, or the code defaults.
