@@ -6,7 +6,8 @@
 //! published one moved towards keeping more (the published value is in the comment), and the
 //! signals stay on every document so a stricter cut is a config change, not a recomputation.
 
-use std::collections::HashMap;
+
+use rustc_hash::FxHashMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -143,7 +144,7 @@ impl Map for Signals {
         let punct = lines.iter().filter(|l| l.ends_with(['.', '!', '?', '"', '\'', '。', '！', '？', ':', ';', ')', '”'])).count();
         let short = lines.iter().filter(|l| l.chars().count() < 30).count();
         let dup_frac = |items: &[&str]| {
-            let mut seen: HashMap<&str, usize> = HashMap::new();
+            let mut seen: FxHashMap<&str, usize> = FxHashMap::default();
             for i in items {
                 *seen.entry(i).or_default() += 1;
             }
@@ -151,17 +152,20 @@ impl Map for Signals {
             dups as f64 / items.len().max(1) as f64
         };
         let paras: Vec<&str> = text.split("\n\n").map(str::trim).filter(|p| !p.is_empty()).collect();
-        // n-gram repetition over lowercased words, measured in characters (Gopher)
+        // n-gram repetition over lowercased words, measured in characters (Gopher). Each word
+        // is hashed once; an n-gram's key combines its words' hashes (no joined strings).
         let lw: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
+        let wh: Vec<u64> = lw.iter().map(|w| xxhash_rust::xxh3::xxh3_64(w.as_bytes())).collect();
+        let wc: Vec<usize> = lw.iter().map(|w| w.chars().count()).collect();
+        let ngram_key = |i: usize, k: usize| wh[i..i + k].iter().fold(0x9e37_79b9_7f4a_7c15u64 ^ k as u64, |h, x| (h.rotate_left(23) ^ x).wrapping_mul(0xff51_afd7_ed55_8ccd));
         let total_chars = chars.max(1) as f64;
         let top_ngram = |k: usize| {
             if lw.len() < k {
                 return 0.0;
             }
-            let mut counts: HashMap<u64, (usize, usize)> = HashMap::new();
-            for w in lw.windows(k) {
-                let key = xxhash_rust::xxh3::xxh3_64(w.join(" ").as_bytes());
-                let e = counts.entry(key).or_insert((0, w.iter().map(|x| x.chars().count()).sum()));
+            let mut counts: FxHashMap<u64, (usize, usize)> = FxHashMap::default();
+            for i in 0..=lw.len() - k {
+                let e = counts.entry(ngram_key(i, k)).or_insert_with(|| (0, wc[i..i + k].iter().sum()));
                 e.0 += 1;
             }
             counts.values().filter(|(c, _)| *c > 1).map(|(c, len)| c * len).max().unwrap_or(0) as f64 / total_chars
@@ -170,12 +174,11 @@ impl Map for Signals {
             if lw.len() < k {
                 return 0.0;
             }
-            let mut seen: HashMap<u64, usize> = HashMap::new();
+            let mut seen: FxHashMap<u64, usize> = FxHashMap::default();
             let mut dup = vec![false; lw.len()];
-            for (i, w) in lw.windows(k).enumerate() {
-                let key = xxhash_rust::xxh3::xxh3_64(w.join(" ").as_bytes());
-                if let Some(&first) = seen.get(&key) {
-                    let _ = first;
+            for i in 0..=lw.len() - k {
+                let key = ngram_key(i, k);
+                if seen.contains_key(&key) {
                     for d in dup.iter_mut().skip(i).take(k) {
                         *d = true;
                     }
@@ -183,7 +186,7 @@ impl Map for Signals {
                     seen.insert(key, i);
                 }
             }
-            lw.iter().zip(&dup).filter(|(_, d)| **d).map(|(w, _)| w.chars().count()).sum::<usize>() as f64 / total_chars
+            wc.iter().zip(&dup).filter(|(_, d)| **d).map(|(c, _)| *c).sum::<usize>() as f64 / total_chars
         };
         let lower = text.to_lowercase();
         let dense = words.iter().filter(|w| w.chars().any(trawl_core::text::is_dense_script)).count();
