@@ -6,7 +6,6 @@
 //! published one moved towards keeping more (the published value is in the comment), and the
 //! signals stay on every document so a stricter cut is a config change, not a recomputation.
 
-
 use rustc_hash::FxHashMap;
 
 use serde::{Deserialize, Serialize};
@@ -177,13 +176,15 @@ impl Map for Signals {
             let mut seen: FxHashMap<u64, usize> = FxHashMap::default();
             let mut dup = vec![false; lw.len()];
             for i in 0..=lw.len() - k {
-                let key = ngram_key(i, k);
-                if seen.contains_key(&key) {
-                    for d in dup.iter_mut().skip(i).take(k) {
-                        *d = true;
+                match seen.entry(ngram_key(i, k)) {
+                    std::collections::hash_map::Entry::Occupied(_) => {
+                        for d in dup.iter_mut().skip(i).take(k) {
+                            *d = true;
+                        }
                     }
-                } else {
-                    seen.insert(key, i);
+                    std::collections::hash_map::Entry::Vacant(v) => {
+                        v.insert(i);
+                    }
                 }
             }
             wc.iter().zip(&dup).filter(|(_, d)| **d).map(|(c, _)| *c).sum::<usize>() as f64 / total_chars
