@@ -1,5 +1,5 @@
 //! Removes inert markup before parsing: `<script>` (except JSON-LD, which the metadata
-//! reader needs), `<style>` and comments. On real pages these are often half the bytes, and
+//! reader needs), `<style>`, inline `<svg>` and comments. On real pages these are often half the bytes, and
 //! the HTML tokenizer would otherwise walk every one of them. The scan follows the
 //! tokenizer's own rules closely enough: a script or style element ends at the first
 //! `</script`/`</style` followed by whitespace, `/` or `>`; a comment at the first `-->`.
@@ -24,6 +24,8 @@ pub(crate) fn strip_inert(html: &str) -> String {
             Some("script")
         } else if starts_tag(rest, b"style") {
             Some("style")
+        } else if starts_tag(rest, b"svg") {
+            Some("svg") // inline icons: never text, often large paths
         } else {
             None
         };
@@ -77,5 +79,6 @@ mod tests {
         assert_eq!(strip_inert("<!-- open"), "");
         assert_eq!(strip_inert("x < y <script"), "x < y <script");
         assert_eq!(strip_inert("é<style>ü</style>ß"), "éß");
+        assert_eq!(strip_inert("<p>a<svg viewBox=\"0 0 9 9\"><path d=\"M0 0\"/></svg>b</p>"), "<p>ab</p>");
     }
 }
