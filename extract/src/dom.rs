@@ -15,6 +15,8 @@ pub(crate) struct Extracted {
     pub noai: bool,
     pub noimageai: bool,
     pub noindex: bool,
+    /// With a chooser: `Ok` when its blocks are the text, else why the rules decided.
+    pub llm: Option<Result<(), String>>,
 }
 
 /// Elements that never hold main content.
@@ -34,7 +36,14 @@ const BLOCK_TAGS: &[&str] = &[
     "address", "details", "summary", "center", "hgroup",
 ];
 
-pub(crate) fn extract(html: &str, base_url: &str, keep_images: bool) -> Extracted {
+/// Chooses the content blocks of a page for the LLM step: `(title, blocks)` to the indices
+/// of the chosen blocks, or why there are none.
+pub(crate) type Chooser<'a> = &'a dyn Fn(Option<&str>, &[&str]) -> Result<Vec<usize>, String>;
+
+/// Extracts the main content. With `choose`, the page's every visible block (nothing pruned)
+/// goes to it first, from the same parse; the rule-based walk runs only when it has no
+/// answer (`Extracted::llm` says what happened).
+pub(crate) fn extract(html: &str, base_url: &str, keep_images: bool, choose: Option<Chooser<'_>>) -> Extracted {
     let doc = Html::parse_document(html);
     let base = url::Url::parse(base_url).ok();
     let meta = crate::meta::page_meta(&doc, base.as_ref());
@@ -45,9 +54,26 @@ pub(crate) fn extract(html: &str, base_url: &str, keep_images: bool) -> Extracte
     let scores = crate::score::score(&doc);
     let body_sel = &*BODY;
     let body = doc.select(body_sel).next().unwrap_or_else(|| doc.root_element());
+    let walker = |root_is_content: bool, prune: Prune| Walker { out: String::new(), cur: String::new(), images: Vec::new(), base: base.clone(), keep_images, root_is_content, depth: 0, scores: &scores, prune };
+    let mut llm = None;
+    if let Some(choose) = choose {
+        let mut w = walker(true, Prune::Nothing);
+        w.walk(body, 0);
+        w.flush();
+        let blocks = split_blocks(&w.out);
+        let strs: Vec<&str> = blocks.iter().map(|b| b.1).collect();
+        match choose(title.as_deref(), &strs) {
+            Ok(ids) => {
+                let mut keep = vec![false; blocks.len()];
+                ids.iter().for_each(|&i| keep[i] = true);
+                let (text, images) = rebuild(&blocks, &keep, w.images);
+                return Extracted { text, images, title, meta, html_lang, noai, noimageai, noindex, llm: Some(Ok(())) };
+            }
+            Err(why) => llm = Some(Err(why)),
+        }
+    }
     let root = scores.root.and_then(|id| doc.tree.get(id)).and_then(ElementRef::wrap).unwrap_or(body);
-    let root_is_content = root.id() != body.id();
-    let mut w = Walker { out: String::new(), cur: String::new(), images: Vec::new(), base, keep_images, root_is_content, depth: 0, scores: &scores, prune: Prune::Full };
+    let mut w = walker(root.id() != body.id(), Prune::Full);
     w.walk(root, 0);
     w.flush();
     if w.out.trim().is_empty() && root.id() == body.id() {
@@ -58,22 +84,7 @@ pub(crate) fn extract(html: &str, base_url: &str, keep_images: bool) -> Extracte
         w.flush();
     }
     let (text, images) = tidy(&w.out, w.images, title.as_deref());
-    Extracted { text, images, title, meta, html_lang, noai, noimageai, noindex }
-}
-
-/// Every visible block of the page body in order (nothing pruned), with its images: what
-/// the LLM chooses from.
-pub(crate) fn page_blocks(html: &str, base_url: &str, keep_images: bool) -> (String, Vec<ImageRef>, crate::meta::PageMeta) {
-    let doc = Html::parse_document(html);
-    let base = url::Url::parse(base_url).ok();
-    let meta = crate::meta::page_meta(&doc, base.as_ref());
-    let scores = crate::score::score(&doc);
-    let body_sel = &*BODY;
-    let body = doc.select(body_sel).next().unwrap_or_else(|| doc.root_element());
-    let mut w = Walker { out: String::new(), cur: String::new(), images: Vec::new(), base, keep_images, root_is_content: true, depth: 0, scores: &scores, prune: Prune::Nothing };
-    w.walk(body, 0);
-    w.flush();
-    (w.out, w.images, meta)
+    Extracted { text, images, title, meta, html_lang, noai, noimageai, noindex, llm }
 }
 
 /// Whether a block at the edge of the content is a fragment around it (section labels,
@@ -179,7 +190,7 @@ fn tidy(text: &str, images: Vec<ImageRef>, title: Option<&str>) -> (String, Vec<
 }
 
 /// The blocks of walked text (`\n\n`-separated) with their byte offsets.
-pub(crate) fn split_blocks(text: &str) -> Vec<(usize, &str)> {
+fn split_blocks(text: &str) -> Vec<(usize, &str)> {
     let mut blocks = Vec::new();
     let mut pos = 0;
     for b in text.split("\n\n") {
@@ -190,7 +201,7 @@ pub(crate) fn split_blocks(text: &str) -> Vec<(usize, &str)> {
 }
 
 /// The kept blocks joined again; each image moves with the text it stands before.
-pub(crate) fn rebuild(blocks: &[(usize, &str)], keep: &[bool], mut images: Vec<ImageRef>) -> (String, Vec<ImageRef>) {
+fn rebuild(blocks: &[(usize, &str)], keep: &[bool], mut images: Vec<ImageRef>) -> (String, Vec<ImageRef>) {
     let mut out = String::new();
     // new offset of each old block start (kept or not: where its text would have been)
     let mut new_start = Vec::with_capacity(blocks.len());
@@ -211,7 +222,7 @@ pub(crate) fn rebuild(blocks: &[(usize, &str)], keep: &[bool], mut images: Vec<I
     (out, images)
 }
 
-fn collapse(s: &str) -> String {
+pub(crate) fn collapse(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
@@ -564,7 +575,7 @@ mod tests {
               <p style="display: none">hidden</p>
             </main>
             <footer>Copyright</footer></body></html>"#;
-        let x = extract(html, "https://h.example/dir/page", true);
+        let x = extract(html, "https://h.example/dir/page", true, None);
         assert_eq!(x.title.as_deref(), Some("The title"));
         assert!(x.noai && !x.noimageai);
         assert_eq!(x.html_lang.as_deref(), Some("en"));
@@ -590,7 +601,7 @@ mod tests {
             <img src="/spacer.gif" alt="">
             <p>{prose}</p></article></body></html>"#
         );
-        let x = extract(&html, "https://h.example/post", true);
+        let x = extract(&html, "https://h.example/post", true, None);
         let srcs: Vec<&str> = x.images.iter().map(|i| i.src.as_str()).collect();
         assert_eq!(srcs, ["https://h.example/lazy.jpg", "https://h.example/a-1280.jpg", "https://h.example/p-2x.webp"]);
     }
@@ -598,10 +609,10 @@ mod tests {
     #[test]
     fn malformed_html_does_not_panic() {
         for html in ["", "<", "<p>unclosed <b>bold <i>it", "<table><td>x</table></td>", "\u{0}\u{fffd}<html><<<>>>", "<ul><li><ul><li>deep"] {
-            let _ = extract(html, "not a url", true);
+            let _ = extract(html, "not a url", true, None);
         }
         let deep = "<div>".repeat(5000) + "text" + &"</div>".repeat(5000);
-        let x = extract(&deep, "https://h/", true);
+        let x = extract(&deep, "https://h/", true, None);
         assert_eq!(x.text, "text");
     }
 
@@ -616,11 +627,11 @@ mod tests {
         html.push_str("</article><ul>");
         html.push_str(&"<li><a href=/x>menu</a></li>".repeat(1000));
         html.push_str("</ul></body></html>");
-        let x = extract(&html, "https://h/", true);
+        let x = extract(&html, "https://h/", true, None);
         let n = x.text.matches(" of a long article").count();
         assert!(n == 50_000 && !x.text.contains("menu"), "{n} paragraphs");
         // unbalanced nesting of inline elements (the adoption agency's worst case)
         let bad = "<b><i><u>".repeat(3000) + "text";
-        assert!(extract(&bad, "https://h/", true).text.contains("text"));
+        assert!(extract(&bad, "https://h/", true, None).text.contains("text"));
     }
 }

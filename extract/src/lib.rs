@@ -124,31 +124,13 @@ impl Extractor {
             return Err(reasons::TOO_LARGE);
         }
         let text = strip::strip_inert(&charset::decode(html, declared));
-        let host = url::Url::parse(url).ok().and_then(|u| u.host_str().map(str::to_string)).unwrap_or_default();
-        let mut via_llm: Option<Result<(String, Vec<trawl_core::ImageRef>), String>> = None;
-        if let Some(llm) = self.llm.as_ref().filter(|l| l.config().applies_to(&host)) {
-            let (full, images, meta) = dom::page_blocks(&text, url, self.cfg.keep_images);
-            let blocks = dom::split_blocks(&full);
-            let strs: Vec<&str> = blocks.iter().map(|b| b.1).collect();
-            via_llm = Some(llm.choose(url, meta.title.as_deref(), &strs).map(|ids| {
-                let mut keep = vec![false; blocks.len()];
-                ids.iter().for_each(|&i| keep[i] = true);
-                dom::rebuild(&blocks, &keep, images)
-            }));
+        let llm = self.llm.as_ref().filter(|l| url::Url::parse(url).ok().and_then(|u| u.host_str().map(|h| l.config().applies_to(h))).unwrap_or(false));
+        let choose = llm.map(|l| move |title: Option<&str>, blocks: &[&str]| l.choose(url, title, blocks));
+        let mut out = dom::extract(&text, url, self.cfg.keep_images, choose.as_ref().map(|c| c as dom::Chooser<'_>));
+        let method = out.llm.take();
+        if let Some(Err(why)) = &method {
+            tracing::debug!(url, reason = %why, "LLM extraction failed; the rule-based result stands");
         }
-        let mut out = dom::extract(&text, url, self.cfg.keep_images);
-        let method = match via_llm {
-            Some(Ok((t, images))) => {
-                out.text = t;
-                out.images = images;
-                Some(Ok(()))
-            }
-            Some(Err(why)) => {
-                tracing::debug!(url, reason = %why, "LLM extraction failed; the rule-based result stands");
-                Some(Err(why))
-            }
-            None => None,
-        };
         if out.text.chars().count() < self.cfg.min_text_chars {
             return Err(reasons::TOO_LITTLE_TEXT);
         }

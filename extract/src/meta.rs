@@ -18,12 +18,9 @@ pub(crate) struct PageMeta {
     pub noindex: bool,
 }
 
-fn collapse(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
 
 fn clean(s: Option<String>) -> Option<String> {
-    s.map(|v| collapse(&v)).filter(|v| !v.is_empty()).map(|v| v.chars().take(1000).collect())
+    s.map(|v| crate::dom::collapse(&v)).filter(|v| !v.is_empty()).map(|v| v.chars().take(1000).collect())
 }
 
 /// Article-like JSON-LD objects (top level, arrays, `@graph`).
