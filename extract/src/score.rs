@@ -173,8 +173,9 @@ struct Own {
 
 /// Scores the document and picks the content root under `body`.
 pub(crate) fn score(doc: &Html) -> Scores {
-    // pre-order with context: (node, parent slot, owner block slot, in link, boilerplate)
+    // pre-order with context: (node, parent slot, owner block slot, in link)
     let mut order: Vec<(NodeId, u32)> = Vec::new(); // (element, parent slot)
+    let mut els: Vec<&scraper::node::Element> = Vec::new();
     let mut index: FxHashMap<NodeId, u32> = FxHashMap::default();
     let mut own: Vec<Own> = Vec::new();
     let mut boiler: Vec<Boiler> = Vec::new();
@@ -185,8 +186,8 @@ pub(crate) fn score(doc: &Html) -> Scores {
     let mut first_link: Vec<bool> = Vec::new();
     let mut pending = 0usize;
     let root = doc.tree.root();
-    let mut stack: Vec<(ego_tree::NodeRef<'_, Node>, u32, u32, bool, bool)> = vec![(root, u32::MAX, u32::MAX, false, false)];
-    while let Some((node, parent, owner, in_link, _)) = stack.pop() {
+    let mut stack: Vec<(ego_tree::NodeRef<'_, Node>, u32, u32, bool)> = vec![(root, u32::MAX, u32::MAX, false)];
+    while let Some((node, parent, owner, in_link)) = stack.pop() {
         match node.value() {
             Node::Element(e) => {
                 let name = e.name();
@@ -197,6 +198,7 @@ pub(crate) fn score(doc: &Html) -> Scores {
                 // own flag here; whether it holds is decided once sizes are known
                 let b = if matches!(name, "html" | "body") { Boiler::No } else { boilerplate(e) };
                 order.push((node.id(), parent));
+                els.push(e);
                 index.insert(node.id(), slot);
                 own.push(Own::default());
                 boiler.push(b);
@@ -215,7 +217,7 @@ pub(crate) fn score(doc: &Html) -> Scores {
                 let owner = if blk || owner == u32::MAX { slot } else { owner };
                 let link = in_link || name == "a";
                 for c in node.children().rev() {
-                    stack.push((c, slot, owner, link, false));
+                    stack.push((c, slot, owner, link));
                 }
             }
             Node::Text(t) if owner != u32::MAX => {
@@ -238,7 +240,7 @@ pub(crate) fn score(doc: &Html) -> Scores {
             }
             Node::Document | Node::Fragment => {
                 for c in node.children().rev() {
-                    stack.push((c, parent, owner, in_link, false));
+                    stack.push((c, parent, owner, in_link));
                 }
             }
             _ => {}
@@ -291,15 +293,15 @@ pub(crate) fn score(doc: &Html) -> Scores {
             // a consent notice: prose, but never the content
             v = -(o.text as f32) * 0.5;
         }
-        let tag = doc.tree.get(order[i].0).and_then(|n| n.value().as_element().map(|e| e.name())).unwrap_or("");
-        let structured = matches!(tag, "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "li" | "td" | "th" | "dt" | "dd" | "figcaption" | "caption" | "pre");
+        let structured = matches!(els[i].name(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "li" | "td" | "th" | "dt" | "dd" | "figcaption" | "caption" | "pre");
         if o.text > 0 && o.text < 25 && !structured {
             v -= 6.0;
         }
         if o.text > 0 && o.text < 120 && has_class[i] && sig_count.get(&sig[i]).copied().unwrap_or(0) >= 6 && o.punct <= 1 {
             v -= 0.5 * o.text as f32; // a repeated short item (menus, teasers, tag lists)
         }
-        stats[i] = Stat { text: o.text, link: o.link, mass: v, boiler: false };
+        // subtree sums (the masses are summed bottom-up below)
+        stats[i] = Stat { text: sub_text[i], link: sub_link[i], mass: v, boiler: false };
     }
     // a repeated teaser: its whole subtree weighs against the list holding it
     let mut penalty = vec![0f32; n];
@@ -325,10 +327,7 @@ pub(crate) fn score(doc: &Html) -> Scores {
             plain[p as usize] += plain[i];
         }
     }
-    let top = (0..n)
-        .filter(|&i| doc.tree.get(order[i].0).and_then(|x| x.value().as_element()).is_some_and(|e| !matches!(e.name(), "html" | "body")))
-        .map(|i| plain[i])
-        .fold(0f32, f32::max);
+    let top = (0..n).filter(|&i| !matches!(els[i].name(), "html" | "body")).map(|i| plain[i]).fold(0f32, f32::max);
     for i in (0..n).rev() {
         let flip = match boiler[i] {
             Boiler::Strong => plain[i] < 0.6 * top,
@@ -343,11 +342,8 @@ pub(crate) fn score(doc: &Html) -> Scores {
         }
         let p = order[i].1;
         if p != u32::MAX {
-            let c = stats[i];
-            let ps = &mut stats[p as usize];
-            ps.text += c.text;
-            ps.link += c.link;
-            ps.mass += c.mass;
+            let m = stats[i].mass;
+            stats[p as usize].mass += m;
         }
     }
     // inside a boilerplate region is boilerplate too (comment threads are not the root)
@@ -361,24 +357,20 @@ pub(crate) fn score(doc: &Html) -> Scores {
     let mut best: Option<(f32, NodeId)> = None;
     for (i, (id, _)) in order.iter().enumerate() {
         let s = stats[i];
-        if s.boiler || s.mass <= 0.0 {
+        if s.boiler || s.mass <= 0.0 || els[i].name() == "html" {
             continue;
         }
-        let Some(e) = doc.tree.get(*id).and_then(|n| n.value().as_element().cloned()) else { continue };
-        if matches!(e.name(), "html") {
-            continue;
-        }
-        let score = s.mass * (1.0 + content_bonus(&e));
+        let score = s.mass * (1.0 + content_bonus(els[i]));
         if best.is_none_or(|(b, _)| score >= b) {
             best = Some((score, *id));
         }
     }
-    if std::env::var_os("TRAWL_EXTRACT_DEBUG").is_some() {
-        let mut v: Vec<(f32, usize)> = order.iter().enumerate().filter(|(i, _)| stats[*i].mass > 0.0).map(|(i, _)| (stats[i].mass, i)).collect();
+    if tracing::enabled!(tracing::Level::TRACE) {
+        let mut v: Vec<(f32, usize)> = (0..n).filter(|&i| stats[i].mass > 0.0).map(|i| (stats[i].mass, i)).collect();
         v.sort_by(|a, b| b.0.total_cmp(&a.0));
         for (m, i) in v.iter().take(12) {
-            let e = doc.tree.get(order[*i].0).and_then(|n| n.value().as_element().cloned()).unwrap();
-            eprintln!("mass {m:8.1} text {:6} link {:5} boiler {} <{} id={:?} class={:?}>", stats[*i].text, stats[*i].link, stats[*i].boiler, e.name(), e.attr("id"), e.attr("class"));
+            let (s, e) = (stats[*i], els[*i]);
+            tracing::trace!(mass = m, text = s.text, link = s.link, boiler = s.boiler, tag = e.name(), id = ?e.attr("id"), class = ?e.attr("class"), "content candidate");
         }
     }
     Scores { index, stats, root: best.map(|(_, id)| id) }
