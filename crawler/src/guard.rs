@@ -77,21 +77,24 @@ pub(crate) type DnsCache = Arc<std::sync::Mutex<HashMap<String, (std::time::Inst
 
 const DNS_TTL: std::time::Duration = std::time::Duration::from_secs(300);
 
+/// The addresses of `host`, from the cache while fresh, else from DNS (then cached).
+pub(crate) async fn lookup_cached(cache: &DnsCache, host: &str) -> std::io::Result<Vec<SocketAddr>> {
+    let cached = cache.lock().expect("dns cache").get(host).filter(|(t, _)| t.elapsed() < DNS_TTL).map(|(_, a)| a.clone());
+    if let Some(a) = cached {
+        return Ok(a);
+    }
+    let a: Vec<SocketAddr> = tokio::net::lookup_host((host, 0)).await?.collect();
+    cache.lock().expect("dns cache").insert(host.to_string(), (std::time::Instant::now(), a.clone()));
+    Ok(a)
+}
+
 impl reqwest::dns::Resolve for GuardResolver {
     fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
         let guard = self.0.clone();
         let cache = self.1.clone();
         let host = name.as_str().to_string();
         Box::pin(async move {
-            let cached = cache.lock().expect("dns cache").get(&host).filter(|(t, _)| t.elapsed() < DNS_TTL).map(|(_, a)| a.clone());
-            let addrs: Vec<SocketAddr> = match cached {
-                Some(a) => a,
-                None => {
-                    let a: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
-                    cache.lock().expect("dns cache").insert(host.clone(), (std::time::Instant::now(), a.clone()));
-                    a
-                }
-            };
+            let addrs = lookup_cached(&cache, &host).await?;
             let allowed: Vec<SocketAddr> = addrs.iter().copied().filter(|a| guard.ip_allowed(a.ip())).collect();
             if allowed.is_empty() && !addrs.is_empty() {
                 return Err(format!("ssrf guard: {host} resolves only to non-public addresses ({})", addrs.iter().map(|a| a.ip().to_string()).collect::<Vec<_>>().join(", ")).into());

@@ -147,8 +147,7 @@ impl RenderConfig {
     /// Checks values; returns the offending key and reason.
     pub fn validate(&self) -> Result<(), (String, String)> {
         let e = |k: &str, r: String| Err((format!("render.{k}"), r));
-        let uses_browser = self.mode != RenderMode::Never || self.domains.values().any(|m| *m != RenderMode::Never);
-        if uses_browser && !std::path::Path::new(&self.chromium).exists() {
+        if self.enabled() && !std::path::Path::new(&self.chromium).exists() {
             return e("chromium", format!("{} does not exist; install Debian's chromium (`scripts/setup.sh` does) or set the path", self.chromium));
         }
         if self.browsers == 0 {
@@ -309,6 +308,8 @@ struct PageCtx {
 struct Policy {
     robots: RobotsCache,
     guard: Arc<Guard>,
+    /// Name lookups of sub-requests, cached like the crawler's own.
+    dns: crate::guard::DnsCache,
     handle: tokio::runtime::Handle,
     block_types: Vec<String>,
     block_hosts: Vec<String>,
@@ -359,17 +360,11 @@ impl Policy {
         }
         let is_literal = matches!(u.host(), Some(url::Host::Ipv4(_)) | Some(url::Host::Ipv6(_))) || self.guard.resolve.contains_key(&host);
         if !is_literal {
-            // names: the addresses must all be allowed (Chromium resolves again itself; the
-            // crawler's resolver cache and this check see the same DNS)
-            let port = u.port_or_known_default().unwrap_or(80);
-            let addrs = self.handle.block_on(async { tokio::time::timeout(Duration::from_secs(5), tokio::net::lookup_host((host.as_str(), port))).await });
+            // names: every address must be allowed, since Chromium resolves again itself and
+            // may pick any of them (the crawler's resolver only drops the refused ones)
+            let addrs = self.handle.block_on(async { tokio::time::timeout(Duration::from_secs(5), crate::guard::lookup_cached(&self.dns, &host)).await });
             match addrs {
-                Ok(Ok(a)) => {
-                    let a: Vec<_> = a.collect();
-                    if a.is_empty() || a.iter().any(|a| !self.guard.ip_allowed(a.ip())) {
-                        return Some("guard");
-                    }
-                }
+                Ok(Ok(a)) if !a.is_empty() && a.iter().all(|a| self.guard.ip_allowed(a.ip())) => {}
                 _ => return Some("guard"),
             }
         }
@@ -434,6 +429,7 @@ impl Renderer {
         let policy = Arc::new(Policy {
             robots,
             guard,
+            dns: Default::default(),
             handle,
             block_types: cfg.block_resource_types.iter().map(|t| t.to_ascii_lowercase()).collect(),
             block_hosts: cfg.block_hosts.iter().map(|h| h.to_ascii_lowercase()).collect(),
