@@ -1,5 +1,7 @@
 //! Crawls the demo test web over loopback and checks robots handling, consent and resume.
 
+mod common;
+
 use std::collections::BTreeSet;
 
 use trawl_crawler::{CrawlConfig, Crawler};
@@ -8,16 +10,7 @@ use trawl_testweb::{demo, TestWeb};
 
 async fn crawl(web: &TestWeb, root: &Storage, pages_per_part: usize) -> Vec<trawl_crawler::CrawlPart> {
     let cfg = CrawlConfig { seeds: demo::seeds(web), delay_ms: 0, pages_per_part, allow_private_addresses: true, ..Default::default() };
-    let crawler = Crawler::new(cfg).unwrap();
-    let (tx, mut rx) = tokio::sync::mpsc::channel(4);
-    let root2 = root.clone();
-    let h = tokio::spawn(async move { crawler.run(&root2, tx, None).await });
-    let mut parts = Vec::new();
-    while let Some(p) = rx.recv().await {
-        parts.push(p);
-    }
-    h.await.unwrap().unwrap();
-    parts
+    common::run(Crawler::new(cfg).unwrap(), root).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -66,14 +59,7 @@ async fn crawls_demo_web_obeying_robots() {
     let dir2 = tempfile::tempdir().unwrap();
     let root2 = Storage::open(dir2.path().to_str().unwrap(), &StorageConfig::default()).unwrap();
     let cfg = CrawlConfig { seeds: demo::seeds(&web), delay_ms: 0, pages_per_part: 1000, max_part_bytes: 4096, allow_private_addresses: true, ..Default::default() };
-    let crawler = Crawler::new(cfg).unwrap();
-    let (tx, mut rx) = tokio::sync::mpsc::channel(4);
-    let h = tokio::spawn(async move { crawler.run(&root2, tx, None).await });
-    let mut sized = Vec::new();
-    while let Some(p) = rx.recv().await {
-        sized.push(p);
-    }
-    h.await.unwrap().unwrap();
+    let sized = common::run(Crawler::new(cfg).unwrap(), &root2).await;
     assert!(sized.len() > 5, "{} parts", sized.len());
     for p in &sized[..sized.len() - 1] {
         let bytes: usize = p.pages.iter().map(|x| x.body.len()).sum();
@@ -155,16 +141,8 @@ async fn bad_servers_are_counted_not_fatal() {
         allow_private_addresses: true,
         ..Default::default()
     };
-    let crawler = Crawler::new(cfg).unwrap();
-    let (tx, mut rx) = tokio::sync::mpsc::channel(4);
-    let root2 = root.clone();
     let t0 = std::time::Instant::now();
-    let h = tokio::spawn(async move { crawler.run(&root2, tx, None).await });
-    let mut parts = Vec::new();
-    while let Some(p) = rx.recv().await {
-        parts.push(p);
-    }
-    h.await.unwrap().unwrap();
+    let parts = common::run(Crawler::new(cfg).unwrap(), &root).await;
     assert!(t0.elapsed() < Duration::from_secs(30), "slow servers must not stall the crawl");
     let urls: BTreeSet<String> = parts.iter().flat_map(|p| p.pages.iter().map(|x| x.url.rsplit('/').next().unwrap().to_string())).collect();
     assert!(urls.contains("ok") && urls.contains(""), "{urls:?}");
@@ -188,14 +166,7 @@ async fn bad_servers_are_counted_not_fatal() {
 async fn crawl_cfg(cfg: CrawlConfig) -> (Vec<trawl_crawler::CrawlPart>, std::collections::BTreeMap<String, u64>) {
     let dir = tempfile::tempdir().unwrap();
     let root = Storage::open(dir.path().to_str().unwrap(), &StorageConfig::default()).unwrap();
-    let crawler = Crawler::new(cfg).unwrap();
-    let (tx, mut rx) = tokio::sync::mpsc::channel(4);
-    let h = tokio::spawn(async move { crawler.run(&root, tx, None).await });
-    let mut parts = Vec::new();
-    while let Some(p) = rx.recv().await {
-        parts.push(p);
-    }
-    h.await.unwrap().unwrap();
+    let parts = common::run(Crawler::new(cfg).unwrap(), &root).await;
     let mut dropped = std::collections::BTreeMap::new();
     for p in &parts {
         for (r, n) in &p.stats.stage("crawl").unwrap().dropped {

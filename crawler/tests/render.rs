@@ -3,10 +3,12 @@
 //! page that never finishes loading (timeout, counted) and a browser killed mid-render
 //! (restarted, page retried once).
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use trawl_crawler::{CrawlConfig, CrawlPart, Crawler, RenderConfig, RenderMode};
+use trawl_crawler::{CrawlConfig, Crawler, RenderConfig, RenderMode};
 use trawl_storage::{warc, Storage, StorageConfig};
 use trawl_testweb::{Fault, Response, Site, TestWeb};
 
@@ -80,17 +82,6 @@ document.getElementById('more').addEventListener('click', () => {
         .route("/hang.js", js("").fault(Fault::Hang))
 }
 
-async fn crawl(crawler: Crawler, root: &Storage) -> Vec<CrawlPart> {
-    let (tx, mut rx) = tokio::sync::mpsc::channel(4);
-    let root2 = root.clone();
-    let h = tokio::spawn(async move { crawler.run(&root2, tx, None).await });
-    let mut parts = Vec::new();
-    while let Some(p) = rx.recv().await {
-        parts.push(p);
-    }
-    h.await.unwrap().unwrap();
-    parts
-}
 
 fn render_cfg(chrome: String) -> RenderConfig {
     RenderConfig { mode: RenderMode::Auto, chromium: chrome, page_timeout_ms: 3_000, ..Default::default() }
@@ -105,7 +96,7 @@ async fn renders_what_needs_it_with_interaction_and_the_crawlers_rules() {
     let root = Storage::open(dir.path().to_str().unwrap(), &StorageConfig::default()).unwrap();
     let cfg = CrawlConfig { seeds: vec![format!("{base}/")], delay_ms: 0, allow_private_addresses: true, timeout_secs: 5, ..Default::default() };
     let crawler = Crawler::new(cfg).unwrap().with_renderer(render_cfg(chrome), tokio::runtime::Handle::current()).unwrap();
-    let parts = crawl(crawler, &root).await;
+    let parts = common::run(crawler, &root).await;
     let pages: BTreeMap<String, _> = parts.iter().flat_map(|p| p.pages.iter()).map(|p| (p.url.trim_start_matches(&base).to_string(), p.clone())).collect();
     let info = |path: &str| pages.get(path).unwrap_or_else(|| panic!("{path} crawled: {:?}", pages.keys())).render.clone().expect("a render decision");
     let dom = |path: &str| pages[path].rendered.clone().unwrap_or_default();
@@ -194,7 +185,7 @@ async fn a_browser_killed_mid_render_is_restarted_and_the_page_retried_once() {
         }
         panic!("no browser started");
     });
-    let parts = crawl(crawler, &root).await;
+    let parts = common::run(crawler, &root).await;
     let (pool, killed) = killer.join().unwrap();
     let page = &parts[0].pages[0];
     let info = page.render.clone().unwrap();
