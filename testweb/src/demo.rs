@@ -173,6 +173,12 @@ pub fn seeds(web: &crate::TestWeb) -> Vec<String> {
     ["news", "wiki"].iter().filter_map(|n| web.base_url(n)).map(|b| format!("{b}/")).collect()
 }
 
+/// The links of bench page `i` on host `h`: eight pages of the same host, then the same
+/// page on the next host.
+fn bench_links(h: usize, i: usize, hosts: usize, pages: usize) -> Vec<String> {
+    (1..=8).map(|k| format!("/p/{}", (i * 8 + k) % pages)).chain([format!("{{{{site:h{}}}}}/p/{i}", (h + 1) % hosts)]).collect()
+}
+
 /// A generated web for benchmarks: `hosts` sites of `pages` pages, each page about 300 words
 /// with links to 8 pages of its own site and one page of the next site, robots.txt allowing
 /// everything. Page `0` of each site is its seed (`/`).
@@ -183,10 +189,11 @@ pub fn bench_sites(hosts: usize, pages: usize) -> Vec<Site> {
             for i in 0..pages {
                 let mut body = paras(&[EN[(i + h) % EN.len()], EN[(i * 3 + h + 1) % EN.len()], EN[(i * 7 + h + 2) % EN.len()]]);
                 body.push_str("<ul>");
-                for k in 1..=8 {
-                    body.push_str(&format!("<li><a href=\"/p/{}\">page {}</a></li>", (i * 8 + k) % pages, (i * 8 + k) % pages));
+                for href in bench_links(h, i, hosts, pages) {
+                    let label = href.strip_prefix("/p/").map_or("next site".to_string(), |n| format!("page {n}"));
+                    body.push_str(&format!("<li><a href=\"{href}\">{label}</a></li>"));
                 }
-                body.push_str(&format!("<li><a href=\"{{{{site:h{}}}}}/p/{i}\">next site</a></li></ul>", (h + 1) % hosts));
+                body.push_str("</ul>");
                 let page = Response::html(layout(&format!("h{h}"), &format!("Page {i}"), &body));
                 site = site.route(&format!("/p/{i}"), page.clone());
                 if i == 0 {
@@ -215,7 +222,7 @@ pub fn render_bench_sites(hosts: usize, pages: usize) -> Vec<Site> {
             site = site.route("/app.js", Response::with_type(200, "application/javascript", APP_JS.as_bytes().to_vec()));
             site = site.route("/analytics.js", Response::with_type(200, "application/javascript", "window.dataLayer = [];".repeat(2000).into_bytes()));
             for i in 0..pages {
-                let links: Vec<String> = (1..=8).map(|k| format!("/p/{}", (i * 8 + k) % pages)).chain([format!("{{{{site:h{}}}}}/p/{i}", (h + 1) % hosts)]).collect();
+                let links = bench_links(h, i, hosts, pages);
                 if i % 5 == 1 {
                     let shell = format!("<!doctype html><html><head><title>App {i}</title></head><body><div id=\"root\"></div><script src=\"/app.js\"></script></body></html>");
                     let data = serde_json::json!({
