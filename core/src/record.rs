@@ -376,6 +376,10 @@ pub struct InterleavedDoc {
     pub texts: Vec<Option<String>>,
     /// Image URLs (None where the position holds text).
     pub images: Vec<Option<String>>,
+    /// Per-image metadata, parallel to `images` (None where the position holds text): the
+    /// stored file's name in the shard, size, alt text, hashes, scores.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub image_meta: Vec<Option<Attrs>>,
     /// The page's consent record.
     #[serde(default)]
     pub consent: Consent,

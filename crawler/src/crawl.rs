@@ -1,6 +1,6 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -235,7 +235,7 @@ impl Crawler {
         };
         let host_cap = self.cfg.max_pages_per_host.min(((self.cfg.max_pages as f64 * self.cfg.priority.max_host_share).ceil() as usize).max(1));
         let mut host_langs: HashMap<String, (u32, u32)> = HashMap::new();
-        let next_slot: Arc<Mutex<HashMap<String, Instant>>> = Default::default();
+        let polite = crate::fetch::Politeness::new(self.cfg.max_retries, Duration::from_secs(self.cfg.max_backoff_secs));
         let mut buf = PartBuf::new(0);
         let mut parts_done = 0usize;
         let ctx = Ctx { root, journal: &journal, tx: &tx, committed_urls: &committed_urls, committed_stats: &committed_stats };
@@ -325,14 +325,14 @@ impl Crawler {
                 let sem = sem.clone();
                 let results = results.clone();
                 let fetcher = self.fetcher.clone();
-                let slots = next_slot.clone();
+                let polite = polite.clone();
                 let delay_ms = self.cfg.delay_ms;
                 let progress = progress.clone();
                 let counter = counter.clone();
                 let robots = self.robots.clone();
                 let guard = self.guard.clone();
                 let strip = self.cfg.strip_query_params.clone();
-                let (max_retries, max_backoff, budget) = (self.cfg.max_retries, Duration::from_secs(self.cfg.max_backoff_secs), self.cfg.host_error_budget);
+                let budget = self.cfg.host_error_budget;
                 let journal = journal.clone();
                 let previous = previous.clone();
                 let tokens = (self.cfg.crawl_token.clone(), self.cfg.training_token.clone());
@@ -348,48 +348,20 @@ impl Crawler {
                             continue;
                         }
                         let gap = Duration::from_millis(delay_ms).max(Duration::from_secs_f32(d.crawl_delay.unwrap_or(0.0).max(0.0)));
-                        let mut attempt = 0u32;
-                        let r = loop {
-                            let wait = slots.lock().await.get(&host).map(|t| t.saturating_duration_since(Instant::now()));
-                            if let Some(w) = wait {
-                                tokio::time::sleep(w).await;
-                            }
-                            let prev = previous.get(u.as_str());
-                            let conditional: Vec<(String, String)> = prev
-                                .map(|p| {
-                                    let mut h = Vec::new();
-                                    if let Some(e) = p.header("etag") {
-                                        h.push(("If-None-Match".to_string(), e.to_string()));
-                                    }
-                                    if let Some(l) = p.header("last-modified") {
-                                        h.push(("If-Modified-Since".to_string(), l.to_string()));
-                                    }
-                                    h
-                                })
-                                .unwrap_or_default();
-                            let r = fetch_following(&fetcher, &robots, &guard, &strip, &u, &conditional).await;
-                            let mut next_gap = gap;
-                            let overloaded = matches!(&r, Ok(f) if f.status == 429 || f.status == 503);
-                            if overloaded {
-                                // Retry-After (seconds or an HTTP date), else exponential backoff
-                                let f = r.as_ref().expect("checked");
-                                let asked = f.headers.iter().find(|(k, _)| k == "retry-after").and_then(|(_, v)| retry_after(v));
-                                let backoff = asked.unwrap_or_else(|| gap.max(Duration::from_millis(500)) * 2u32.pow(attempt.min(6)));
-                                if attempt < max_retries && backoff <= max_backoff {
-                                    slots.lock().await.insert(host.clone(), Instant::now() + backoff.max(gap));
-                                    attempt += 1;
-                                    continue;
+                        let prev = previous.get(u.as_str());
+                        let conditional: Vec<(String, String)> = prev
+                            .map(|p| {
+                                let mut h = Vec::new();
+                                if let Some(e) = p.header("etag") {
+                                    h.push(("If-None-Match".to_string(), e.to_string()));
                                 }
-                                next_gap = gap.max(backoff.min(max_backoff));
-                            }
-                            slots.lock().await.insert(host.clone(), Instant::now() + next_gap);
-                            break if overloaded {
-                                let status = r.as_ref().map(|f| f.status).unwrap_or(0);
-                                Err(FetchFail { reason: reasons::OVERLOADED, detail: format!("status {status} after {attempt} retries") })
-                            } else {
-                                r
-                            };
-                        };
+                                if let Some(l) = p.header("last-modified") {
+                                    h.push(("If-Modified-Since".to_string(), l.to_string()));
+                                }
+                                h
+                            })
+                            .unwrap_or_default();
+                        let r = polite.fetch(&host, gap, || fetch_following(&fetcher, &robots, &guard, &strip, &u, &conditional)).await;
                         let failed = match &r {
                             Ok(f) => f.status >= 500,
                             Err(e) => e.reason != reasons::TOO_LARGE && e.reason != reasons::REDIRECT_DISALLOWED && e.reason != reasons::REDIRECTS,
@@ -789,20 +761,10 @@ fn page_lang(page: &FetchedPage) -> Option<&'static str> {
     whatlang::detect(&text).filter(|i| i.is_reliable()).map(|i| i.lang().code())
 }
 
-/// A Retry-After value: delay-seconds or an HTTP date.
-fn retry_after(v: &str) -> Option<Duration> {
-    let v = v.trim();
-    if let Ok(secs) = v.parse::<u64>() {
-        return Some(Duration::from_secs(secs));
-    }
-    let t = httpdate::parse_http_date(v).ok()?;
-    Some(t.duration_since(std::time::SystemTime::now()).unwrap_or(Duration::ZERO))
-}
-
 /// Fetches a page, following up to 5 redirects itself: every hop is canonicalised and
 /// checked against the SSRF guard and robots.txt (crawl token) before it is requested, and a
 /// loop ends the chain. The result's `final_url` is the last URL requested.
-async fn fetch_following(fetcher: &Fetcher, robots: &RobotsCache, guard: &crate::guard::Guard, strip: &[String], start: &Url, conditional: &[(String, String)]) -> Result<Fetched, FetchFail> {
+pub(crate) async fn fetch_following(fetcher: &Fetcher, robots: &RobotsCache, guard: &crate::guard::Guard, strip: &[String], start: &Url, conditional: &[(String, String)]) -> Result<Fetched, FetchFail> {
     let mut url = start.clone();
     let mut seen = BTreeSet::from([url.to_string()]);
     for hop in 0..=5 {

@@ -131,3 +131,67 @@ fn classify(e: reqwest::Error) -> FetchFail {
     };
     FetchFail { reason, detail }
 }
+
+/// Per-host request pacing shared by every task of a crawl (or an image fetch): the next
+/// request to a host waits for the slot the previous one left, and a 429/503 answer is
+/// retried after its Retry-After (seconds or an HTTP date), else after an exponential
+/// backoff, up to `max_retries` times and never longer than `max_backoff` per wait.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Politeness {
+    slots: Arc<tokio::sync::Mutex<std::collections::HashMap<String, std::time::Instant>>>,
+    max_retries: u32,
+    max_backoff: Duration,
+}
+
+impl Politeness {
+    pub fn new(max_retries: u32, max_backoff: Duration) -> Politeness {
+        Politeness { slots: Default::default(), max_retries, max_backoff }
+    }
+
+    /// Runs `request` for `host` with `gap` between requests to it, retrying overload
+    /// answers; a server still overloaded after the retries is `server_overloaded`.
+    pub async fn fetch<F, Fut>(&self, host: &str, gap: Duration, mut request: F) -> Result<Fetched, FetchFail>
+    where
+        F: FnMut() -> Fut,
+        Fut: std::future::Future<Output = Result<Fetched, FetchFail>>,
+    {
+        let mut attempt = 0u32;
+        loop {
+            let wait = self.slots.lock().await.get(host).map(|t| t.saturating_duration_since(std::time::Instant::now()));
+            if let Some(w) = wait {
+                tokio::time::sleep(w).await;
+            }
+            let r = request().await;
+            let mut next_gap = gap;
+            let overloaded = matches!(&r, Ok(f) if f.status == 429 || f.status == 503);
+            if overloaded {
+                let f = r.as_ref().expect("checked");
+                let asked = f.headers.iter().find(|(k, _)| k == "retry-after").and_then(|(_, v)| retry_after(v));
+                let backoff = asked.unwrap_or_else(|| gap.max(Duration::from_millis(500)) * 2u32.pow(attempt.min(6)));
+                if attempt < self.max_retries && backoff <= self.max_backoff {
+                    self.slots.lock().await.insert(host.to_string(), std::time::Instant::now() + backoff.max(gap));
+                    attempt += 1;
+                    continue;
+                }
+                next_gap = gap.max(backoff.min(self.max_backoff));
+            }
+            self.slots.lock().await.insert(host.to_string(), std::time::Instant::now() + next_gap);
+            return if overloaded {
+                let status = r.as_ref().map(|f| f.status).unwrap_or(0);
+                Err(FetchFail { reason: reasons::OVERLOADED, detail: format!("status {status} after {attempt} retries") })
+            } else {
+                r
+            };
+        }
+    }
+}
+
+/// A Retry-After value: delay-seconds or an HTTP date.
+pub(crate) fn retry_after(v: &str) -> Option<Duration> {
+    let v = v.trim();
+    if let Ok(secs) = v.parse::<u64>() {
+        return Some(Duration::from_secs(secs));
+    }
+    let t = httpdate::parse_http_date(v).ok()?;
+    Some(t.duration_since(std::time::SystemTime::now()).unwrap_or(Duration::ZERO))
+}

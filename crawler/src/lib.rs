@@ -27,12 +27,14 @@ mod fetch;
 pub mod guard;
 mod journal;
 pub mod render;
+mod resources;
 mod robots;
 mod sitemap;
 
 pub use canon::canonicalize;
 pub use config::{CrawlConfig, PriorityConfig};
 pub use render::{RenderConfig, RenderMode, Renderer};
+pub use resources::{resource_reasons, Resource, ResourceFetcher, ResourceLimits, ResourceOutcome};
 pub use crawl::{CrawlError, CrawlPart, CrawlState, Crawler};
 pub use robots::{allowed as robots_allowed, escape_pattern, match_path, matched_rule, preprocess as robots_preprocess, product_token, RobotsCache, RobotsDecision};
 
