@@ -50,6 +50,8 @@ pub struct Pipeline {
     filter: Chain,
     dedup: Chain,
     captioner: Captioner,
+    image_dedup: trawl_captions::ImageDedup,
+    image_fetcher: Option<trawl_crawler::ResourceFetcher>,
     tokenizer: Option<Tokenizer>,
 }
 
@@ -72,8 +74,18 @@ impl Pipeline {
             dedup_stages.push(trawl_core::Stage::Task(Box::new(trawl_dedup::NearDedup::new(&cfg.dedup, index))));
         }
         let dedup = Chain::new("dedup", dedup_stages);
-        let captioner = Captioner::new(cfg.captions.clone());
-        Ok(Pipeline { cfg, root, io, force, extractor, filter, dedup, captioner, tokenizer: None })
+        let mut captioner = Captioner::new(cfg.captions.clone());
+        if cfg.captions.enabled {
+            match &cfg.captions.alignment.model {
+                Some(dir) => {
+                    let scorer = trawl_captions::align::ClipScorer::load(std::path::Path::new(dir)).map_err(|reason| trawl_config::ConfigError { file: "config".into(), key: "captions.alignment.model".into(), reason })?;
+                    tracing::info!(model = %dir, "image-text alignment scores from a CLIP model");
+                    captioner = captioner.with_scorer(std::sync::Arc::new(scorer));
+                }
+                None => tracing::info!("no [captions.alignment] model configured: pairs get no alignment score"),
+            }
+        }
+        Ok(Pipeline { cfg, root, io, force, extractor, filter, dedup, captioner, image_dedup: Default::default(), image_fetcher: None, tokenizer: None })
     }
 
     /// Whether `stage` is already done for shard `name` from these inputs.
@@ -200,29 +212,85 @@ impl Pipeline {
         }
     }
 
-    pub fn captions(&self, name: &str, docs: &[Document], inputs: Vec<String>) -> Result<()> {
-        let mut stats = RunStats::default();
-        let st = stats.stage_mut("captions");
-        let mut pairs = JsonlWriter::for_name("x.jsonl.zst");
-        let mut inter = JsonlWriter::for_name("x.jsonl.zst");
-        let mut ex = JsonlWriter::for_name("x.jsonl.zst");
-        for d in docs {
-            let p = self.captioner.pairs(d);
-            Captioner::account(&p, st);
-            for pair in &p.pairs {
-                pairs.write(pair);
-            }
-            for (pair, reason) in &p.dropped {
-                ex.write(&serde_json::json!({ "stage": "captions", "reason": reason.as_str(), "url": pair.image_url, "doc": { "id": pair.doc_id, "url": pair.page_url, "text": pair.alt, "attrs": pair.attrs } }));
-            }
-            if !d.images.is_empty() {
-                inter.write(&self.captioner.interleaved(d));
+    /// Registers the images of a committed captions shard (resume), so later shards still
+    /// drop their duplicates.
+    pub fn seed_captions(&mut self, name: &str) -> Result<()> {
+        if !self.cfg.captions.dedup {
+            return Ok(());
+        }
+        let key = jsonl_name("captions/pairs", name);
+        let Some(bytes) = self.io.block(self.root.get_opt(&key))? else { return Ok(()) };
+        for v in jsonl::read_lines::<serde_json::Value>(&key, &bytes)?.into_iter().flatten() {
+            let hex = |k: &str| v["attrs"][k].as_str().and_then(|h| u64::from_str_radix(h, 16).ok());
+            if let (Some(sha), Some(ph), Some(k)) = (hex("sha"), hex("phash"), v["key"].as_str()) {
+                self.image_dedup.insert(sha, ph, k);
             }
         }
-        let keys = [jsonl_name("captions/pairs", name), jsonl_name("captions/interleaved", name), jsonl_name("excluded/captions", name)];
-        self.put(&keys[0], pairs.finish())?;
-        self.put(&keys[1], inter.finish())?;
-        self.put(&keys[2], ex.finish())?;
+        Ok(())
+    }
+
+    fn image_fetcher(&mut self) -> Result<trawl_crawler::ResourceFetcher> {
+        if self.image_fetcher.is_none() {
+            let c = &self.cfg.captions;
+            let limits = trawl_crawler::ResourceLimits {
+                max_bytes: c.images.max_bytes,
+                timeout: std::time::Duration::from_secs(c.fetch.timeout_secs),
+                concurrency: c.fetch.concurrency,
+                content_types: vec!["image/".into(), "application/octet-stream".into(), "binary/octet-stream".into()],
+            };
+            self.image_fetcher = Some(trawl_crawler::ResourceFetcher::new(&self.cfg.crawl, limits).context("image fetcher")?);
+        }
+        Ok(self.image_fetcher.clone().expect("built above"))
+    }
+
+    /// Image/alt-text pairs and interleaved documents of one shard: images fetched with the
+    /// crawl's manners, checked, de-duplicated across the run, scored when a model is
+    /// configured, written as WebDataset tars with JSONL indexes.
+    pub fn captions(&mut self, name: &str, docs: &[Document], inputs: Vec<String>) -> Result<()> {
+        let t0 = std::time::Instant::now();
+        let plan = self.captioner.plan(docs);
+        let fetcher = self.image_fetcher()?;
+        let outcomes = self.io.block(fetcher.fetch_all(&plan.urls, None));
+        let fetched: Vec<trawl_captions::FetchOutcome> = outcomes
+            .into_iter()
+            .map(|o| {
+                o.map(|r| trawl_captions::FetchedImage {
+                    content_type: r.header("content-type").map(String::from),
+                    x_robots_tag: r.header("x-robots-tag").map(String::from),
+                    training_allowed: r.training_allowed,
+                    body: r.body,
+                })
+            })
+            .collect();
+        let out = self.captioner.assemble(docs, plan, fetched, &mut self.image_dedup);
+        let (pair_tar, pair_idx, inter_tar, inter_idx) = trawl_captions::write_shards(&out).context("writing WebDataset shards")?;
+        let mut stats = RunStats::default();
+        let st = stats.stage_mut("captions");
+        *st += &out.stats;
+        st.nanos = t0.elapsed().as_nanos() as u64;
+        let mut ex = JsonlWriter::for_name("x.jsonl.zst");
+        for (pair, reason, detail) in &out.dropped {
+            ex.write(&serde_json::json!({ "stage": "captions", "reason": reason.as_str(), "detail": detail, "url": pair.image_url, "doc": { "id": pair.doc_id, "url": pair.page_url, "text": pair.alt, "attrs": pair.attrs } }));
+        }
+        let index = |rows: Vec<serde_json::Value>| {
+            let mut w = JsonlWriter::for_name("x.jsonl.zst");
+            for r in &rows {
+                w.write(r);
+            }
+            w.finish()
+        };
+        let keys = [
+            format!("captions/pairs/{name}.tar"),
+            jsonl_name("captions/pairs", name),
+            format!("captions/interleaved/{name}.tar"),
+            jsonl_name("captions/interleaved", name),
+            jsonl_name("excluded/captions", name),
+        ];
+        self.put(&keys[0], pair_tar)?;
+        self.put(&keys[1], index(pair_idx))?;
+        self.put(&keys[2], inter_tar)?;
+        self.put(&keys[3], index(inter_idx))?;
+        self.put(&keys[4], ex.finish())?;
         self.commit("captions", name, inputs, keys.to_vec(), stats)
     }
 
@@ -302,10 +370,14 @@ impl Pipeline {
             }
             current = de_out;
         }
-        if c.captions.enabled && !self.done("captions", name, std::slice::from_ref(&current))? {
-            let d = self.take_or_read(&mut docs, &current)?;
-            self.captions(name, &d, vec![current.clone()])?;
-            docs = Some(d);
+        if c.captions.enabled {
+            if !self.done("captions", name, std::slice::from_ref(&current))? {
+                let d = self.take_or_read(&mut docs, &current)?;
+                self.captions(name, &d, vec![current.clone()])?;
+                docs = Some(d);
+            } else {
+                self.seed_captions(name)?;
+            }
         }
         if c.shards.enabled && !self.done("shards", name, std::slice::from_ref(&current))? {
             let d = self.take_or_read(&mut docs, &current)?;

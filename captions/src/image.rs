@@ -7,8 +7,7 @@
 //! also strips EXIF and other metadata. A perceptual hash (the dedup crate's pHash) and an
 //! exact hash of the stored bytes come back for duplicate removal.
 //!
-//! This is the check the image fetcher of the captions stage runs on every response; the
-//! fetcher itself (and with it the `[captions.images]` config section) is not built yet.
+//! The captions stage runs this check on every fetched image (`[captions.images]`).
 
 use std::io::Cursor;
 
@@ -31,7 +30,7 @@ pub mod reasons {
     pub const IMAGE_ASPECT: DropReason = DropReason::new("image_aspect");
 }
 
-/// Limits and output of image checking (to become the `[captions.images]` section).
+/// Limits and output of image checking: the `[captions.images]` section.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ImageConfig {

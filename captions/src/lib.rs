@@ -101,7 +101,7 @@ pub struct CaptionsConfig {
     /// Pairs whose alt text has more words are dropped.
     pub max_alt_words: usize,
     /// Alt languages kept (whatlang codes like `eng`; empty: any). Alts whose language
-    /// guess under 0.5 confidence (short alts) are kept.
+    /// guess has under 0.5 confidence (short alts) are kept.
     pub alt_languages: Vec<String>,
     /// An alt text used for this many different images of one host within a shard is
     /// boilerplate (`alt_repeated`); 0 turns the check off.

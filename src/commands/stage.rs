@@ -245,6 +245,9 @@ pub fn docs_stage(stage: &str, a: StageArgs, quiet: bool, rt: &tokio::runtime::R
                 let kept = p.read_docs(&format!("dedup/{name}.jsonl.zst"))?;
                 p.seed_dedup(&kept);
             }
+            if stage == "captions" {
+                p.seed_captions(&name)?;
+            }
             skipped += 1;
             bar.inc(1);
             continue;

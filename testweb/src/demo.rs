@@ -9,6 +9,8 @@
 //! | wiki   | Spanish and English pages with lists and tables, a redirect, a 404 and a slow page |
 //! | shop   | `Disallow: /` for everyone: nothing may be fetched |
 //! | broken | robots.txt answers 503: the whole host is treated as disallowed |
+//! | photos | galleries for the captions stage: good figures, a placeholder alt, a page with `<meta name="robots" content="noimageai">`, a near-duplicate of another page's photo |
+//! | cdn    | the galleries' images: photos, a tracking pixel, a truncated JPEG, a decompression bomb, an oversized file, an image under `Disallow`, one under a training-token `Disallow`, one sent with `X-Robots-Tag: noimageai` |
 
 use std::time::Duration;
 
@@ -82,6 +84,154 @@ fn png(seed: u8, w: u32, h: u32) -> Vec<u8> {
     out.into_inner()
 }
 
+const GALLERY: &[&str] = &[
+    "Every autumn the hill above the village fills with kite flyers. Families bring home-made kites of paper and bamboo, while the club members unpack large stunt kites with long tails. When the wind turns westerly in the afternoon, dozens of kites hang over the slope at once, and walkers on the ridge path stop to watch them dip and climb.",
+    "Our photographers spent a week along the coast road with one rule: no photograph before sunrise or after sunset. The pictures in this gallery show the harbour, the pier and the fields behind the dunes in the plain light of ordinary days, which the photographers say tells more about a place than the dramatic skies of postcards.",
+    "The river valley below the ridge is quieter than the coast. Old stone bridges cross the river every few kilometres, most of them built by farmers who needed to bring carts to the market in town. A local history group has measured and photographed each bridge and is collecting stories about the families who used them.",
+    "Walkers who follow the valley path in spring pass through orchards of apple and pear trees. The owners welcome visitors as long as they keep to the path and close the gates behind them. In May the blossom covers the branches so thickly that the trees look white from the opposite slope, and beekeepers move their hives into the fields.",
+];
+
+/// A smooth picture that survives scaling (its pHash stays put when resized): a sum of
+/// low-frequency waves whose frequencies and phases depend on `seed`, like the broad shapes
+/// of a photograph.
+fn picture(seed: u32, w: u32, h: u32) -> image::RgbImage {
+    let waves: Vec<(f64, f64, f64, f64)> = (0..6u32)
+        .map(|k| {
+            let r = seed.wrapping_mul(2_654_435_761).wrapping_add(k.wrapping_mul(40_503)).rotate_left(k * 5);
+            (f64::from(1 + r % 5), f64::from(1 + (r >> 8) % 5), f64::from((r >> 16) % 628) / 100.0, 1.0 / f64::from(k + 1))
+        })
+        .collect();
+    image::RgbImage::from_fn(w, h, |x, y| {
+        let (u, v) = (f64::from(x) / f64::from(w), f64::from(y) / f64::from(h));
+        let l: f64 = waves.iter().map(|(fx, fy, ph, a)| a * (std::f64::consts::PI * (fx * u + fy * v) + ph).cos()).sum::<f64>();
+        let l = (128.0 + 45.0 * l).clamp(0.0, 255.0);
+        image::Rgb([l as u8, (l * 0.8 + 40.0 * u) as u8, (l * 0.6 + 60.0 * v) as u8])
+    })
+}
+
+/// A JPEG of [`picture`].
+pub fn jpeg(seed: u32, w: u32, h: u32) -> Vec<u8> {
+    let mut out = Vec::new();
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 85).encode_image(&picture(seed, w, h)).expect("encode jpeg");
+    out
+}
+
+/// A copy of [`jpeg`]`(seed, w, h)` scaled to `nw` x `nh` (a re-published, resized photo).
+fn jpeg_resized(seed: u32, w: u32, h: u32, nw: u32, nh: u32) -> Vec<u8> {
+    let small = image::imageops::resize(&picture(seed, w, h), nw, nh, image::imageops::FilterType::Triangle);
+    let mut out = Vec::new();
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 70).encode_image(&small).expect("encode jpeg");
+    out
+}
+
+/// A PNG of deterministic noise (incompressible: about 3 bytes per pixel).
+fn noise_png(w: u32, h: u32) -> Vec<u8> {
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let img = image::RgbImage::from_fn(w, h, |_, _| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        image::Rgb([x as u8, (x >> 8) as u8, (x >> 16) as u8])
+    });
+    let mut out = std::io::Cursor::new(Vec::new());
+    image::DynamicImage::ImageRgb8(img).write_to(&mut out, image::ImageFormat::Png).expect("encode png");
+    out.into_inner()
+}
+
+fn crc32(data: &[u8]) -> u32 {
+    let mut c = 0xffff_ffffu32;
+    for b in data {
+        c ^= u32::from(*b);
+        for _ in 0..8 {
+            c = if c & 1 != 0 { 0xedb8_8320 ^ (c >> 1) } else { c >> 1 };
+        }
+    }
+    !c
+}
+
+/// A decompression bomb: a valid PNG header declaring `side` x `side` pixels, followed by a
+/// few hundred bytes of compressed zeros.
+pub fn png_bomb(side: u32) -> Vec<u8> {
+    let chunk = |kind: &[u8], data: &[u8]| {
+        let mut c = (data.len() as u32).to_be_bytes().to_vec();
+        let mut body = kind.to_vec();
+        body.extend_from_slice(data);
+        c.extend_from_slice(&body);
+        c.extend_from_slice(&crc32(&body).to_be_bytes());
+        c
+    };
+    let mut ihdr = side.to_be_bytes().to_vec();
+    ihdr.extend_from_slice(&side.to_be_bytes());
+    ihdr.extend_from_slice(&[8, 2, 0, 0, 0]);
+    // zlib stream of 64 KiB of zeros (stored deflate would be large; a fixed-Huffman run is tiny)
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+    std::io::Write::write_all(&mut z, &vec![0u8; 1 << 16]).expect("in memory");
+    let idat = z.finish().expect("in memory");
+    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
+    out.extend(chunk(b"IHDR", &ihdr));
+    out.extend(chunk(b"IDAT", &idat));
+    out.extend(chunk(b"IEND", &[]));
+    out
+}
+
+fn gif_pixel() -> Vec<u8> {
+    let mut out = std::io::Cursor::new(Vec::new());
+    image::DynamicImage::ImageRgb8(image::RgbImage::from_pixel(1, 1, image::Rgb([255, 255, 255]))).write_to(&mut out, image::ImageFormat::Gif).expect("encode gif");
+    out.into_inner()
+}
+
+/// The gallery sites of the captions stage: `photos` (pages) and `cdn` (their images).
+fn gallery_sites() -> Vec<Site> {
+    let fig = |src: &str, alt: &str, extra: &str| format!("<figure><img src=\"{src}\" alt=\"{alt}\"{extra}><figcaption>{alt}.</figcaption></figure>\n");
+    let kites = format!(
+        "{}{}{}{}{}{}{}{}{}{}{}{}",
+        paras(&[GALLERY[0]]),
+        fig("{{site:cdn}}/img/kite.jpg", "A red kite circling above the green hills at noon", " width=\"640\" height=\"480\""),
+        fig("{{site:cdn}}/img/dot.gif", "A small marker beside the first photograph", ""),
+        fig("{{site:cdn}}/img/logo.png", "logo", ""),
+        paras(&[GALLERY[1]]),
+        fig("{{site:cdn}}/img/pier.jpg", "The lighthouse at the end of the long pier", ""),
+        fig("{{site:cdn}}/img/panorama.png", "A panorama of the whole bay at sunset", ""),
+        fig("{{site:cdn}}/blocked/harbour.jpg", "Boats moored in the inner harbour basin", ""),
+        fig("{{site:cdn}}/no-train/owl.jpg", "An owl sitting on a wooden fence post", ""),
+        fig("{{site:cdn}}/img/ferry.jpg", "The morning ferry leaving the harbour", ""),
+        fig("{{site:cdn}}/img/raw-scan.png", "A scanned page of the harbour master's logbook", ""),
+        paras(&[GALLERY[1].split(". ").next().unwrap_or_default()]),
+    );
+    let more = format!(
+        "{}{}{}{}",
+        paras(&[GALLERY[2]]),
+        fig("{{site:cdn}}/img/kite-small.jpg", "The same red kite, photographed from the path below", ""),
+        fig("{{site:cdn}}/img/bridge.jpg", "An old stone bridge over a quiet river", ""),
+        paras(&[GALLERY[0].split(". ").last().unwrap_or_default()]),
+    );
+    let private = format!("{}{}{}", paras(&[GALLERY[3]]), fig("{{site:cdn}}/img/orchard.jpg", "Apple trees in blossom before the frost", ""), paras(&[GALLERY[2].split(". ").next().unwrap_or_default()]));
+    let photos = Site::new("photos")
+        .route("/robots.txt", Response::text("User-agent: *\nAllow: /\n"))
+        .route("/", Response::html(layout("photos", "Photo galleries", "<ul><li><a href=\"/gallery/kites.html\">Kites over the hills</a></li><li><a href=\"/gallery/more.html\">More from the valley</a></li><li><a href=\"/gallery/orchard.html\">The orchard</a></li></ul>")))
+        .route("/gallery/kites.html", Response::html(layout("photos", "Kites over the hills", &kites)))
+        .route("/gallery/more.html", Response::html(layout("photos", "More from the valley", &more)))
+        .route("/gallery/orchard.html", Response::html(layout("photos", "The orchard", &private).replace("<meta charset=\"utf-8\">", "<meta charset=\"utf-8\"><meta name=\"robots\" content=\"noimageai\">")));
+    let mut pier = jpeg(3, 400, 300);
+    pier.truncate(pier.len() / 2);
+    let img = |b: Vec<u8>| Response::with_type(200, "image/jpeg", b);
+    let cdn = Site::new("cdn")
+        .route("/robots.txt", Response::text("User-agent: *\nDisallow: /blocked/\n\nUser-agent: trawl-extended\nDisallow: /no-train/\n"))
+        .route("/img/kite.jpg", img(jpeg(1, 640, 480)))
+        .route("/img/kite-small.jpg", img(jpeg_resized(1, 640, 480, 320, 240)))
+        .route("/img/bridge.jpg", img(jpeg(2, 480, 360)))
+        .route("/img/pier.jpg", img(pier))
+        .route("/img/ferry.jpg", img(jpeg(4, 500, 375)).header("X-Robots-Tag", "noimageai"))
+        .route("/img/orchard.jpg", img(jpeg(5, 400, 300)))
+        .route("/blocked/harbour.jpg", img(jpeg(6, 400, 300)))
+        .route("/no-train/owl.jpg", img(jpeg(7, 400, 300)))
+        .route("/img/logo.png", Response::with_type(200, "image/png", png(9, 120, 40)))
+        .route("/img/dot.gif", Response::with_type(200, "image/gif", gif_pixel()))
+        .route("/img/panorama.png", Response::with_type(200, "image/png", png_bomb(100_000)))
+        .route("/img/raw-scan.png", Response::with_type(200, "image/png", noise_png(900, 800)));
+    vec![photos, cdn]
+}
+
 fn article(i: usize) -> (String, String) {
     let title = format!("Town report {}", i + 1);
     let a = EN[i % EN.len()];
@@ -118,7 +268,7 @@ pub fn sites() -> Vec<Site> {
         index.push_str(&format!("<li><a href=\"/articles/{i}.html\">Town report {}</a></li>", i + 1));
     }
     index.push_str("<li><a href=\"/private/draft.html\">Draft (private)</a></li><li><a href=\"/no-train/opinion.html\">Opinion</a></li>");
-    index.push_str("<li><a href=\"{{site:blog}}/\">Our partner blog</a></li><li><a href=\"{{site:shop}}/\">Shop</a></li><li><a href=\"{{site:broken}}/\">Archive</a></li></ul>");
+    index.push_str("<li><a href=\"{{site:blog}}/\">Our partner blog</a></li><li><a href=\"{{site:shop}}/\">Shop</a></li><li><a href=\"{{site:broken}}/\">Archive</a></li><li><a href=\"{{site:photos}}/\">Photo galleries</a></li></ul>");
     news = news.route("/", Response::html(layout("news", "Coastal news", &index)));
     for i in 0..6 {
         let (t, b) = article(i);
@@ -165,7 +315,9 @@ pub fn sites() -> Vec<Site> {
         .route("/robots.txt", Response::status(503))
         .route("/", Response::html(layout("broken", "Archive", &paras(&[EN[5]]))));
 
-    vec![news, blog, wiki, shop, broken]
+    let mut all = vec![news, blog, wiki, shop, broken];
+    all.extend(gallery_sites());
+    all
 }
 
 /// Seed URLs of the demo web.
