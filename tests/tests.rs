@@ -3,6 +3,7 @@
 
 mod support;
 
+mod captions;
 mod cli;
 mod crash;
 mod dedup;

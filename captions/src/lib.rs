@@ -395,7 +395,8 @@ impl Captioner {
                 let words = im.alt.split_whitespace().count();
                 let mut attrs = Attrs::new();
                 attrs.insert("alt_words".into(), json!(words));
-                let lang = (words >= 3).then(|| whatlang::detect(&im.alt)).flatten();
+                // whatlang guesses wildly on a few words: only confident guesses count
+                let lang = (words >= 3).then(|| whatlang::detect(&im.alt)).flatten().filter(|l| l.confidence() >= 0.5);
                 if let Some(l) = &lang {
                     attrs.insert("alt_lang".into(), json!(l.lang().code()));
                     attrs.insert("alt_lang_confidence".into(), json!((l.confidence() * 1000.0).round() / 1000.0));
@@ -423,7 +424,7 @@ impl Captioner {
                     Some((reasons::ALT_TOO_LONG, format!("{words} words")))
                 } else if self.cfg.max_alt_repeats > 0 && repeats >= self.cfg.max_alt_repeats {
                     Some((reasons::ALT_REPEATED, format!("on {repeats} images of {}", host_of(&doc.url))))
-                } else if !self.cfg.alt_languages.is_empty() && lang.as_ref().is_some_and(|l| l.confidence() >= 0.5 && !self.cfg.alt_languages.iter().any(|a| a == l.lang().code())) {
+                } else if !self.cfg.alt_languages.is_empty() && lang.as_ref().is_some_and(|l| !self.cfg.alt_languages.iter().any(|a| a == l.lang().code())) {
                     Some((reasons::ALT_LANGUAGE, lang.map(|l| l.lang().code().to_string()).unwrap_or_default()))
                 } else {
                     None

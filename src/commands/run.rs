@@ -52,7 +52,7 @@ pub fn run(a: RunArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<()> 
         let stages: Vec<&str> = [("crawl", cfg.crawl.enabled), ("extract", cfg.extract.enabled), ("filter", cfg.filter.enabled), ("dedup", cfg.dedup.enabled), ("captions", cfg.captions.enabled), ("shards", cfg.shards.enabled), ("report", cfg.report.enabled)].into_iter().filter(|(_, on)| *on).map(|(n, _)| n).collect();
         println!("stages: {}", stages.join(" -> "));
         if demo {
-            println!("seeds: the embedded demo web on 127.0.0.2-6:{}", a.demo_port);
+            println!("seeds: the embedded demo web on 127.0.0.2-8:{}", a.demo_port);
         } else if cfg.crawl.enabled {
             println!("seeds ({}): {}", cfg.crawl.seeds.len(), cfg.crawl.seeds.join(" "));
         } else {

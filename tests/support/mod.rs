@@ -26,13 +26,13 @@ pub fn ok(c: &mut Command) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
-/// A port free on 127.0.0.2..127.0.0.7 (where the demo web binds).
+/// A port free on 127.0.0.2..127.0.0.8 (where the demo web binds).
 pub fn demo_port() -> u16 {
     for _ in 0..200 {
         let l = TcpListener::bind("127.0.0.2:0").expect("bind loopback");
         let port = l.local_addr().unwrap().port();
         drop(l);
-        if (2..8).all(|i| TcpListener::bind(format!("127.0.0.{i}:{port}")).is_ok()) {
+        if (2..9).all(|i| TcpListener::bind(format!("127.0.0.{i}:{port}")).is_ok()) {
             return port;
         }
     }
