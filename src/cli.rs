@@ -54,8 +54,9 @@ pub enum Command {
     /// Remove duplicate documents (streaming, one worker), or run one phase of the sharded
     /// batch mode: signatures, buckets, clusters, apply.
     Dedup(DedupArgs),
-    /// Build image/alt-text pairs and interleaved documents.
-    Captions(StageArgs),
+    /// Build image/alt-text pairs and interleaved documents; also: fetch (a URL list into
+    /// WebDataset shards).
+    Captions(CaptionsArgs),
     /// Tokenize documents and pack them into Megatron (and datatrove) shards with
     /// manifests; also: pack, train-tokenizer, takedown.
     Shards(ShardsArgs),
@@ -142,6 +143,41 @@ pub struct StageArgs {
     /// failing at once (for cluster engines that start every phase together).
     #[arg(long, default_value_t = 0)]
     pub wait: u64,
+}
+
+/// Flags of `trawl captions`.
+#[derive(Debug, Args)]
+pub struct CaptionsArgs {
+    /// An action instead of the stage.
+    #[command(subcommand)]
+    pub action: Option<CaptionsAction>,
+    /// Stage flags.
+    #[command(flatten)]
+    pub stage: StageArgs,
+}
+
+/// `trawl captions` actions.
+#[derive(Debug, Subcommand)]
+pub enum CaptionsAction {
+    /// Fetch a list of image URLs with the crawl's manners ([crawl]: robots.txt, delay,
+    /// Retry-After, SSRF guard; [captions.fetch]) and decode, check, resize and re-encode
+    /// them ([captions.images]) into WebDataset shards: `images/NNNNN.tar` (`KEY.jpg` +
+    /// `KEY.json`), a JSONL index per shard, and `excluded/images/` with every refusal's
+    /// reason. Like img2dataset, politely.
+    Fetch {
+        /// File of image URLs, one per line; a tab after the URL starts its caption text.
+        #[arg(long)]
+        urls: PathBuf,
+        /// Output folder or run root (local or s3://).
+        #[arg(long, short)]
+        output: String,
+        /// Pipeline config (TOML): [crawl], [captions.fetch], [captions.images], [storage].
+        #[arg(long, short)]
+        config: Option<PathBuf>,
+        /// Samples per shard (the unit of fetching and of writing).
+        #[arg(long, default_value_t = 10_000)]
+        shard_size: usize,
+    },
 }
 
 /// Flags of `trawl filter`.

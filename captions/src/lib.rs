@@ -538,6 +538,14 @@ impl Captioner {
         out
     }
 
+    /// Applies each image's own opt-out and decodes and checks it ([`image::check`]), on
+    /// `threads` threads; one result per input, in order.
+    pub fn check_images(&self, fetched: Vec<FetchOutcome>) -> Vec<Result<Arc<CheckedImage>, (DropReason, String)>> {
+        let n = fetched.len();
+        let urls: Vec<String> = vec![String::new(); n];
+        self.check_all(&urls, fetched)
+    }
+
     fn check_all(&self, urls: &[String], fetched: Vec<FetchOutcome>) -> Vec<Result<Arc<CheckedImage>, (DropReason, String)>> {
         let threads = if self.cfg.threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { self.cfg.threads };
         let one = |f: FetchOutcome| -> Result<Arc<CheckedImage>, (DropReason, String)> {
@@ -550,10 +558,8 @@ impl Captioner {
             }
             image::check(&f.body, f.content_type.as_deref(), &self.cfg.images).map(Arc::new)
         };
-        let n = urls.len().min(fetched.len());
         let mut slots: Vec<Option<FetchOutcome>> = fetched.into_iter().map(Some).collect();
         slots.resize_with(urls.len(), || Some(Err((DropReason::new("fetch_error"), "no fetch result".into()))));
-        let _ = n;
         if threads <= 1 || slots.len() < 4 {
             return slots.into_iter().map(|f| one(f.expect("filled"))).collect();
         }

@@ -1,6 +1,7 @@
 //! One module per command.
 
 mod dedup;
+mod images;
 mod run;
 pub mod runinfo;
 mod shards;
@@ -38,7 +39,10 @@ pub fn dispatch(cli: Cli, rt: &tokio::runtime::Runtime) -> Result<()> {
             None => stage::docs_stage("dedup", a.stage, quiet, rt, |_| ()),
             Some(p) => dedup::phase(p, quiet, rt),
         },
-        Command::Captions(a) => stage::docs_stage("captions", a, quiet, rt, |_| ()),
+        Command::Captions(a) => match a.action {
+            None => stage::docs_stage("captions", a.stage, quiet, rt, |_| ()),
+            Some(crate::cli::CaptionsAction::Fetch { urls, output, config, shard_size }) => images::fetch(&urls, &output, config.as_deref(), shard_size, quiet, rt),
+        },
         Command::Shards(a) => match a.action {
             None => stage::docs_stage("shards", a.stage, quiet, rt, |_| ()),
             Some(action) => shards::action(action, rt),

@@ -1,0 +1,116 @@
+//! `trawl captions fetch`: a URL list into WebDataset shards of checked images, fetched with
+//! the crawl's manners. Shards commit atomically with a completion marker, so a rerun skips
+//! finished shards and redoes an interrupted one.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use serde_json::json;
+use trawl_captions::{Captioner, FetchedImage};
+use trawl_core::RunStats;
+use trawl_storage::jsonl::JsonlWriter;
+use trawl_storage::markers::{self, Marker};
+use trawl_storage::{shard_name, Storage};
+
+use crate::progress;
+
+pub fn fetch(urls: &Path, output: &str, config: Option<&Path>, shard_size: usize, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<()> {
+    if shard_size == 0 {
+        return Err(crate::UsageError("--shard-size must be at least 1".into()).into());
+    }
+    let cfg = super::load_config(config)?;
+    let text = std::fs::read_to_string(urls).with_context(|| format!("reading {}", urls.display()))?;
+    let list: Vec<(String, String)> = text
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .map(|l| match l.split_once('\t') {
+            Some((u, c)) => (u.trim().to_string(), c.trim().to_string()),
+            None => (l.trim().to_string(), String::new()),
+        })
+        .collect();
+    let root = Storage::open(output, &cfg.storage)?;
+    let c = &cfg.captions;
+    let limits = trawl_crawler::ResourceLimits {
+        max_bytes: c.images.max_bytes,
+        timeout: std::time::Duration::from_secs(c.fetch.timeout_secs),
+        concurrency: c.fetch.concurrency,
+        content_types: vec!["image/".into(), "application/octet-stream".into(), "binary/octet-stream".into()],
+    };
+    let fetcher = trawl_crawler::ResourceFetcher::new(&cfg.crawl, limits).context("image fetcher")?;
+    let captioner = Captioner::new(cfg.captions.clone());
+    let fingerprint = format!("{:016x}", xxhash_rust::xxh3::xxh3_64(serde_json::to_string(&json!([&cfg.crawl, &cfg.captions.fetch, &cfg.captions.images]))?.as_bytes()));
+    let bar = progress::bar(progress::enabled(quiet), Some(list.len() as u64), "images");
+    let (mut kept_total, mut dropped_total) = (0u64, 0u64);
+    for (i, chunk) in list.chunks(shard_size).enumerate() {
+        let name = shard_name(i);
+        let input = format!("{}#{}", urls.display(), i * shard_size);
+        if rt.block_on(markers::is_done(&root, "images", &name, std::slice::from_ref(&input), &fingerprint))? {
+            bar.inc(chunk.len() as u64);
+            continue;
+        }
+        let t0 = std::time::Instant::now();
+        let chunk_urls: Vec<String> = chunk.iter().map(|(u, _)| u.clone()).collect();
+        let b = bar.clone();
+        let base = bar.position();
+        let progress: Arc<dyn Fn(u64) + Send + Sync> = Arc::new(move |n| b.set_position(base + n));
+        let outcomes = rt.block_on(fetcher.fetch_all(&chunk_urls, Some(progress)));
+        let fetched = outcomes
+            .into_iter()
+            .map(|o| {
+                o.map(|r| FetchedImage {
+                    content_type: r.header("content-type").map(String::from),
+                    x_robots_tag: r.header("x-robots-tag").map(String::from),
+                    training_allowed: r.training_allowed,
+                    body: r.body,
+                })
+            })
+            .collect();
+        let checked = captioner.check_images(fetched);
+        let mut tar = trawl_captions::wds::TarWriter::new();
+        let mut index = JsonlWriter::for_name("x.jsonl.zst");
+        let mut excluded = JsonlWriter::for_name("x.jsonl.zst");
+        let mut stats = RunStats::default();
+        let st = stats.stage_mut("images");
+        for (k, ((url, caption), r)) in chunk.iter().zip(checked).enumerate() {
+            st.seen += 1;
+            match r {
+                Ok(img) => {
+                    let key = format!("{name}{k:06}");
+                    let meta = json!({
+                        "key": key, "url": url, "caption": caption, "format": img.format,
+                        "original_size": [img.original.0, img.original.1], "size": [img.size.0, img.size.1],
+                        "phash": format!("{:016x}", img.phash), "sha": format!("{:016x}", img.exact),
+                    });
+                    tar.append(&format!("{key}.{}", img.extension), &img.bytes)?;
+                    tar.append(&format!("{key}.json"), &serde_json::to_vec(&meta)?)?;
+                    index.write(&meta);
+                    st.kept += 1;
+                    st.bytes_out += img.bytes.len() as u64;
+                }
+                Err((reason, detail)) => {
+                    st.drop_for(reason.as_str());
+                    excluded.write(&json!({ "stage": "images", "reason": reason.as_str(), "detail": detail, "url": url }));
+                }
+            }
+        }
+        st.nanos = t0.elapsed().as_nanos() as u64;
+        kept_total += st.kept;
+        dropped_total += st.seen - st.kept;
+        let keys = [format!("images/{name}.tar"), format!("images/{name}.jsonl.zst"), format!("excluded/images/{name}.jsonl.zst")];
+        rt.block_on(async {
+            root.put(&keys[0], tar.finish()?.into()).await?;
+            root.put(&keys[1], index.finish().into()).await?;
+            root.put(&keys[2], excluded.finish().into()).await?;
+            let m = Marker { stage: "images".into(), shard: name.clone(), inputs: vec![input], outputs: keys.to_vec(), stats, config: fingerprint.clone() };
+            markers::commit(&root, &m).await?;
+            anyhow::Ok(())
+        })
+        .with_context(|| format!("writing shard {name}"))?;
+        bar.set_position(base + chunk.len() as u64);
+    }
+    bar.finish_and_clear();
+    println!("trawl: {} images kept, {} dropped -> {}", kept_total, dropped_total, root.url_of("images/"));
+    Ok(())
+}
