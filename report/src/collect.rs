@@ -30,6 +30,11 @@ pub struct Sample {
     pub attrs: String,
     /// For image pairs: the image URL.
     pub image: String,
+    /// For image pairs: a JPEG thumbnail as a `data:` URI (made by trawl from the decoded
+    /// pixels of the stored image, never the page's bytes), empty when there is none.
+    pub thumb: String,
+    /// For image pairs: where the stored image is (tar object, data offset, size).
+    pub thumb_at: Option<(String, u64, u64)>,
 }
 
 /// A histogram over fixed bounds; the last bucket is open.
@@ -126,6 +131,8 @@ fn to_sample(v: &Value, stage: &str, text_chars: usize) -> Sample {
         text,
         attrs: doc.get("attrs").filter(|a| a.as_object().is_some_and(|o| !o.is_empty())).map(|a| serde_json::to_string_pretty(a).unwrap_or_default()).unwrap_or_default(),
         image: String::new(),
+        thumb: String::new(),
+        thumb_at: None,
     }
 }
 
@@ -230,16 +237,48 @@ async fn read_set(root: &Storage, prefix: &str, cap: usize, truncated: &mut bool
             continue;
         }
         let bytes = root.get(&k).await?;
-        for v in jsonl::read_lines::<Value>(&k, &bytes)?.into_iter().flatten() {
+        for mut v in jsonl::read_lines::<Value>(&k, &bytes)?.into_iter().flatten() {
             if n >= cap {
                 *truncated = true;
                 return Ok(());
+            }
+            if let Some(o) = v.as_object_mut() {
+                o.insert("__object".into(), Value::String(k.clone()));
             }
             f(&v);
             n += 1;
         }
     }
     Ok(())
+}
+
+/// Largest side of a report thumbnail, pixels.
+const THUMB_SIDE: u32 = 200;
+
+/// Fills `thumb` of sampled pairs: the stored image read by range from its tar, decoded,
+/// scaled to at most [`THUMB_SIDE`] and re-encoded (so the report never carries bytes it did
+/// not make). A missing or unreadable image leaves the card without a picture.
+async fn thumbnails(root: &Storage, pairs: &mut [Sample]) {
+    use base64::Engine;
+    for p in pairs.iter_mut() {
+        let Some((tar, off, size)) = p.thumb_at.clone() else { continue };
+        if size > 16 << 20 {
+            continue;
+        }
+        let bytes = match root.get_range(&tar, off, off + size).await {
+            Ok(b) => b,
+            Err(e) => {
+                tracing::debug!(error = %e, "thumbnail: image not readable");
+                continue;
+            }
+        };
+        let Ok(img) = image::load_from_memory_with_format(&bytes, image::ImageFormat::Jpeg).or_else(|_| image::load_from_memory(&bytes)) else { continue };
+        let small = img.thumbnail(THUMB_SIDE, THUMB_SIDE).to_rgb8();
+        let mut out = Vec::new();
+        if image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 80).encode_image(&small).is_ok() {
+            p.thumb = format!("data:image/jpeg;base64,{}", base64::engine::general_purpose::STANDARD.encode(&out));
+        }
+    }
 }
 
 /// Reads stats, distributions and samples of a run root.
@@ -370,14 +409,35 @@ pub async fn collect(root: &Storage, cfg: &ReportConfig, thresholds: &Thresholds
     let mut pair_res = Reservoir::new(k * 4);
     read_set(root, "captions/pairs", cap, &mut d.truncated, |v| {
         let mut s = to_sample(v, "captions", tc);
+        let tar = v.get("__object").and_then(Value::as_str).map(|k| k.trim_end_matches(".jsonl.zst").to_string() + ".tar");
         s.text = v.get("alt").and_then(Value::as_str).unwrap_or("").to_string();
         s.image = v.get("image_url").and_then(Value::as_str).unwrap_or("").to_string();
         s.id = s.image.clone();
-        s.attrs = v.get("context").and_then(Value::as_str).unwrap_or("").chars().take(300).collect();
+        let a = &v["attrs"];
+        let mut facts = Vec::new();
+        if let Some(sc) = a.get("alignment").and_then(Value::as_f64) {
+            facts.push(format!("alignment {sc:.3}"));
+        }
+        if let (Some(w), Some(h)) = (a["image_original_size"][0].as_u64(), a["image_original_size"][1].as_u64()) {
+            facts.push(format!("{w}x{h} {}", a["image_format"].as_str().unwrap_or("")));
+        }
+        if let Some(n) = a.get("alt_words").and_then(Value::as_u64) {
+            facts.push(format!("{n} alt words"));
+        }
+        if let Some(l) = a.get("alt_lang").and_then(Value::as_str) {
+            facts.push(format!("alt lang {l}"));
+        }
+        if let Some(ds) = a.get("domains").and_then(Value::as_array) {
+            facts.push(format!("domains {}", ds.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(", ")));
+        }
+        let context: String = v.get("context").and_then(Value::as_str).unwrap_or("").chars().take(300).collect();
+        s.attrs = format!("{}\n\n{context}", facts.join(" · "));
+        s.thumb_at = v["tar_members"][0]["offset"].as_u64().zip(v["tar_members"][0]["size"].as_u64()).zip(tar).map(|((o, n), t)| (t, o, n));
         pair_res.offer(key(cfg.seed, &s.image), s);
     })
     .await?;
     d.pairs = pair_res.take().into_iter().map(|(_, s)| s).collect();
+    thumbnails(root, &mut d.pairs).await;
 
     if let Some(b) = root.get_opt("shards/manifest.json").await? {
         if let Ok(v) = serde_json::from_slice::<Value>(&b) {

@@ -63,6 +63,12 @@ impl ReportConfig {
 /// The stage folders in pipeline order.
 pub const STAGES: &[&str] = &["crawl", "extract", "filter", "dedup", "captions", "shards"];
 
+/// Whether a thumbnail is one trawl made: a JPEG `data:` URI of base64 characters only
+/// (anything else is left out of the page).
+pub fn safe_thumb(s: &str) -> bool {
+    s.strip_prefix("data:image/jpeg;base64,").is_some_and(|b| !b.is_empty() && b.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'+' || c == b'/' || c == b'='))
+}
+
 /// HTML-escapes text (also safe inside double- or single-quoted attributes).
 pub fn escape(s: &str) -> String {
     let mut o = String::with_capacity(s.len());

@@ -7,7 +7,7 @@ use trawl_core::{RunStats, StageStats};
 
 use crate::collect::{Hist, RunData, Sample};
 use crate::svg::{self, num, Bin, Row};
-use crate::{escape, ReportConfig};
+use crate::{escape, safe_thumb, ReportConfig};
 
 const STYLE: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:0;color:#1d232a;background:#f6f7f9}\
 header{background:#1f3b57;color:#fff;padding:18px 32px}header h1{margin:0;font-size:22px}header p{margin:4px 0 0;opacity:.85;font-size:14px}\
@@ -22,7 +22,7 @@ th{background:#f0f2f5}td:first-child,th:first-child{text-align:left}td.l{text-al
 details{border:1px solid #e3e6ea;border-radius:6px;margin:6px 0;padding:6px 10px;background:#fbfcfd}summary{cursor:pointer;font-size:13px;word-break:break-all}\
 summary small{color:#6b7580}pre{white-space:pre-wrap;word-break:break-word;background:#f3f5f7;padding:8px;font-size:12px;max-height:420px;overflow:auto}\
 .tag{display:inline-block;background:#e8eef5;border-radius:10px;padding:0 8px;margin-right:4px;font-size:11px}.reason{background:#fbe3e1;color:#8a2a22}\
-.pair{border:1px solid #e3e6ea;border-radius:6px;padding:8px;background:#fbfcfd;font-size:12px}.ph{height:90px;background:repeating-linear-gradient(45deg,#eef1f4,#eef1f4 8px,#e4e8ec 8px,#e4e8ec 16px);display:flex;align-items:center;justify-content:center;color:#6b7580;font-size:11px;border-radius:4px;margin-bottom:6px;word-break:break-all;padding:4px}\
+.pair{border:1px solid #e3e6ea;border-radius:6px;padding:8px;background:#fbfcfd;font-size:12px}.th{display:block;max-width:100%;max-height:200px;margin:0 auto 6px;border-radius:4px}.th+.ph{height:auto;min-height:0;background:none;justify-content:flex-start;padding:0 0 4px}.ph{height:90px;background:repeating-linear-gradient(45deg,#eef1f4,#eef1f4 8px,#e4e8ec 8px,#e4e8ec 16px);display:flex;align-items:center;justify-content:center;color:#6b7580;font-size:11px;border-radius:4px;margin-bottom:6px;word-break:break-all;padding:4px}\
 .legend span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px;vertical-align:middle}";
 
 fn anchor(kind: &str, name: &str) -> String {
@@ -299,9 +299,10 @@ pub fn render(a: &RunData, b: Option<&RunData>, cfg: &ReportConfig) -> String {
     if a.pairs.is_empty() {
         h.push_str("<p>No pairs in this run.</p>");
     } else {
-        h.push_str("<p>Images are not fetched in this version: each card shows the image URL (never loaded by this page), its alt text and the text around it.</p><div class=\"pairs\">");
+        h.push_str("<p>A seeded sample of kept pairs: the stored image (a thumbnail trawl re-encoded; the page never loads anything from the web), its alt text, the page, the signals and the text around it.</p><div class=\"pairs\">");
         for p in &a.pairs {
-            let _ = write!(h, "<div class=\"pair\"><div class=\"ph\">{}</div><b>{}</b><br><small>{}</small><pre>{}</pre></div>", escape(&p.image), escape(&p.text), escape(&p.url), escape(&p.attrs));
+            let picture = if safe_thumb(&p.thumb) { format!("<img class=\"th\" src=\"{}\" alt=\"\">", p.thumb) } else { String::new() };
+            let _ = write!(h, "<div class=\"pair\">{picture}<div class=\"ph\">{}</div><b>{}</b><br><small>{}</small><pre>{}</pre></div>", escape(&p.image), escape(&p.text), escape(&p.url), escape(&p.attrs));
         }
         h.push_str("</div>");
     }
@@ -342,6 +343,8 @@ mod tests {
             text: "<script>alert(3)</script><a href=\"javascript:x\" onclick=\"y\">".into(),
             attrs: "{\"a\": \"</pre><script>\"}".into(),
             image: "javascript:alert(4)".into(),
+            thumb: "data:image/jpeg;base64,\"><script>alert(5)</script>".into(),
+            thumb_at: None,
         };
         let mut d = RunData { root: "<root>".into(), ..Default::default() };
         d.dropped.insert(("filter".into(), "<b>".into()), vec![evil.clone()]);

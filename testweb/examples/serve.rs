@@ -1,13 +1,18 @@
 //! Serves the bundled demo web, or a generated benchmark web, until killed; prints the seed
 //! URLs as a JSON list on the first line of stdout.
 //!
-//! `cargo run --release -p trawl-testweb --example serve -- [demo | bench HOSTS PAGES | render HOSTS PAGES] [PORT]`
+//! `cargo run --release -p trawl-testweb --example serve -- [demo | bench HOSTS PAGES | render HOSTS PAGES | images HOSTS N] [PORT]`
 
 fn main() -> std::io::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build()?;
     rt.block_on(async {
         let (sites, port) = match args.first().map(String::as_str) {
+            Some("images") => {
+                let hosts = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(4);
+                let n = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(500);
+                (trawl_testweb::demo::image_bench_sites(hosts, n), args.get(3).and_then(|a| a.parse().ok()).unwrap_or(0))
+            }
             Some(kind @ ("bench" | "render")) => {
                 let hosts = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(10);
                 let pages = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(300);

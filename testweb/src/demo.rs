@@ -180,6 +180,23 @@ fn gif_pixel() -> Vec<u8> {
     out.into_inner()
 }
 
+/// An image server for the captions benchmark: `hosts` sites, each serving `/img/0.jpg` to
+/// `/img/{n-1}.jpg`: photos of 640x480 to 1280x960 (48 distinct pictures, so every URL still
+/// costs a full fetch and decode), and a robots.txt that allows everything.
+pub fn image_bench_sites(hosts: usize, n: usize) -> Vec<Site> {
+    let sizes = [(640, 480), (800, 600), (1024, 768), (1280, 960), (960, 640), (600, 800)];
+    let pictures: Vec<Vec<u8>> = (0..48u32).map(|i| jpeg(i, sizes[i as usize % sizes.len()].0, sizes[i as usize % sizes.len()].1)).collect();
+    (0..hosts)
+        .map(|h| {
+            let mut site = Site::new(&format!("images{h}")).route("/robots.txt", Response::text("User-agent: *\nAllow: /\n"));
+            for i in 0..n {
+                site = site.route(&format!("/img/{i}.jpg"), Response::with_type(200, "image/jpeg", pictures[(i * 7 + h) % pictures.len()].clone()));
+            }
+            site
+        })
+        .collect()
+}
+
 /// The gallery sites of the captions stage: `photos` (pages) and `cdn` (their images).
 fn gallery_sites() -> Vec<Site> {
     let fig = |src: &str, alt: &str, extra: &str| format!("<figure><img src=\"{src}\" alt=\"{alt}\"{extra}><figcaption>{alt}.</figcaption></figure>\n");
