@@ -92,7 +92,7 @@ tools = {
     "img2dataset": [args.img2dataset, "--url_list", url_file, "--input_format", "txt", "--output_folder", "{OUT}", "--output_format", "webdataset",
                     "--processes_count", "1", "--thread_count", "16", "--image_size", "512", "--resize_mode", "keep_ratio", "--resize_only_if_bigger", "True",
                     "--encode_format", "jpg", "--encode_quality", "90", "--timeout", "20", "--retries", "0", "--number_sample_per_shard", "10000",
-                    "--enable_wandb", "False", "--incremental_mode", "overwrite"],
+                    "--enable_wandb", "False"],
 }
 print(f"{len(urls)} image URLs on {args.hosts} hosts; one core each (taskset -c 0); medians of {args.repeat}", flush=True)
 per_core = {}

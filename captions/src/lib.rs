@@ -716,14 +716,37 @@ mod tests {
         d
     }
 
+    /// A photo-like picture (flat shapes over a gradient, as the demo web's) that keeps its
+    /// pHash when scaled.
     fn png(seed: u32, w: u32, h: u32) -> Vec<u8> {
+        let rects: Vec<(f64, f64, f64, f64, [f64; 3])> = (0..14u32)
+            .map(|k| {
+                let r = |salt: u32| f64::from(seed.wrapping_mul(2_654_435_761).wrapping_add(k.wrapping_mul(40_503)).wrapping_add(salt.wrapping_mul(97_531)).rotate_left(k + salt) % 1000) / 1000.0;
+                let (x0, y0) = (r(1) * 0.8, r(2) * 0.8);
+                (x0, y0, x0 + 0.1 + r(3) * 0.4, y0 + 0.1 + r(4) * 0.4, [r(5) * 255.0, r(6) * 255.0, r(7) * 255.0])
+            })
+            .collect();
         let img = ::image::RgbImage::from_fn(w, h, |x, y| {
             let (u, v) = (f64::from(x) / f64::from(w), f64::from(y) / f64::from(h));
-            let wave = ((u * (3.0 + f64::from(seed))).sin() * (v * 4.0).cos() * 110.0 + 128.0) as u8;
-            ::image::Rgb([(u * 255.0) as u8 ^ (seed as u8 * 40), wave, (v * 255.0) as u8])
+            // a gradient under overlapping flat rectangles: broadband, like the edges of a photo
+            let mut c = [60.0 + 120.0 * u, 80.0 + 100.0 * v, 140.0 - 60.0 * u];
+            for (x0, y0, x1, y1, col) in &rects {
+                if u >= *x0 && u < *x1 && v >= *y0 && v < *y1 {
+                    c = *col;
+                }
+            }
+            ::image::Rgb([c[0] as u8, c[1] as u8, c[2] as u8])
         });
         let mut out = Vec::new();
         ::image::DynamicImage::ImageRgb8(img).write_to(&mut std::io::Cursor::new(&mut out), ::image::ImageFormat::Png).unwrap();
+        out
+    }
+
+    /// `png(seed, w, h)` scaled to half its size: the same photo republished smaller.
+    fn png_half(seed: u32, w: u32, h: u32) -> Vec<u8> {
+        let full = ::image::load_from_memory(&png(seed, w, h)).unwrap();
+        let mut out = Vec::new();
+        full.resize_exact(w / 2, h / 2, ::image::imageops::FilterType::Triangle).write_to(&mut std::io::Cursor::new(&mut out), ::image::ImageFormat::Png).unwrap();
         out
     }
 
@@ -790,7 +813,7 @@ mod tests {
                 "https://h/1.png" => ok(png(1, 300, 200)),
                 "https://h/2.png" => ok(corrupt.clone()),
                 "https://h/3.png" => Ok(FetchedImage { body: png(3, 300, 200), content_type: Some("image/png".into()), x_robots_tag: Some("noimageai".into()), training_allowed: true }),
-                _ => ok(png(0, 150, 100)),
+                _ => ok(png_half(0, 300, 200)),
             })
             .collect();
         let mut dedup = ImageDedup::default();

@@ -11,7 +11,55 @@ pub fn phash(luma: &[u8], w: usize, h: usize) -> Option<u64> {
     if w == 0 || h == 0 || luma.len() < w * h {
         return None;
     }
-    const N: usize = 32;
+    Some(dct_bits(&area_average(w, h, |i| luma[i] as u64)))
+}
+
+/// The pHash of an RGB image (`w * h * 3` bytes, row-major): [`phash`] of its luminance
+/// (Rec. 709 weights, as the `image` crate's `to_luma8`), without building the luminance
+/// image and without rounding each pixel (so it may differ from `phash` of a rounded
+/// luminance image in a bit or two).
+pub fn phash_rgb(rgb: &[u8], w: usize, h: usize) -> Option<u64> {
+    if w == 0 || h == 0 || rgb.len() < w * h * 3 {
+        return None;
+    }
+    // luminance x 10000, summed per bin and divided once
+    let luma = |p: &[u8]| u64::from(p[0]) * 2126 + u64::from(p[1]) * 7152 + u64::from(p[2]) * 722;
+    if w < N || h < N {
+        // bins overlap on tiny images: the general path
+        let mut small = area_average(w, h, |i| luma(&rgb[3 * i..3 * i + 3]));
+        small.iter_mut().flatten().for_each(|v| *v /= 10000.0);
+        return Some(dct_bits(&small));
+    }
+    // bins are disjoint and contiguous: one sequential pass, summing each row into its bins
+    // (bin b covers [b * len / N, (b + 1) * len / N), as in area_average)
+    let bins = |len: usize| -> Vec<usize> { (0..N).flat_map(|b| std::iter::repeat_n(b, (b + 1) * len / N - b * len / N)).collect() };
+    let (bin_of_x, bin_of_y) = (bins(w), bins(h));
+    let mut sums = [[0u64; N]; N];
+    for (yy, row) in rgb[..w * h * 3].chunks_exact(w * 3).enumerate() {
+        let by = bin_of_y[yy];
+        let mut acc = [0u64; N];
+        for (p, bx) in row.chunks_exact(3).zip(&bin_of_x) {
+            acc[*bx] += luma(p);
+        }
+        for (s, a) in sums[by].iter_mut().zip(acc) {
+            *s += a;
+        }
+    }
+    let mut small = [[0f64; N]; N];
+    for (y, row) in small.iter_mut().enumerate() {
+        let rows = (y + 1) * h / N - y * h / N;
+        for (x, cell) in row.iter_mut().enumerate() {
+            let cols = (x + 1) * w / N - x * w / N;
+            *cell = sums[y][x] as f64 / (10000 * rows * cols).max(1) as f64;
+        }
+    }
+    Some(dct_bits(&small))
+}
+
+const N: usize = 32;
+
+/// Area-average down to 32x32 (pixel `i` = `y * w + x` read through `px`).
+fn area_average(w: usize, h: usize, px: impl Fn(usize) -> u64) -> [[f64; N]; N] {
     let mut small = [[0f64; N]; N];
     for (y, row) in small.iter_mut().enumerate() {
         let (y0, y1) = (y * h / N, ((y + 1) * h / N).max(y * h / N + 1).min(h));
@@ -20,12 +68,18 @@ pub fn phash(luma: &[u8], w: usize, h: usize) -> Option<u64> {
             let mut sum = 0u64;
             for yy in y0..y1 {
                 for xx in x0..x1 {
-                    sum += luma[yy * w + xx] as u64;
+                    sum += px(yy * w + xx);
                 }
             }
             *cell = sum as f64 / ((y1 - y0) * (x1 - x0)) as f64;
         }
     }
+    small
+}
+
+/// 2-D DCT-II of the 32x32 grid, 8x8 lowest frequencies, one bit per coefficient above
+/// their median (the DC term excluded from the median).
+fn dct_bits(small: &[[f64; N]; N]) -> u64 {
     let cos: Vec<Vec<f64>> = (0..8).map(|u| (0..N).map(|x| ((2 * x + 1) as f64 * u as f64 * std::f64::consts::PI / (2 * N) as f64).cos()).collect()).collect();
     let mut coef = [0f64; 64];
     for u in 0..8 {
@@ -49,7 +103,7 @@ pub fn phash(luma: &[u8], w: usize, h: usize) -> Option<u64> {
             bits |= 1 << i;
         }
     }
-    Some(bits)
+    bits
 }
 
 /// Finds earlier hashes within a Hamming distance: 8 bands of 8 bits, so any hash within
@@ -112,5 +166,10 @@ mod tests {
         assert_eq!(idx.find(hs, 7).map(|x| x.0), Some("a"));
         assert!(idx.find(ho, 7).is_none());
         assert!(phash(&[], 0, 0).is_none());
+        // the RGB entry point hashes the same luminance
+        let rgb: Vec<u8> = (0..200 * 150).flat_map(|i| [(i % 200) as u8, (i / 200) as u8, ((i * 7) % 251) as u8]).collect();
+        let luma: Vec<u8> = rgb.chunks(3).map(|p| ((p[0] as u32 * 2126 + p[1] as u32 * 7152 + p[2] as u32 * 722 + 5000) / 10000) as u8).collect();
+        assert!((phash_rgb(&rgb, 200, 150).unwrap() ^ phash(&luma, 200, 150).unwrap()).count_ones() <= 2);
+        assert!((phash_rgb(&rgb[..20 * 15 * 3], 20, 15).unwrap() ^ phash(&luma[..300], 20, 15).unwrap()).count_ones() <= 2, "tiny images too");
     }
 }

@@ -91,22 +91,32 @@ const GALLERY: &[&str] = &[
     "Walkers who follow the valley path in spring pass through orchards of apple and pear trees. The owners welcome visitors as long as they keep to the path and close the gates behind them. In May the blossom covers the branches so thickly that the trees look white from the opposite slope, and beekeepers move their hives into the fields.",
 ];
 
-/// A smooth picture that survives scaling (its pHash stays put when resized): a sum of
-/// low-frequency waves whose frequencies and phases depend on `seed`, like the broad shapes
-/// of a photograph.
+/// A picture that survives scaling (its pHash stays put when resized): overlapping flat
+/// rectangles whose places and colours depend on `seed`, over a gradient; broadband like a
+/// photograph's edges (smooth waves alone leave most DCT coefficients near zero, where the
+/// pHash's median threshold is unstable).
 fn picture(seed: u32, w: u32, h: u32) -> image::RgbImage {
-    let waves: Vec<(f64, f64, f64, f64)> = (0..6u32)
-        .map(|k| {
-            let r = seed.wrapping_mul(2_654_435_761).wrapping_add(k.wrapping_mul(40_503)).rotate_left(k * 5);
-            (f64::from(1 + r % 5), f64::from(1 + (r >> 8) % 5), f64::from((r >> 16) % 628) / 100.0, 1.0 / f64::from(k + 1))
-        })
-        .collect();
-    image::RgbImage::from_fn(w, h, |x, y| {
-        let (u, v) = (f64::from(x) / f64::from(w), f64::from(y) / f64::from(h));
-        let l: f64 = waves.iter().map(|(fx, fy, ph, a)| a * (std::f64::consts::PI * (fx * u + fy * v) + ph).cos()).sum::<f64>();
-        let l = (128.0 + 45.0 * l).clamp(0.0, 255.0);
-        image::Rgb([l as u8, (l * 0.8 + 40.0 * u) as u8, (l * 0.6 + 60.0 * v) as u8])
-    })
+        let rects: Vec<(f64, f64, f64, f64, [f64; 3])> = (0..14u32)
+            .map(|k| {
+                let r = |salt: u32| f64::from(seed.wrapping_mul(2_654_435_761).wrapping_add(k.wrapping_mul(40_503)).wrapping_add(salt.wrapping_mul(97_531)).rotate_left(k + salt) % 1000) / 1000.0;
+                let (x0, y0) = (r(1) * 0.8, r(2) * 0.8);
+                (x0, y0, x0 + 0.1 + r(3) * 0.4, y0 + 0.1 + r(4) * 0.4, [r(5) * 255.0, r(6) * 255.0, r(7) * 255.0])
+            })
+            .collect();
+        let img = image::RgbImage::from_fn(w, h, |x, y| {
+            let (u, v) = (f64::from(x) / f64::from(w), f64::from(y) / f64::from(h));
+            // a gradient under overlapping flat rectangles: broadband, like the edges of a photo
+            let mut c = [60.0 + 120.0 * u, 80.0 + 100.0 * v, 140.0 - 60.0 * u];
+            for (x0, y0, x1, y1, col) in &rects {
+                if u >= *x0 && u < *x1 && v >= *y0 && v < *y1 {
+                    c = *col;
+                }
+            }
+            // fine grain, like sensor noise and texture (so files are photo-sized)
+            let n = f64::from((x.wrapping_mul(73_856_093) ^ y.wrapping_mul(19_349_663) ^ seed.wrapping_mul(83_492_791)) % 21) - 10.0;
+            image::Rgb([(c[0] + n).clamp(0.0, 255.0) as u8, (c[1] + n).clamp(0.0, 255.0) as u8, (c[2] + n).clamp(0.0, 255.0) as u8])
+        });
+    img
 }
 
 /// A JPEG of [`picture`].
