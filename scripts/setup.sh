@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what trawl's demo and tests need, skipping whatever is already present.
 #
-#   scripts/setup.sh demo   Debian's librocksdb-dev and clang (to link RocksDB)
+#   scripts/setup.sh demo   Debian's librocksdb-dev and clang (to link RocksDB), libturbojpeg0-dev
 #   scripts/setup.sh test   + Debian's chromium, the S3 test server (s3s-fs), a Python venv with
 #                             megatron-core and datatrove (read our token shards back)
 #
@@ -35,7 +35,7 @@ fi
 
 # RocksDB: link Debian's library (.cargo/config.toml points ROCKSDB_LIB_DIR at it) instead of
 # compiling the bundled C++; bindgen needs clang.
-apt_install librocksdb-dev clang libclang-dev
+apt_install librocksdb-dev clang libclang-dev libturbojpeg0-dev pkg-config
 
 [ "$mode" = "demo" ] && exit 0
 

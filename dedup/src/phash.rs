@@ -32,17 +32,15 @@ pub fn phash_rgb(rgb: &[u8], w: usize, h: usize) -> Option<u64> {
     }
     // bins are disjoint and contiguous: one sequential pass, summing each row into its bins
     // (bin b covers [b * len / N, (b + 1) * len / N), as in area_average)
-    let bins = |len: usize| -> Vec<usize> { (0..N).flat_map(|b| std::iter::repeat_n(b, (b + 1) * len / N - b * len / N)).collect() };
-    let (bin_of_x, bin_of_y) = (bins(w), bins(h));
+    let edges = |len: usize| -> [usize; N + 1] { std::array::from_fn(|b| b * len / N) };
+    let (xe, ye) = (edges(w), edges(h));
     let mut sums = [[0u64; N]; N];
-    for (yy, row) in rgb[..w * h * 3].chunks_exact(w * 3).enumerate() {
-        let by = bin_of_y[yy];
-        let mut acc = [0u64; N];
-        for (p, bx) in row.chunks_exact(3).zip(&bin_of_x) {
-            acc[*bx] += luma(p);
-        }
-        for (s, a) in sums[by].iter_mut().zip(acc) {
-            *s += a;
+    for by in 0..N {
+        for row in rgb[ye[by] * w * 3..ye[by + 1] * w * 3].chunks_exact(w * 3) {
+            for bx in 0..N {
+                // one contiguous run of pixels per bin: a loop the compiler vectorises
+                sums[by][bx] += row[xe[bx] * 3..xe[bx + 1] * 3].chunks_exact(3).map(luma).sum::<u64>();
+            }
         }
     }
     let mut small = [[0f64; N]; N];
