@@ -101,7 +101,7 @@ impl ClipScorer {
         let vb = VarBuilder::from_buffered_safetensors(data, DType::F32, &device).map_err(|e| format!("{}: {e}", weights.display()))?;
         let model = clip::ClipModel::new(vb, &cfg).map_err(|e| format!("{}: {e}", weights.display()))?;
         let tokenizer = tokenizers::Tokenizer::from_file(dir.join("tokenizer.json")).map_err(|e| format!("{}: {e}", dir.join("tokenizer.json").display()))?;
-        let (mut mean, mut std) = ([0.481_454_66, 0.457_827_5, 0.408_210_73], [0.268_629_54, 0.261_302_58, 0.275_777_1]);
+        let (mut mean, mut std) = ([0.481_454_66, 0.457_827_5, 0.408_210_73], [0.268_629_54, 0.261_302_6, 0.275_777_1]);
         if let Ok(b) = read("preprocessor_config.json") {
             let p: Value = serde_json::from_slice(&b).map_err(|e| format!("preprocessor_config.json: {e}"))?;
             for (key, dst) in [("image_mean", &mut mean), ("image_std", &mut std)] {

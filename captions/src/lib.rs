@@ -204,6 +204,15 @@ pub struct FetchedImage {
 /// A fetch outcome: the image or why there is none.
 pub type FetchOutcome = Result<FetchedImage, (DropReason, String)>;
 
+/// A checked image, or why it was refused.
+pub type CheckOutcome = Result<Arc<CheckedImage>, (DropReason, String)>;
+
+/// An interleaved document with its images (file name in the sample, image).
+pub type InterleavedWithImages = (InterleavedDoc, Vec<(String, Arc<CheckedImage>)>);
+
+/// A shard's WebDataset files: (pairs tar, pairs index rows, interleaved tar, its rows).
+pub type ShardFiles = (Vec<u8>, Vec<serde_json::Value>, Vec<u8>, Vec<serde_json::Value>);
+
 /// One image of one document.
 #[derive(Debug, Clone)]
 pub struct Candidate {
@@ -247,7 +256,7 @@ pub struct ShardOutput {
     /// Kept pairs, in document order.
     pub pairs: Vec<KeptPair>,
     /// Interleaved documents with their images (file name in the sample, image).
-    pub interleaved: Vec<(InterleavedDoc, Vec<(String, Arc<CheckedImage>)>)>,
+    pub interleaved: Vec<InterleavedWithImages>,
     /// Dropped pairs with reason and detail.
     pub dropped: Vec<(ImageTextPair, DropReason, String)>,
     /// Per-stage counters (seen = candidate pairs, kept = pairs written).
@@ -552,15 +561,15 @@ impl Captioner {
 
     /// Applies each image's own opt-out and decodes and checks it ([`image::check`]), on
     /// `threads` threads; one result per input, in order.
-    pub fn check_images(&self, fetched: Vec<FetchOutcome>) -> Vec<Result<Arc<CheckedImage>, (DropReason, String)>> {
+    pub fn check_images(&self, fetched: Vec<FetchOutcome>) -> Vec<CheckOutcome> {
         let n = fetched.len();
         let urls: Vec<String> = vec![String::new(); n];
         self.check_all(&urls, fetched)
     }
 
-    fn check_all(&self, urls: &[String], fetched: Vec<FetchOutcome>) -> Vec<Result<Arc<CheckedImage>, (DropReason, String)>> {
+    fn check_all(&self, urls: &[String], fetched: Vec<FetchOutcome>) -> Vec<CheckOutcome> {
         let threads = if self.cfg.threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { self.cfg.threads };
-        let one = |f: FetchOutcome| -> Result<Arc<CheckedImage>, (DropReason, String)> {
+        let one = |f: FetchOutcome| -> CheckOutcome {
             let f = f?;
             if f.x_robots_tag.as_deref().is_some_and(opts_out) {
                 return Err((reasons::IMAGE_OPT_OUT, format!("X-Robots-Tag: {}", f.x_robots_tag.unwrap_or_default())));
@@ -577,7 +586,7 @@ impl Captioner {
         }
         let next = std::sync::atomic::AtomicUsize::new(0);
         let inputs: Vec<std::sync::Mutex<Option<FetchOutcome>>> = slots.into_iter().map(std::sync::Mutex::new).collect();
-        let results: Vec<std::sync::Mutex<Option<Result<Arc<CheckedImage>, (DropReason, String)>>>> = (0..inputs.len()).map(|_| std::sync::Mutex::new(None)).collect();
+        let results: Vec<std::sync::Mutex<Option<CheckOutcome>>> = (0..inputs.len()).map(|_| std::sync::Mutex::new(None)).collect();
         std::thread::scope(|s| {
             for _ in 0..threads.min(inputs.len()) {
                 s.spawn(|| loop {
@@ -673,7 +682,7 @@ fn add_image_attrs(attrs: &mut Attrs, img: &CheckedImage) {
 /// Converts a shard's output into WebDataset tars and their JSONL indexes:
 /// `(pairs tar, pairs index, interleaved tar, interleaved index)`. Each index line is the
 /// sample's JSON plus `key` and the tar members' offsets.
-pub fn write_shards(out: &ShardOutput) -> std::io::Result<(Vec<u8>, Vec<serde_json::Value>, Vec<u8>, Vec<serde_json::Value>)> {
+pub fn write_shards(out: &ShardOutput) -> std::io::Result<ShardFiles> {
     let mut pt = wds::TarWriter::new();
     let mut pidx = Vec::new();
     for p in &out.pairs {

@@ -72,7 +72,7 @@ fn a_tiny_clip_scores_pairs_and_the_threshold_drops() {
     let cfg = trawl_captions::ImageConfig { min_side: 16, ..Default::default() };
     let imgs: Vec<_> = (1..=3u8).map(|s| trawl_captions::image::check(&jpeg(s * 50, 96 + u32::from(s) * 8, 80), Some("image/jpeg"), &cfg).unwrap()).collect();
     let texts = ["a red kite over the hills", "old stone bridge", "boats at dawn in the old harbour at dawn"];
-    let items: Vec<_> = imgs.iter().zip(texts).map(|(i, t)| (i, t)).collect();
+    let items: Vec<_> = imgs.iter().zip(texts).collect();
     let batch = scorer.score_batch(&items).unwrap();
     assert_eq!(batch.len(), 3);
     for (k, (img, text)) in items.iter().enumerate() {

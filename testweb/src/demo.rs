@@ -103,7 +103,7 @@ fn picture(seed: u32, w: u32, h: u32) -> image::RgbImage {
                 (x0, y0, x0 + 0.1 + r(3) * 0.4, y0 + 0.1 + r(4) * 0.4, [r(5) * 255.0, r(6) * 255.0, r(7) * 255.0])
             })
             .collect();
-        let img = image::RgbImage::from_fn(w, h, |x, y| {
+        image::RgbImage::from_fn(w, h, |x, y| {
             let (u, v) = (f64::from(x) / f64::from(w), f64::from(y) / f64::from(h));
             // a gradient under overlapping flat rectangles: broadband, like the edges of a photo
             let mut c = [60.0 + 120.0 * u, 80.0 + 100.0 * v, 140.0 - 60.0 * u];
@@ -115,8 +115,7 @@ fn picture(seed: u32, w: u32, h: u32) -> image::RgbImage {
             // fine grain, like sensor noise and texture (so files are photo-sized)
             let n = f64::from((x.wrapping_mul(73_856_093) ^ y.wrapping_mul(19_349_663) ^ seed.wrapping_mul(83_492_791)) % 21) - 10.0;
             image::Rgb([(c[0] + n).clamp(0.0, 255.0) as u8, (c[1] + n).clamp(0.0, 255.0) as u8, (c[2] + n).clamp(0.0, 255.0) as u8])
-        });
-    img
+        })
 }
 
 /// A JPEG of [`picture`].
