@@ -35,7 +35,7 @@ async fn serves_many_loopback_hosts_with_faults() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn demo_web_starts() {
     let web = TestWeb::start(demo::sites()).await.unwrap();
-    assert_eq!(web.hosts().len(), 5);
+    assert_eq!(web.hosts().len(), 7, "news, blog, wiki, shop, broken, photos, cdn");
     assert_eq!(demo::seeds(&web).len(), 2);
     let addr = web.hosts()[0].1.to_string();
     let r = tokio::task::spawn_blocking(move || get(&addr, "/robots.txt")).await.unwrap();
