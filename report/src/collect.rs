@@ -407,6 +407,8 @@ pub async fn collect(root: &Storage, cfg: &ReportConfig, thresholds: &Thresholds
 
     // image/alt-text pairs
     let mut pair_res = Reservoir::new(k * 4);
+    let mut stored = Hist::new(vec![64.0, 128.0, 256.0, 512.0, 1024.0, 2048.0, 4096.0]);
+    let mut aligned = Hist::new(vec![0.0, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4]);
     read_set(root, "captions/pairs", cap, &mut d.truncated, |v| {
         let mut s = to_sample(v, "captions", tc);
         let tar = v.get("__object").and_then(Value::as_str).map(|k| k.trim_end_matches(".jsonl.zst").to_string() + ".tar");
@@ -420,6 +422,10 @@ pub async fn collect(root: &Storage, cfg: &ReportConfig, thresholds: &Thresholds
         }
         if let (Some(w), Some(h)) = (a["image_original_size"][0].as_u64(), a["image_original_size"][1].as_u64()) {
             facts.push(format!("{w}x{h} {}", a["image_format"].as_str().unwrap_or("")));
+            stored.add(w.max(h) as f64, None);
+        }
+        if let Some(sc) = a.get("alignment").and_then(Value::as_f64) {
+            aligned.add(sc, None);
         }
         if let Some(n) = a.get("alt_words").and_then(Value::as_u64) {
             facts.push(format!("{n} alt words"));
@@ -437,6 +443,12 @@ pub async fn collect(root: &Storage, cfg: &ReportConfig, thresholds: &Thresholds
     })
     .await?;
     d.pairs = pair_res.take().into_iter().map(|(_, s)| s).collect();
+    if stored.total() > 0 {
+        d.hists.insert("kept pair image size (fetched longer side, px)".into(), stored);
+    }
+    if aligned.total() > 0 {
+        d.hists.insert("kept pair alignment score".into(), aligned);
+    }
     thumbnails(root, &mut d.pairs).await;
 
     if let Some(b) = root.get_opt("shards/manifest.json").await? {
