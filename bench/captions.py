@@ -11,7 +11,8 @@ at once; with HOSTS < 16 it fetches HOSTS at once, one request at a time per hos
 politeness is not optional: `delay_ms = 0` here, robots.txt is fetched and obeyed).
 
 CPU per image: user + system time of the tool's process tree (getrusage of children),
-server excluded. Reported per tool as medians of REPEAT runs: wall seconds, images written,
+server excluded. The tools take turns (trawl, img2dataset, trawl, ...) so the machine's
+slow spells hit both. Reported per tool as medians of REPEAT runs: wall seconds, images written,
 images/s of wall time, CPU seconds, images/s per core (= images / CPU seconds), and the
 ratio trawl / img2dataset of images/s per core.
 
@@ -97,16 +98,20 @@ tools = {
 print(f"{len(urls)} image URLs on {args.hosts} hosts; one core each (taskset -c 0); medians of {args.repeat}", flush=True)
 per_core = {}
 try:
-    for name, cmd in tools.items():
-        if args.only and name != args.only:
-            continue
-        runs = [timed(cmd) for _ in range(args.repeat)]
-        secs = statistics.median(r[0] for r in runs)
-        cpu = statistics.median(r[1] for r in runs)
-        imgs = runs[0][2]
+    names = [n for n in tools if not args.only or n == args.only]
+    runs = {n: [] for n in names}
+    # the tools take turns, so a slow spell of this shared machine hits both alike
+    for _ in range(args.repeat):
+        for name in names:
+            runs[name].append(timed(tools[name]))
+    for name in names:
+        r = runs[name]
+        secs = statistics.median(x[0] for x in r)
+        cpu = statistics.median(x[1] for x in r)
+        imgs = r[0][2]
         per_core[name] = imgs / cpu
         print(f"{name:12} {imgs:5d} images  wall {secs:6.2f} s  {imgs / secs:7.1f} images/s  CPU {cpu:6.2f} s  {imgs / cpu:7.1f} images/s per core"
-              f"  runs={[(round(r[0], 2), round(r[1], 2)) for r in runs]}", flush=True)
+              f"  runs={[(round(x[0], 2), round(x[1], 2)) for x in r]}", flush=True)
     if len(per_core) == 2:
         print(f"ratio trawl / img2dataset (images/s per core): {per_core['trawl'] / per_core['img2dataset']:.2f}x")
 finally:

@@ -151,6 +151,13 @@ pub fn check(data: &[u8], content_type: Option<&str>, cfg: &ImageConfig) -> Resu
         return Err((reasons::IMAGE_TOO_LARGE, format!("{w}x{h} pixels declared (limit {})", cfg.max_pixels)));
     }
     let orientation = decoder.orientation().unwrap_or(image::metadata::Orientation::NoTransforms);
+    let unrotated = orientation == image::metadata::Orientation::NoTransforms;
+    if format == "jpeg" && unrotated && cfg.jpeg_quality > 0 && u64::from(w) * u64::from(h) * 4 <= cfg.max_decoder_bytes {
+        if let Some(r) = check_jpeg_turbo(data, w, h, cfg) {
+            return r;
+        }
+        // libjpeg-turbo refused it (CMYK, an odd encoding): the image crate decides below
+    }
     decoder.set_limits(limits).map_err(|e| (reasons::IMAGE_TOO_LARGE, e.to_string()))?;
     let mut img = DynamicImage::from_decoder(decoder).map_err(|e| match e {
         image::ImageError::Limits(l) => (reasons::IMAGE_TOO_LARGE, l.to_string()),
@@ -158,13 +165,7 @@ pub fn check(data: &[u8], content_type: Option<&str>, cfg: &ImageConfig) -> Resu
     })?;
     img.apply_orientation(orientation);
     let (w, h) = (img.width(), img.height());
-    if w.min(h) < cfg.min_side {
-        return Err((reasons::IMAGE_TOO_SMALL, format!("{w}x{h} (minimum side {})", cfg.min_side)));
-    }
-    let aspect = f64::from(w.max(h)) / f64::from(w.min(h));
-    if aspect > cfg.max_aspect {
-        return Err((reasons::IMAGE_ASPECT, format!("{w}x{h}, aspect {aspect:.1} (limit {})", cfg.max_aspect)));
-    }
+    check_size(w, h, cfg)?;
     // resize first (SIMD, fast_image_resize), then hash and encode the small image
     let mut rgb = img.into_rgb8(); // JPEG has no alpha; transparency is dropped, not blackened
     let resized = cfg.resize_shorter_side > 0 && w.min(h) > cfg.resize_shorter_side;
@@ -174,7 +175,6 @@ pub fn check(data: &[u8], content_type: Option<&str>, cfg: &ImageConfig) -> Resu
         rgb = resize_rgb(&rgb, nw, nh).map_err(|e| (reasons::IMAGE_CORRUPT, format!("resizing: {e}")))?;
     }
     let phash = trawl_dedup::phash::phash_rgb(rgb.as_raw(), rgb.width() as usize, rgb.height() as usize).unwrap_or(0);
-    let unrotated = orientation == image::metadata::Orientation::NoTransforms;
     let (bytes, extension) = if cfg.jpeg_quality == 0 {
         (data.to_vec(), if format == "jpeg" { "jpg" } else { format })
     } else if let Some(stripped) = (format == "jpeg" && !resized && unrotated).then(|| strip_jpeg_metadata(data)).flatten() {
@@ -185,6 +185,86 @@ pub fn check(data: &[u8], content_type: Option<&str>, cfg: &ImageConfig) -> Resu
     };
     let exact = xxhash_rust::xxh3::xxh3_64(&bytes);
     Ok(CheckedImage { format, original: (w, h), size: (rgb.width(), rgb.height()), bytes, extension, phash, exact })
+}
+
+/// Size bounds: both sides at least `min_side`, aspect ratio at most `max_aspect`.
+fn check_size(w: u32, h: u32, cfg: &ImageConfig) -> Result<(), (DropReason, String)> {
+    if w.min(h) < cfg.min_side {
+        return Err((reasons::IMAGE_TOO_SMALL, format!("{w}x{h} (minimum side {})", cfg.min_side)));
+    }
+    let aspect = f64::from(w.max(h)) / f64::from(w.min(h));
+    if aspect > cfg.max_aspect {
+        return Err((reasons::IMAGE_ASPECT, format!("{w}x{h}, aspect {aspect:.1} (limit {})", cfg.max_aspect)));
+    }
+    Ok(())
+}
+
+/// The JPEG path (most web images): libjpeg-turbo decodes into a per-thread RGBX buffer
+/// (no allocation or zeroing per image), the resize works on 4-byte pixels (the resizer's
+/// fastest kernels), the pHash reads the buffer, and libjpeg-turbo encodes; a JPEG kept at
+/// its size is stored as its own bytes minus metadata. `None` when libjpeg-turbo cannot
+/// decode the file (the caller falls back to the `image` crate, which gives the verdict).
+fn check_jpeg_turbo(data: &[u8], w: u32, h: u32, cfg: &ImageConfig) -> Option<Result<CheckedImage, (DropReason, String)>> {
+    use fast_image_resize::PixelType;
+    thread_local! {
+        static DECODER: std::cell::RefCell<Option<(turbojpeg::Decompressor, Vec<u8>, Vec<u8>)>> = const { std::cell::RefCell::new(None) };
+    }
+    if let Err(e) = check_size(w, h, cfg) {
+        return Some(Err(e));
+    }
+    let (wu, hu) = (w as usize, h as usize);
+    DECODER.with(|d| {
+        let mut d = d.borrow_mut();
+        if d.is_none() {
+            *d = Some((turbojpeg::Decompressor::new().ok()?, Vec::new(), Vec::new()));
+        }
+        let (dec, buf, small_buf) = d.as_mut().expect("set above");
+        if buf.len() < wu * hu * 4 {
+            buf.resize(wu * hu * 4, 0);
+        }
+        if small_buf.len() < wu * hu * 4 {
+            small_buf.resize(wu * hu * 4, 0);
+        }
+        let resized = cfg.resize_shorter_side > 0 && w.min(h) > cfg.resize_shorter_side;
+        let stripped = if resized { None } else { strip_jpeg_metadata(data) };
+        if let Some(bytes) = stripped {
+            // kept at its size and stored as its own bytes: only the pHash needs pixels, and
+            // a 1/8-scale decode (each pixel an 8x8 block's mean, libjpeg-turbo's DC-only
+            // path) gives the area averages it needs, while still decoding every block of
+            // the scan (so corrupt data is still caught)
+            let (sw, sh) = (wu.div_ceil(8), hu.div_ceil(8));
+            let px = &mut buf[..sw * sh * 4];
+            dec.decompress(data, turbojpeg::Image { pixels: &mut *px, width: sw, pitch: sw * 4, height: sh, format: turbojpeg::PixelFormat::RGBX }).ok()?;
+            let phash = trawl_dedup::phash::phash_pixels(&buf[..sw * sh * 4], sw, sh, 4).unwrap_or(0);
+            let exact = xxhash_rust::xxh3::xxh3_64(&bytes);
+            return Some(Ok(CheckedImage { format: "jpeg", original: (w, h), size: (w, h), bytes, extension: "jpg", phash, exact }));
+        }
+        let px = &mut buf[..wu * hu * 4];
+        dec.decompress(data, turbojpeg::Image { pixels: &mut *px, width: wu, pitch: wu * 4, height: hu, format: turbojpeg::PixelFormat::RGBX }).ok()?;
+        let px = &buf[..wu * hu * 4];
+        let out = (|| {
+            let (bytes, size, phash) = if resized {
+                let scale = f64::from(cfg.resize_shorter_side) / f64::from(w.min(h));
+                let (nw, nh) = (((f64::from(w) * scale).round() as u32).max(1), ((f64::from(h) * scale).round() as u32).max(1));
+                // into a per-thread buffer too (no zeroing or page faults per image)
+                let small = &mut small_buf[..nw as usize * nh as usize * 4];
+                resize_into(px, w, h, small, nw, nh, PixelType::U8x4).map_err(|e| (reasons::IMAGE_CORRUPT, format!("resizing: {e}")))?;
+                let phash = trawl_dedup::phash::phash_pixels(small, nw as usize, nh as usize, 4).unwrap_or(0);
+                let bytes = encode_jpeg_pixels(small, nw, nh, turbojpeg::PixelFormat::RGBX, cfg.jpeg_quality).map_err(|e| (reasons::IMAGE_CORRUPT, format!("encoding: {e}")))?;
+                (bytes, (nw, nh), phash)
+            } else {
+                let phash = trawl_dedup::phash::phash_pixels(px, wu, hu, 4).unwrap_or(0);
+                let bytes = match strip_jpeg_metadata(data) {
+                    Some(b) => b,
+                    None => encode_jpeg_pixels(px, w, h, turbojpeg::PixelFormat::RGBX, cfg.jpeg_quality).map_err(|e| (reasons::IMAGE_CORRUPT, format!("encoding: {e}")))?,
+                };
+                (bytes, (w, h), phash)
+            };
+            let exact = xxhash_rust::xxh3::xxh3_64(&bytes);
+            Ok(CheckedImage { format: "jpeg", original: (w, h), size, bytes, extension: "jpg", phash, exact })
+        })();
+        Some(out)
+    })
 }
 
 /// A JPEG's bytes without its metadata: APP1-APP15 (EXIF, XMP, ICC, Photoshop, ...) and
@@ -231,21 +311,41 @@ pub fn strip_jpeg_metadata(data: &[u8]) -> Option<Vec<u8>> {
 /// `fast_image_resize` (SIMD): the `image` crate's resize took half of the whole check's
 /// time.
 fn resize_rgb(src: &image::RgbImage, w: u32, h: u32) -> Result<image::RgbImage, String> {
-    use fast_image_resize::{images::Image, FilterType, PixelType, ResizeAlg, ResizeOptions, Resizer};
-    let view = fast_image_resize::images::ImageRef::new(src.width(), src.height(), src.as_raw(), PixelType::U8x3).map_err(|e| e.to_string())?;
-    let mut dst = Image::new(w, h, PixelType::U8x3);
-    Resizer::new().resize(&view, &mut dst, &ResizeOptions::new().resize_alg(ResizeAlg::Convolution(FilterType::Box))).map_err(|e| e.to_string())?;
-    image::RgbImage::from_raw(w, h, dst.into_vec()).ok_or_else(|| "resize buffer size".to_string())
+    let px = resize_pixels(src.as_raw(), src.width(), src.height(), w, h, fast_image_resize::PixelType::U8x3)?;
+    image::RgbImage::from_raw(w, h, px).ok_or_else(|| "resize buffer size".to_string())
+}
+
+/// [`resize_rgb`] on raw pixels of `kind` (U8x3 or U8x4).
+fn resize_pixels(src: &[u8], sw: u32, sh: u32, w: u32, h: u32, kind: fast_image_resize::PixelType) -> Result<Vec<u8>, String> {
+    let mut out = vec![0u8; w as usize * h as usize * kind.size()];
+    resize_into(src, sw, sh, &mut out, w, h, kind)?;
+    Ok(out)
+}
+
+/// [`resize_pixels`] into `dst` (exactly `w * h` pixels of `kind`).
+fn resize_into(src: &[u8], sw: u32, sh: u32, dst: &mut [u8], w: u32, h: u32, kind: fast_image_resize::PixelType) -> Result<(), String> {
+    use fast_image_resize::{images::Image, FilterType, ResizeAlg, ResizeOptions, Resizer};
+    let view = fast_image_resize::images::ImageRef::new(sw, sh, src, kind).map_err(|e| e.to_string())?;
+    let mut dst = Image::from_slice_u8(w, h, dst, kind).map_err(|e| e.to_string())?;
+    // the fourth byte is padding (RGBX), not alpha: no premultiplication
+    let opts = ResizeOptions::new().resize_alg(ResizeAlg::Convolution(FilterType::Box)).use_alpha(false);
+    Resizer::new().resize(&view, &mut dst, &opts).map_err(|e| e.to_string())
 }
 
 /// Baseline JPEG (4:2:0) with libjpeg-turbo, which writes no metadata; one compressor per
 /// thread. (The `image` crate's encoder and `jpeg-encoder` took 3x as long.)
 fn encode_jpeg(rgb: &image::RgbImage, quality: u8) -> Result<Vec<u8>, String> {
+    encode_jpeg_pixels(rgb.as_raw(), rgb.width(), rgb.height(), turbojpeg::PixelFormat::RGB, quality)
+}
+
+/// [`encode_jpeg`] of raw pixels in `format` (RGB or RGBX).
+fn encode_jpeg_pixels(px: &[u8], w: u32, h: u32, format: turbojpeg::PixelFormat, quality: u8) -> Result<Vec<u8>, String> {
     thread_local! {
         static COMPRESSOR: std::cell::RefCell<Option<turbojpeg::Compressor>> = const { std::cell::RefCell::new(None) };
     }
-    let (w, h) = (rgb.width() as usize, rgb.height() as usize);
-    let img = turbojpeg::Image { pixels: rgb.as_raw().as_slice(), width: w, pitch: w * 3, height: h, format: turbojpeg::PixelFormat::RGB };
+    let (w, h) = (w as usize, h as usize);
+    let bpp = if format == turbojpeg::PixelFormat::RGB { 3 } else { 4 };
+    let img = turbojpeg::Image { pixels: px, width: w, pitch: w * bpp, height: h, format };
     COMPRESSOR.with(|c| {
         let mut c = c.borrow_mut();
         if c.is_none() {

@@ -95,7 +95,8 @@ impl Fetcher {
                 }
             }
         }
-        let mut body = Vec::new();
+        // sized once from Content-Length (capped), instead of growing by copies
+        let mut body = Vec::with_capacity(resp.content_length().map_or(0, |n| (n as usize).min(limit).min(64 << 20)));
         let mut stream = resp.bytes_stream();
         while let Some(chunk) = stream.next().await {
             let chunk = chunk.map_err(classify)?;

@@ -19,30 +19,27 @@ pub fn phash(luma: &[u8], w: usize, h: usize) -> Option<u64> {
 /// image and without rounding each pixel (so it may differ from `phash` of a rounded
 /// luminance image in a bit or two).
 pub fn phash_rgb(rgb: &[u8], w: usize, h: usize) -> Option<u64> {
-    if w == 0 || h == 0 || rgb.len() < w * h * 3 {
+    phash_pixels(rgb, w, h, 3)
+}
+
+/// [`phash_rgb`] of RGB pixels stored with `channels` bytes each (3: RGB, 4: RGBX/RGBA, the
+/// fourth byte ignored).
+pub fn phash_pixels(rgb: &[u8], w: usize, h: usize, channels: usize) -> Option<u64> {
+    let c = channels;
+    if w == 0 || h == 0 || c < 3 || rgb.len() < w * h * c {
         return None;
     }
     // luminance x 10000, summed per bin and divided once
     let luma = |p: &[u8]| u64::from(p[0]) * 2126 + u64::from(p[1]) * 7152 + u64::from(p[2]) * 722;
     if w < N || h < N {
         // bins overlap on tiny images: the general path
-        let mut small = area_average(w, h, |i| luma(&rgb[3 * i..3 * i + 3]));
+        let mut small = area_average(w, h, |i| luma(&rgb[c * i..c * i + 3]));
         small.iter_mut().flatten().for_each(|v| *v /= 10000.0);
         return Some(dct_bits(&small));
     }
     // bins are disjoint and contiguous: one sequential pass, summing each row into its bins
     // (bin b covers [b * len / N, (b + 1) * len / N), as in area_average)
-    let edges = |len: usize| -> [usize; N + 1] { std::array::from_fn(|b| b * len / N) };
-    let (xe, ye) = (edges(w), edges(h));
-    let mut sums = [[0u64; N]; N];
-    for by in 0..N {
-        for row in rgb[ye[by] * w * 3..ye[by + 1] * w * 3].chunks_exact(w * 3) {
-            for bx in 0..N {
-                // one contiguous run of pixels per bin: a loop the compiler vectorises
-                sums[by][bx] += row[xe[bx] * 3..xe[bx + 1] * 3].chunks_exact(3).map(luma).sum::<u64>();
-            }
-        }
-    }
+    let sums = if c == 4 { bin_sums::<4>(rgb, w, h) } else { bin_sums::<3>(rgb, w, h) };
     let mut small = [[0f64; N]; N];
     for (y, row) in small.iter_mut().enumerate() {
         let rows = (y + 1) * h / N - y * h / N;
@@ -55,6 +52,24 @@ pub fn phash_rgb(rgb: &[u8], w: usize, h: usize) -> Option<u64> {
 }
 
 const N: usize = 32;
+
+/// Luminance x 10000 summed per bin, for `w, h >= N` (bins disjoint and contiguous: bin b
+/// covers [b * len / N, (b + 1) * len / N), as in `area_average`). `C` bytes per pixel, a
+/// constant so the per-bin loop over a contiguous run vectorises.
+fn bin_sums<const C: usize>(px: &[u8], w: usize, h: usize) -> [[u64; N]; N] {
+    let edges = |len: usize| -> [usize; N + 1] { std::array::from_fn(|b| b * len / N) };
+    let (xe, ye) = (edges(w), edges(h));
+    let mut sums = [[0u64; N]; N];
+    for by in 0..N {
+        for row in px[ye[by] * w * C..ye[by + 1] * w * C].chunks_exact(w * C) {
+            for bx in 0..N {
+                let run = &row[xe[bx] * C..xe[bx + 1] * C];
+                sums[by][bx] += run.chunks_exact(C).map(|p| u64::from(u32::from(p[0]) * 2126 + u32::from(p[1]) * 7152 + u32::from(p[2]) * 722)).sum::<u64>();
+            }
+        }
+    }
+    sums
+}
 
 /// Area-average down to 32x32 (pixel `i` = `y * w + x` read through `px`).
 fn area_average(w: usize, h: usize, px: impl Fn(usize) -> u64) -> [[f64; N]; N] {
@@ -78,7 +93,8 @@ fn area_average(w: usize, h: usize, px: impl Fn(usize) -> u64) -> [[f64; N]; N] 
 /// 2-D DCT-II of the 32x32 grid, 8x8 lowest frequencies, one bit per coefficient above
 /// their median (the DC term excluded from the median).
 fn dct_bits(small: &[[f64; N]; N]) -> u64 {
-    let cos: Vec<Vec<f64>> = (0..8).map(|u| (0..N).map(|x| ((2 * x + 1) as f64 * u as f64 * std::f64::consts::PI / (2 * N) as f64).cos()).collect()).collect();
+    static COS: std::sync::OnceLock<Vec<Vec<f64>>> = std::sync::OnceLock::new();
+    let cos = COS.get_or_init(|| (0..8).map(|u| (0..N).map(|x| ((2 * x + 1) as f64 * u as f64 * std::f64::consts::PI / (2 * N) as f64).cos()).collect()).collect());
     let mut coef = [0f64; 64];
     for u in 0..8 {
         for v in 0..8 {
