@@ -199,6 +199,9 @@ fn check_size(w: u32, h: u32, cfg: &ImageConfig) -> Result<(), (DropReason, Stri
     Ok(())
 }
 
+/// A thread's libjpeg-turbo decoder with its decode and resize buffers.
+type JpegScratch = (turbojpeg::Decompressor, Vec<u8>, Vec<u8>);
+
 /// The JPEG path (most web images): libjpeg-turbo decodes into a per-thread RGBX buffer
 /// (no allocation or zeroing per image), the resize works on 4-byte pixels (the resizer's
 /// fastest kernels), the pHash reads the buffer, and libjpeg-turbo encodes; a JPEG kept at
@@ -207,7 +210,7 @@ fn check_size(w: u32, h: u32, cfg: &ImageConfig) -> Result<(), (DropReason, Stri
 fn check_jpeg_turbo(data: &[u8], w: u32, h: u32, cfg: &ImageConfig) -> Option<Result<CheckedImage, (DropReason, String)>> {
     use fast_image_resize::PixelType;
     thread_local! {
-        static DECODER: std::cell::RefCell<Option<(turbojpeg::Decompressor, Vec<u8>, Vec<u8>)>> = const { std::cell::RefCell::new(None) };
+        static DECODER: std::cell::RefCell<Option<JpegScratch>> = const { std::cell::RefCell::new(None) };
     }
     if let Err(e) = check_size(w, h, cfg) {
         return Some(Err(e));
