@@ -487,7 +487,8 @@ impl Captioner {
                 st.count(&format!("image_{}", r.as_str().trim_start_matches("image_")), 1);
             }
         }
-        // pairs: early reasons, then the image, then duplicates, then alignment
+        // pairs: early reasons, then the image, then alignment, then duplicates (so a copy
+        // that fails the alignment threshold never blocks a better-described copy)
         let mut survivors: Vec<(Candidate, Arc<CheckedImage>)> = Vec::new();
         for cand in plan.candidates.iter() {
             let mut pair = cand.pair.clone();
@@ -498,14 +499,6 @@ impl Captioner {
             match images.get(cand.pair.image_url.as_str()) {
                 Some(Ok(img)) => {
                     add_image_attrs(&mut pair.attrs, img);
-                    if let Some((r, d)) = dedup_or(&self.cfg, dedup, img) {
-                        out.dropped.push((pair, r, d));
-                        continue;
-                    }
-                    let key = format!("{}-{:04}", cand.pair.doc_id.as_ref().map(|d| d.to_string()).unwrap_or_default(), cand.index);
-                    if self.cfg.dedup {
-                        dedup.insert(img.exact, img.phash, &key);
-                    }
                     let mut c = cand.clone();
                     c.pair = pair;
                     survivors.push((c, img.clone()));
@@ -524,7 +517,14 @@ impl Captioner {
                     continue;
                 }
             }
+            if let Some((r, d)) = dedup_or(&self.cfg, dedup, &img) {
+                out.dropped.push((pair, r, d));
+                continue;
+            }
             let key = format!("{}-{:04}", pair.doc_id.as_ref().map(|d| d.to_string()).unwrap_or_default(), cand.index);
+            if self.cfg.dedup {
+                dedup.insert(img.exact, img.phash, &key);
+            }
             out.pairs.push(KeptPair { key, pair, image: img });
         }
         st.seen += plan.candidates.len() as u64;

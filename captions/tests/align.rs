@@ -115,6 +115,25 @@ fn a_tiny_clip_scores_pairs_and_the_threshold_drops() {
     assert_eq!(some.dropped.len(), 1);
     assert_eq!(some.dropped[0].1.as_str(), "low_alignment");
 
+    // the same image under two alts: the copy under the threshold does not block the other
+    let img = jpeg(50, 104, 80);
+    let checked = trawl_captions::image::check(&img, Some("image/jpeg"), &cfg).unwrap();
+    let (ta, tb) = ("a red kite over the hills", "old stone bridge");
+    let (sa, sb) = (scorer.score_batch(&[(&checked, ta)]).unwrap()[0], scorer.score_batch(&[(&checked, tb)]).unwrap()[0]);
+    assert!(sa != sb);
+    let (low, high) = if sa < sb { (ta, tb) } else { (tb, ta) };
+    let mut twice = Document::new("https://h/q", "Text before. Text after.");
+    for (i, t) in [low, high].iter().enumerate() {
+        twice.images.push(ImageRef { src: format!("https://h/same{i}.jpg"), alt: t.to_string(), offset: 12, ..Default::default() });
+    }
+    let c = Captioner::new(CaptionsConfig { images: cfg.clone(), alignment: AlignmentConfig { model: None, threshold: Some((sa + sb) / 2.0) }, ..Default::default() }).with_scorer(scorer.clone());
+    let plan = c.plan(std::slice::from_ref(&twice));
+    let fetched: Vec<_> = plan.urls.iter().map(|_| Ok(FetchedImage { body: img.clone(), content_type: Some("image/jpeg".into()), x_robots_tag: None, training_allowed: true })).collect();
+    let out = c.assemble(std::slice::from_ref(&twice), plan, fetched, &mut ImageDedup::default());
+    assert_eq!(out.pairs.len(), 1);
+    assert_eq!(out.pairs[0].pair.alt, high, "the better-aligned copy is kept");
+    assert_eq!(out.dropped[0].1.as_str(), "low_alignment");
+
     // a broken model directory is a clear error naming the file
     std::fs::remove_file(dir.path().join("tokenizer.json")).unwrap();
     let e = ClipScorer::load(dir.path()).unwrap_err();
