@@ -122,6 +122,13 @@ impl Default for CrawlConfig {
 }
 
 impl CrawlConfig {
+    /// Whether a URL is on a blocked domain (suffix match) or contains a blocked pattern:
+    /// for pages and their resources alike.
+    pub(crate) fn blocked(&self, u: &url::Url) -> bool {
+        let host = u.host_str().unwrap_or("");
+        self.blocked_domains.iter().any(|d| host_matches(host, d)) || self.blocked_patterns.iter().any(|p| u.as_str().contains(p.as_str()))
+    }
+
     /// The SSRF guard this config asks for.
     pub fn guard(&self) -> crate::guard::Guard {
         let resolve = self
@@ -234,3 +241,7 @@ impl Default for PriorityConfig {
     }
 }
 
+/// Whether `host` is `domain` or one of its subdomains.
+pub(crate) fn host_matches(host: &str, domain: &str) -> bool {
+    host == domain || host.strip_suffix(domain).is_some_and(|rest| rest.ends_with('.'))
+}

@@ -149,10 +149,7 @@ impl Crawler {
 
     fn in_scope(&self, u: &Url) -> bool {
         let host = u.host_str().unwrap_or("");
-        let matches = |d: &String| host == d || host.ends_with(&format!(".{d}"));
-        (self.cfg.allowed_domains.is_empty() || self.cfg.allowed_domains.iter().any(matches))
-            && !self.cfg.blocked_domains.iter().any(matches)
-            && !self.cfg.blocked_patterns.iter().any(|p| u.as_str().contains(p.as_str()))
+        (self.cfg.allowed_domains.is_empty() || self.cfg.allowed_domains.iter().any(|d| crate::config::host_matches(host, d))) && !self.cfg.blocked(u)
     }
 
     /// Runs (or resumes) the crawl under `root`, sending each committed part downstream.

@@ -121,12 +121,6 @@ impl ResourceFetcher {
         Ok(ResourceFetcher { cfg: Arc::new(crawl.clone()), limits, fetcher, robots, guard, polite })
     }
 
-    fn blocked(&self, u: &Url) -> bool {
-        let host = u.host_str().unwrap_or("");
-        let matches = |d: &String| host == d || host.ends_with(&format!(".{d}"));
-        self.cfg.blocked_domains.iter().any(matches) || self.cfg.blocked_patterns.iter().any(|p| u.as_str().contains(p.as_str()))
-    }
-
     /// Fetches every URL (each distinct one once), in parallel across hosts and one at a
     /// time per host; returns one outcome per input, in input order. `progress` is called
     /// with the number of distinct URLs finished so far.
@@ -136,7 +130,7 @@ impl ResourceFetcher {
         for (raw, slot) in distinct.iter_mut() {
             match canonicalize(raw, None, &[]) {
                 None => *slot = Some(Err((resource_reasons::INVALID_URL, format!("not an absolute http(s) URL: {}", raw.chars().take(80).collect::<String>())))),
-                Some(u) if self.blocked(&u) => *slot = Some(Err((reasons::OUT_OF_SCOPE, "blocked domain or pattern".into()))),
+                Some(u) if self.cfg.blocked(&u) => *slot = Some(Err((reasons::OUT_OF_SCOPE, "blocked domain or pattern".into()))),
                 Some(u) => by_host.entry(authority(&u)).or_default().push((raw.to_string(), u)),
             }
         }
