@@ -231,14 +231,7 @@ impl Pipeline {
 
     fn image_fetcher(&mut self) -> Result<trawl_crawler::ResourceFetcher> {
         if self.image_fetcher.is_none() {
-            let c = &self.cfg.captions;
-            let limits = trawl_crawler::ResourceLimits {
-                max_bytes: c.images.max_bytes,
-                timeout: std::time::Duration::from_secs(c.fetch.timeout_secs),
-                concurrency: c.fetch.concurrency,
-                content_types: vec!["image/".into(), "application/octet-stream".into(), "binary/octet-stream".into()],
-            };
-            self.image_fetcher = Some(trawl_crawler::ResourceFetcher::new(&self.cfg.crawl, limits).context("image fetcher")?);
+            self.image_fetcher = Some(image_fetcher(&self.cfg)?);
         }
         Ok(self.image_fetcher.clone().expect("built above"))
     }
@@ -250,18 +243,7 @@ impl Pipeline {
         let t0 = std::time::Instant::now();
         let plan = self.captioner.plan(docs);
         let fetcher = self.image_fetcher()?;
-        let outcomes = self.io.block(fetcher.fetch_all(&plan.urls, None));
-        let fetched: Vec<trawl_captions::FetchOutcome> = outcomes
-            .into_iter()
-            .map(|o| {
-                o.map(|r| trawl_captions::FetchedImage {
-                    content_type: r.header("content-type").map(String::from),
-                    x_robots_tag: r.header("x-robots-tag").map(String::from),
-                    training_allowed: r.training_allowed,
-                    body: r.body,
-                })
-            })
-            .collect();
+        let fetched = self.io.block(fetch_images(&fetcher, &plan.urls, None));
         let out = self.captioner.assemble(docs, plan, fetched, &mut self.image_dedup);
         let (pair_tar, pair_idx, inter_tar, inter_idx) = trawl_captions::write_shards(&out).context("writing WebDataset shards")?;
         let mut stats = RunStats::default();
@@ -385,6 +367,35 @@ impl Pipeline {
         }
         Ok(())
     }
+}
+
+/// The captions stage's image fetcher: the crawl's manners (`[crawl]`) with the limits of
+/// `[captions.fetch]` and `[captions.images]`.
+pub fn image_fetcher(cfg: &PipelineConfig) -> Result<trawl_crawler::ResourceFetcher> {
+    let c = &cfg.captions;
+    let limits = trawl_crawler::ResourceLimits {
+        max_bytes: c.images.max_bytes,
+        timeout: std::time::Duration::from_secs(c.fetch.timeout_secs),
+        concurrency: c.fetch.concurrency,
+        content_types: vec!["image/".into(), "application/octet-stream".into(), "binary/octet-stream".into()],
+    };
+    trawl_crawler::ResourceFetcher::new(&cfg.crawl, limits).context("image fetcher")
+}
+
+/// Fetches image URLs (one outcome per URL, in order) in the form the captions checks take.
+pub async fn fetch_images(fetcher: &trawl_crawler::ResourceFetcher, urls: &[String], progress: Option<std::sync::Arc<dyn Fn(u64) + Send + Sync>>) -> Vec<trawl_captions::FetchOutcome> {
+    let outcomes = fetcher.fetch_all(urls, progress).await;
+    outcomes
+        .into_iter()
+        .map(|o| {
+            o.map(|r| trawl_captions::FetchedImage {
+                content_type: r.header("content-type").map(String::from),
+                x_robots_tag: r.header("x-robots-tag").map(String::from),
+                training_allowed: r.training_allowed,
+                body: r.body,
+            })
+        })
+        .collect()
 }
 
 /// Parses documents from JSONL bytes; malformed lines are logged and skipped.

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use serde_json::json;
-use trawl_captions::{Captioner, FetchedImage};
+use trawl_captions::Captioner;
 use trawl_core::RunStats;
 use trawl_storage::jsonl::JsonlWriter;
 use trawl_storage::markers::{self, Marker};
@@ -31,14 +31,7 @@ pub fn fetch(urls: &Path, output: &str, config: Option<&Path>, shard_size: usize
         })
         .collect();
     let root = Storage::open(output, &cfg.storage)?;
-    let c = &cfg.captions;
-    let limits = trawl_crawler::ResourceLimits {
-        max_bytes: c.images.max_bytes,
-        timeout: std::time::Duration::from_secs(c.fetch.timeout_secs),
-        concurrency: c.fetch.concurrency,
-        content_types: vec!["image/".into(), "application/octet-stream".into(), "binary/octet-stream".into()],
-    };
-    let fetcher = trawl_crawler::ResourceFetcher::new(&cfg.crawl, limits).context("image fetcher")?;
+    let fetcher = crate::pipeline::image_fetcher(&cfg)?;
     let captioner = Captioner::new(cfg.captions.clone());
     let fingerprint = format!("{:016x}", xxhash_rust::xxh3::xxh3_64(serde_json::to_string(&json!([&cfg.crawl, &cfg.captions.fetch, &cfg.captions.images]))?.as_bytes()));
     let bar = progress::bar(progress::enabled(quiet), Some(list.len() as u64), "images");
@@ -55,18 +48,7 @@ pub fn fetch(urls: &Path, output: &str, config: Option<&Path>, shard_size: usize
         let b = bar.clone();
         let base = bar.position();
         let progress: Arc<dyn Fn(u64) + Send + Sync> = Arc::new(move |n| b.set_position(base + n));
-        let outcomes = rt.block_on(fetcher.fetch_all(&chunk_urls, Some(progress)));
-        let fetched = outcomes
-            .into_iter()
-            .map(|o| {
-                o.map(|r| FetchedImage {
-                    content_type: r.header("content-type").map(String::from),
-                    x_robots_tag: r.header("x-robots-tag").map(String::from),
-                    training_allowed: r.training_allowed,
-                    body: r.body,
-                })
-            })
-            .collect();
+        let fetched = rt.block_on(crate::pipeline::fetch_images(&fetcher, &chunk_urls, Some(progress)));
         let checked = captioner.check_images(fetched);
         let mut tar = trawl_captions::wds::TarWriter::new();
         let mut index = JsonlWriter::for_name("x.jsonl.zst");
