@@ -314,18 +314,13 @@ pub fn strip_jpeg_metadata(data: &[u8]) -> Option<Vec<u8>> {
 /// `fast_image_resize` (SIMD): the `image` crate's resize took half of the whole check's
 /// time.
 fn resize_rgb(src: &image::RgbImage, w: u32, h: u32) -> Result<image::RgbImage, String> {
-    let px = resize_pixels(src.as_raw(), src.width(), src.height(), w, h, fast_image_resize::PixelType::U8x3)?;
-    image::RgbImage::from_raw(w, h, px).ok_or_else(|| "resize buffer size".to_string())
+    let mut out = vec![0u8; w as usize * h as usize * 3];
+    resize_into(src.as_raw(), src.width(), src.height(), &mut out, w, h, fast_image_resize::PixelType::U8x3)?;
+    image::RgbImage::from_raw(w, h, out).ok_or_else(|| "resize buffer size".to_string())
 }
 
-/// [`resize_rgb`] on raw pixels of `kind` (U8x3 or U8x4).
-fn resize_pixels(src: &[u8], sw: u32, sh: u32, w: u32, h: u32, kind: fast_image_resize::PixelType) -> Result<Vec<u8>, String> {
-    let mut out = vec![0u8; w as usize * h as usize * kind.size()];
-    resize_into(src, sw, sh, &mut out, w, h, kind)?;
-    Ok(out)
-}
-
-/// [`resize_pixels`] into `dst` (exactly `w * h` pixels of `kind`).
+/// [`resize_rgb`] on raw pixels of `kind` (U8x3 or U8x4) into `dst` (exactly `w * h`
+/// pixels of `kind`).
 fn resize_into(src: &[u8], sw: u32, sh: u32, dst: &mut [u8], w: u32, h: u32, kind: fast_image_resize::PixelType) -> Result<(), String> {
     use fast_image_resize::{images::Image, FilterType, ResizeAlg, ResizeOptions, Resizer};
     let view = fast_image_resize::images::ImageRef::new(sw, sh, src, kind).map_err(|e| e.to_string())?;

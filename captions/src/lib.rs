@@ -351,7 +351,6 @@ fn opts_out(x_robots_tag: &str) -> bool {
 impl Captioner {
     /// A captioner for this configuration, without an alignment scorer.
     pub fn new(cfg: CaptionsConfig) -> Self {
-        let names: Vec<String> = cfg.domains.keys().cloned().collect();
         let mut patterns = Vec::new();
         let mut owners = Vec::new();
         for (d, kws) in &cfg.domains {
@@ -363,7 +362,6 @@ impl Captioner {
         let keywords = (!patterns.is_empty())
             .then(|| aho_corasick::AhoCorasick::builder().ascii_case_insensitive(true).match_kind(aho_corasick::MatchKind::LeftmostLongest).build(&patterns).ok().map(|ac| (ac, owners)))
             .flatten();
-        let _ = names;
         Captioner { cfg, keywords, scorer: None }
     }
 
@@ -477,8 +475,10 @@ impl Captioner {
     /// of `plan.urls`; `dedup` holds the images of earlier shards and learns this one's.
     pub fn assemble(&self, docs: &[Document], plan: Plan, fetched: Vec<FetchOutcome>, dedup: &mut ImageDedup) -> ShardOutput {
         let mut out = ShardOutput::default();
-        let checked = self.check_all(&plan.urls, fetched);
-        let images: HashMap<&str, &Result<Arc<CheckedImage>, (DropReason, String)>> = plan.urls.iter().map(String::as_str).zip(checked.iter()).collect();
+        let mut fetched = fetched;
+        fetched.resize_with(plan.urls.len(), || Err((DropReason::new("fetch_error"), "no fetch result".into())));
+        let checked = self.check_images(fetched);
+        let images: HashMap<&str, &CheckOutcome> = plan.urls.iter().map(String::as_str).zip(checked.iter()).collect();
         let st = &mut out.stats;
         st.count("images_fetch_planned", plan.urls.len() as u64);
         st.count("images_ok", checked.iter().filter(|c| c.is_ok()).count() as u64);
@@ -562,12 +562,6 @@ impl Captioner {
     /// Applies each image's own opt-out and decodes and checks it ([`image::check`]), on
     /// `threads` threads; one result per input, in order.
     pub fn check_images(&self, fetched: Vec<FetchOutcome>) -> Vec<CheckOutcome> {
-        let n = fetched.len();
-        let urls: Vec<String> = vec![String::new(); n];
-        self.check_all(&urls, fetched)
-    }
-
-    fn check_all(&self, urls: &[String], fetched: Vec<FetchOutcome>) -> Vec<CheckOutcome> {
         let threads = if self.cfg.threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { self.cfg.threads };
         let one = |f: FetchOutcome| -> CheckOutcome {
             let f = f?;
@@ -579,13 +573,11 @@ impl Captioner {
             }
             image::check(&f.body, f.content_type.as_deref(), &self.cfg.images).map(Arc::new)
         };
-        let mut slots: Vec<Option<FetchOutcome>> = fetched.into_iter().map(Some).collect();
-        slots.resize_with(urls.len(), || Some(Err((DropReason::new("fetch_error"), "no fetch result".into()))));
-        if threads <= 1 || slots.len() < 4 {
-            return slots.into_iter().map(|f| one(f.expect("filled"))).collect();
+        if threads <= 1 || fetched.len() < 4 {
+            return fetched.into_iter().map(one).collect();
         }
         let next = std::sync::atomic::AtomicUsize::new(0);
-        let inputs: Vec<std::sync::Mutex<Option<FetchOutcome>>> = slots.into_iter().map(std::sync::Mutex::new).collect();
+        let inputs: Vec<std::sync::Mutex<Option<FetchOutcome>>> = fetched.into_iter().map(|f| std::sync::Mutex::new(Some(f))).collect();
         let results: Vec<std::sync::Mutex<Option<CheckOutcome>>> = (0..inputs.len()).map(|_| std::sync::Mutex::new(None)).collect();
         std::thread::scope(|s| {
             for _ in 0..threads.min(inputs.len()) {
@@ -725,29 +717,11 @@ mod tests {
         d
     }
 
-    /// A photo-like picture (flat shapes over a gradient, as the demo web's) that keeps its
-    /// pHash when scaled.
+    /// A PNG of the demo web's photo-like picture (flat shapes over a gradient, with grain),
+    /// which keeps its pHash when scaled.
     fn png(seed: u32, w: u32, h: u32) -> Vec<u8> {
-        let rects: Vec<(f64, f64, f64, f64, [f64; 3])> = (0..14u32)
-            .map(|k| {
-                let r = |salt: u32| f64::from(seed.wrapping_mul(2_654_435_761).wrapping_add(k.wrapping_mul(40_503)).wrapping_add(salt.wrapping_mul(97_531)).rotate_left(k + salt) % 1000) / 1000.0;
-                let (x0, y0) = (r(1) * 0.8, r(2) * 0.8);
-                (x0, y0, x0 + 0.1 + r(3) * 0.4, y0 + 0.1 + r(4) * 0.4, [r(5) * 255.0, r(6) * 255.0, r(7) * 255.0])
-            })
-            .collect();
-        let img = ::image::RgbImage::from_fn(w, h, |x, y| {
-            let (u, v) = (f64::from(x) / f64::from(w), f64::from(y) / f64::from(h));
-            // a gradient under overlapping flat rectangles: broadband, like the edges of a photo
-            let mut c = [60.0 + 120.0 * u, 80.0 + 100.0 * v, 140.0 - 60.0 * u];
-            for (x0, y0, x1, y1, col) in &rects {
-                if u >= *x0 && u < *x1 && v >= *y0 && v < *y1 {
-                    c = *col;
-                }
-            }
-            ::image::Rgb([c[0] as u8, c[1] as u8, c[2] as u8])
-        });
         let mut out = Vec::new();
-        ::image::DynamicImage::ImageRgb8(img).write_to(&mut std::io::Cursor::new(&mut out), ::image::ImageFormat::Png).unwrap();
+        ::image::DynamicImage::ImageRgb8(trawl_testweb::demo::picture(seed, w, h)).write_to(&mut std::io::Cursor::new(&mut out), ::image::ImageFormat::Png).unwrap();
         out
     }
 

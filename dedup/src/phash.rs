@@ -30,10 +30,9 @@ pub fn phash_pixels(rgb: &[u8], w: usize, h: usize, channels: usize) -> Option<u
         return None;
     }
     // luminance x 10000, summed per bin and divided once
-    let luma = |p: &[u8]| u64::from(p[0]) * 2126 + u64::from(p[1]) * 7152 + u64::from(p[2]) * 722;
     if w < N || h < N {
         // bins overlap on tiny images: the general path
-        let mut small = area_average(w, h, |i| luma(&rgb[c * i..c * i + 3]));
+        let mut small = area_average(w, h, |i| luma_x10k(&rgb[c * i..c * i + 3]));
         small.iter_mut().flatten().for_each(|v| *v /= 10000.0);
         return Some(dct_bits(&small));
     }
@@ -53,6 +52,12 @@ pub fn phash_pixels(rgb: &[u8], w: usize, h: usize, channels: usize) -> Option<u
 
 const N: usize = 32;
 
+/// Rec. 709 luminance of an RGB pixel, times 10000 (integer, so sums stay exact).
+#[inline]
+fn luma_x10k(p: &[u8]) -> u64 {
+    u64::from(u32::from(p[0]) * 2126 + u32::from(p[1]) * 7152 + u32::from(p[2]) * 722)
+}
+
 /// Luminance x 10000 summed per bin, for `w, h >= N` (bins disjoint and contiguous: bin b
 /// covers [b * len / N, (b + 1) * len / N), as in `area_average`). `C` bytes per pixel, a
 /// constant so the per-bin loop over a contiguous run vectorises.
@@ -64,7 +69,7 @@ fn bin_sums<const C: usize>(px: &[u8], w: usize, h: usize) -> [[u64; N]; N] {
         for row in px[ye[by] * w * C..ye[by + 1] * w * C].chunks_exact(w * C) {
             for bx in 0..N {
                 let run = &row[xe[bx] * C..xe[bx + 1] * C];
-                sums[by][bx] += run.chunks_exact(C).map(|p| u64::from(u32::from(p[0]) * 2126 + u32::from(p[1]) * 7152 + u32::from(p[2]) * 722)).sum::<u64>();
+                sums[by][bx] += run.chunks_exact(C).map(luma_x10k).sum::<u64>();
             }
         }
     }

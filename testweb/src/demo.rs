@@ -95,7 +95,7 @@ const GALLERY: &[&str] = &[
 /// rectangles whose places and colours depend on `seed`, over a gradient; broadband like a
 /// photograph's edges (smooth waves alone leave most DCT coefficients near zero, where the
 /// pHash's median threshold is unstable).
-fn picture(seed: u32, w: u32, h: u32) -> image::RgbImage {
+pub fn picture(seed: u32, w: u32, h: u32) -> image::RgbImage {
         let rects: Vec<(f64, f64, f64, f64, [f64; 3])> = (0..14u32)
             .map(|k| {
                 let r = |salt: u32| f64::from(seed.wrapping_mul(2_654_435_761).wrapping_add(k.wrapping_mul(40_503)).wrapping_add(salt.wrapping_mul(97_531)).rotate_left(k + salt) % 1000) / 1000.0;
