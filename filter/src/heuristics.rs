@@ -113,6 +113,13 @@ fn stopwords(lang: &str) -> Option<&'static [&'static str]> {
     })
 }
 
+/// Whether `hay` contains `needle` (lowercase ASCII), ignoring ASCII case.
+fn contains_ci(hay: &str, needle: &str) -> bool {
+    let (h, n) = (hay.as_bytes(), needle.as_bytes());
+    let first = n[0];
+    h.len() >= n.len() && (0..=h.len() - n.len()).any(|i| h[i].to_ascii_lowercase() == first && h[i..i + n.len()].eq_ignore_ascii_case(n))
+}
+
 /// Computes `attrs.heur` (see the module docs).
 #[derive(Debug)]
 pub struct Signals;
@@ -128,69 +135,92 @@ impl Map for Signals {
 
     fn map(&self, doc: &mut Document) -> Result<(), RecordError> {
         let text = &doc.text;
-        let mut words: Vec<&str> = Vec::new();
-        trawl_core::text::for_each_word(text, |w| words.push(w));
-        let n = words.len().max(1) as f64;
-        let chars: usize = words.iter().map(|w| w.chars().count()).sum();
-        let symbols = text.matches('#').count() + text.matches("...").count() + text.matches('…').count();
-        let alpha = words.iter().filter(|w| w.chars().any(char::is_alphabetic)).count();
         let lang = doc.meta.lang.clone().unwrap_or_default();
-        let stop = stopwords(&lang).map(|list| words.iter().filter(|w| list.contains(&w.to_lowercase().trim_matches(|c: char| !c.is_alphanumeric()))).count());
-        let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
-        let nl = lines.len().max(1) as f64;
-        let bullets = lines.iter().filter(|l| l.starts_with(['•', '-', '*', '·', '‣', '▪'])).count();
-        let ellipsis = lines.iter().filter(|l| l.ends_with("...") || l.ends_with('…')).count();
-        let punct = lines.iter().filter(|l| l.ends_with(['.', '!', '?', '"', '\'', '。', '！', '？', ':', ';', ')', '”'])).count();
-        let short = lines.iter().filter(|l| l.chars().count() < 30).count();
-        let dup_frac = |items: &[&str]| {
-            let mut seen: FxHashMap<&str, usize> = FxHashMap::default();
-            for i in items {
-                *seen.entry(i).or_default() += 1;
+        let stop_list = stopwords(&lang);
+        // one pass over the words: per word its lowercase hash (for the n-grams) and length
+        // in characters; ASCII words (most of them in most languages) skip Unicode work
+        let mut wh: Vec<u64> = Vec::with_capacity(text.len() / 5);
+        let mut wc: Vec<u32> = Vec::with_capacity(text.len() / 5);
+        let (mut chars, mut alpha, mut dense, mut stop) = (0usize, 0usize, 0usize, 0usize);
+        let mut buf = String::new();
+        trawl_core::text::for_each_word(text, |w| {
+            let ascii = w.is_ascii();
+            let (n, lower): (usize, &str) = if ascii {
+                alpha += usize::from(w.bytes().any(|b| b.is_ascii_alphabetic()));
+                if w.bytes().any(|b| b.is_ascii_uppercase()) {
+                    buf.clear();
+                    buf.push_str(w);
+                    buf.make_ascii_lowercase();
+                    (w.len(), buf.as_str())
+                } else {
+                    (w.len(), w)
+                }
+            } else {
+                alpha += usize::from(w.chars().any(char::is_alphabetic));
+                dense += usize::from(w.chars().any(trawl_core::text::is_dense_script));
+                buf.clear();
+                buf.extend(w.chars().flat_map(char::to_lowercase));
+                (w.chars().count(), buf.as_str())
+            };
+            chars += n;
+            if let Some(list) = stop_list {
+                stop += usize::from(list.contains(&lower.trim_matches(|c: char| !c.is_alphanumeric())));
             }
-            let dups: usize = seen.values().filter(|c| **c > 1).map(|c| c - 1).sum();
-            dups as f64 / items.len().max(1) as f64
-        };
-        let paras: Vec<&str> = text.split("\n\n").map(str::trim).filter(|p| !p.is_empty()).collect();
+            wh.push(xxhash_rust::xxh3::xxh3_64(lower.as_bytes()));
+            wc.push(if ascii { n as u32 } else { lower.chars().count() as u32 });
+        });
+        let n = wh.len().max(1) as f64;
+        let symbols = text.matches('#').count() + text.matches("...").count() + text.matches('…').count();
+        let stop = stop_list.map(|_| stop);
+        // one pass over the lines
+        let (mut nl, mut bullets, mut ellipsis, mut punct, mut short, mut js, mut cookie) = (0usize, 0, 0, 0, 0, 0, 0);
+        let mut distinct_lines: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::default();
+        for l in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+            nl += 1;
+            bullets += usize::from(l.starts_with(['•', '-', '*', '·', '‣', '▪']));
+            ellipsis += usize::from(l.ends_with("...") || l.ends_with('…'));
+            punct += usize::from(l.ends_with(['.', '!', '?', '"', '\'', '。', '！', '？', ':', ';', ')', '”']));
+            short += usize::from(l.len() < 30 || (l.len() < 120 && l.chars().count() < 30));
+            js += usize::from(contains_ci(l, "javascript"));
+            cookie += usize::from(contains_ci(l, "cookie") && (contains_ci(l, "accept") || contains_ci(l, "use") || contains_ci(l, "policy")));
+            distinct_lines.insert(l);
+        }
+        let dup_lines = (nl - distinct_lines.len()) as f64 / nl.max(1) as f64;
+        let nl = nl.max(1) as f64;
+        let (mut np, mut distinct_paras) = (0usize, rustc_hash::FxHashSet::default());
+        for p in text.split("\n\n").map(str::trim).filter(|p| !p.is_empty()) {
+            np += 1;
+            distinct_paras.insert(p);
+        }
+        let dup_paragraphs = (np - distinct_paras.len()) as f64 / np.max(1) as f64;
         // n-gram repetition over lowercased words, measured in characters (Gopher). Each word
         // is hashed once; an n-gram's key combines its words' hashes (no joined strings).
-        let lw: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
-        let wh: Vec<u64> = lw.iter().map(|w| xxhash_rust::xxh3::xxh3_64(w.as_bytes())).collect();
-        let wc: Vec<usize> = lw.iter().map(|w| w.chars().count()).collect();
         let ngram_key = |i: usize, k: usize| wh[i..i + k].iter().fold(0x9e37_79b9_7f4a_7c15u64 ^ k as u64, |h, x| (h.rotate_left(23) ^ x).wrapping_mul(0xff51_afd7_ed55_8ccd));
         let total_chars = chars.max(1) as f64;
         let top_ngram = |k: usize| {
-            if lw.len() < k {
+            if wh.len() < k {
                 return 0.0;
             }
-            let mut counts: FxHashMap<u64, (usize, usize)> = FxHashMap::default();
-            for i in 0..=lw.len() - k {
+            let mut counts: FxHashMap<u64, (u32, u32)> = FxHashMap::with_capacity_and_hasher(wh.len(), Default::default());
+            for i in 0..=wh.len() - k {
                 let e = counts.entry(ngram_key(i, k)).or_insert_with(|| (0, wc[i..i + k].iter().sum()));
                 e.0 += 1;
             }
-            counts.values().filter(|(c, _)| *c > 1).map(|(c, len)| c * len).max().unwrap_or(0) as f64 / total_chars
+            counts.values().filter(|(c, _)| *c > 1).map(|(c, len)| *c as usize * *len as usize).max().unwrap_or(0) as f64 / total_chars
         };
         let dup_ngram = |k: usize| {
-            if lw.len() < k {
+            if wh.len() < k {
                 return 0.0;
             }
-            let mut seen: FxHashMap<u64, usize> = FxHashMap::default();
-            let mut dup = vec![false; lw.len()];
-            for i in 0..=lw.len() - k {
-                match seen.entry(ngram_key(i, k)) {
-                    std::collections::hash_map::Entry::Occupied(_) => {
-                        for d in dup.iter_mut().skip(i).take(k) {
-                            *d = true;
-                        }
-                    }
-                    std::collections::hash_map::Entry::Vacant(v) => {
-                        v.insert(i);
-                    }
+            let mut seen: rustc_hash::FxHashSet<u64> = rustc_hash::FxHashSet::with_capacity_and_hasher(wh.len(), Default::default());
+            let mut dup = vec![false; wh.len()];
+            for i in 0..=wh.len() - k {
+                if !seen.insert(ngram_key(i, k)) {
+                    dup[i..i + k].fill(true);
                 }
             }
-            wc.iter().zip(&dup).filter(|(_, d)| **d).map(|(c, _)| *c).sum::<usize>() as f64 / total_chars
+            wc.iter().zip(&dup).filter(|(_, d)| **d).map(|(c, _)| *c as usize).sum::<usize>() as f64 / total_chars
         };
-        let lower = text.to_lowercase();
-        let dense = words.iter().filter(|w| w.chars().any(trawl_core::text::is_dense_script)).count();
         let mut h = json!({
             "dense_words": round(dense as f64 / n),
             "mean_word_len": round(chars as f64 / n),
@@ -200,16 +230,16 @@ impl Map for Signals {
             "alpha_words": round(alpha as f64 / n),
             "punct_lines": round(punct as f64 / nl),
             "short_lines": round(short as f64 / nl),
-            "dup_lines": round(dup_frac(&lines)),
-            "dup_paragraphs": round(dup_frac(&paras)),
+            "dup_lines": round(dup_lines),
+            "dup_paragraphs": round(dup_paragraphs),
             "top_2gram": round(top_ngram(2)),
             "top_3gram": round(top_ngram(3)),
             "dup_5gram": round(dup_ngram(5)),
             "dup_10gram": round(dup_ngram(10)),
-            "lorem_ipsum": lower.contains("lorem ipsum"),
+            "lorem_ipsum": contains_ci(text, "lorem ipsum"),
             "curly_brackets": text.contains('{'),
-            "javascript_lines": lines.iter().filter(|l| l.to_lowercase().contains("javascript")).count(),
-            "cookie_lines": lines.iter().filter(|l| { let l = l.to_lowercase(); l.contains("cookie") && (l.contains("accept") || l.contains("use") || l.contains("policy")) }).count(),
+            "javascript_lines": js,
+            "cookie_lines": cookie,
         });
         if let Some(s) = stop {
             h["stopwords"] = json!(s);

@@ -16,6 +16,7 @@
 #![deny(missing_docs)]
 
 pub mod heuristics;
+pub mod lid;
 pub mod pii;
 pub mod quality;
 pub mod safety;
@@ -213,8 +214,8 @@ pub fn word_count(text: &str) -> usize {
 }
 
 /// Annotates `attrs.lang` (`{code, confidence, reliable, source}`), `meta.lang` and
-/// `attrs.words`. Language: whatlang on the document (and per paragraph); with a fastText
-/// LID model, its top label wins when its probability is at least `lid_min_prob` (the
+/// `attrs.words`. Language: whatlang on the document and its paragraphs, as [`lid`] describes
+/// (bounded samples, stop-word evidence to narrow and to skip calls); with a fastText LID model, its top label wins when its probability is at least `lid_min_prob` (the
 /// combined rule; both answers are recorded under `whatlang` and `fasttext`).
 #[derive(Default)]
 pub struct Annotate {
@@ -254,16 +255,9 @@ impl Map for Annotate {
     }
 
     fn map(&self, doc: &mut Document) -> Result<(), RecordError> {
-        // whatlang's accuracy saturates long before 6 KB; bound the cost on huge pages
-        let mut end = doc.text.len().min(6_000);
-        while !doc.text.is_char_boundary(end) {
-            end -= 1;
-        }
-        let sample = &doc.text[..end];
-        let (wl_code, wl_conf, wl_reliable) = match whatlang::detect(sample) {
-            Some(info) => (info.lang().code().to_string(), info.confidence(), info.is_reliable()),
-            None => ("und".to_string(), 0.0, false),
-        };
+        let wl = lid::document(&doc.text);
+        let (wl_code, wl_conf, wl_reliable) = (wl.code.to_string(), wl.confidence, wl.reliable);
+        let sample = lid::sample(&doc.text, 6_000);
         let ft = self.lid.as_ref().and_then(|m| {
             let line: String = sample.split_whitespace().collect::<Vec<_>>().join(" ");
             let p = m.predict(&line, 1, 0.0).into_iter().next()?;
@@ -273,22 +267,8 @@ impl Map for Annotate {
             Some((c, p)) if *p >= self.lid_min_prob => (c.clone(), *p, true, "fasttext"),
             _ => (wl_code.clone(), wl_conf, wl_reliable, "whatlang"),
         };
-        // paragraph level: the share of the text (in bytes) per language, for mixed pages
-        let mut shares: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
-        let mut total = 0usize;
-        // paragraphs: each judged on its first 400 bytes, at most 32 of them (the shares are
-        // by the paragraphs' full length)
-        for para in doc.text.split("\n\n").map(str::trim).filter(|p| p.chars().count() >= 20).take(32) {
-            let mut cut = para.len().min(400);
-            while !para.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            if let Some(info) = whatlang::detect(&para[..cut]) {
-                *shares.entry(info.lang().code().to_string()).or_default() += para.len();
-                total += para.len();
-            }
-        }
-        let paragraphs: serde_json::Map<String, serde_json::Value> = shares.into_iter().map(|(k, v)| (k, json!(((v as f64 / total.max(1) as f64) * 1000.0).round() / 1000.0))).collect();
+        // paragraph level: the share of the text per language, for mixed pages
+        let paragraphs: serde_json::Map<String, serde_json::Value> = lid::paragraph_shares(&doc.text, &code).into_iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
         let mut lang = json!({ "code": code, "confidence": (conf * 1000.0).round() / 1000.0, "reliable": reliable, "paragraphs": paragraphs });
         if let Some((c, p)) = &ft {
             lang["source"] = source.into();

@@ -1,0 +1,374 @@
+//! Language identification at document and paragraph level, with whatlang deciding and
+//! stop-word evidence keeping the cost bounded.
+//!
+//! whatlang's trigram method costs about 60 µs per call before it reads a byte (it scores
+//! the text against the profile of every language of the script: 37 for Latin) and about
+//! 45 µs per KB after that. Calling it on every document and every paragraph ran at 4 MB/s,
+//! most of the filter chain's time. The rule now:
+//!
+//! - **Document**: whatlang on a sample of at most [`SAMPLE_BYTES`] (three windows, at the
+//!   start, a third and two thirds in, cut at spaces, so a long page is judged on its body,
+//!   not only its first lines). Before that, the sample's words are looked up in short
+//!   stop-word lists of 39 languages. When one language is clearly ahead (at least
+//!   [`MIN_HITS`] hits from [`MIN_DISTINCT`] different stop words, [`MIN_HIT_SHARE`] of the
+//!   words, and 1.5 times the runner-up), whatlang scores only the language families of the
+//!   leader and the runner-up (Romance, Germanic, Slavic, ...) instead of every language of
+//!   the script. whatlang still picks the language and its confidence; its confidence comes
+//!   from the best two scores, and the runner-up is almost always a relative, so it is the
+//!   same number. With no clear leader (languages without a list, short or odd text),
+//!   whatlang scores every language as before.
+//! - **Paragraphs** (blocks separated by a blank line, at least 20 characters; shares by
+//!   length, for mixed pages): a paragraph in the document's script whose stop words point to
+//!   the document's language, or that has none, counts for the document's language without a
+//!   whatlang call. A paragraph in another script, or whose stop words point to another
+//!   language, is judged by whatlang on its first 400 bytes (at most
+//!   [`MAX_PARAGRAPH_CALLS`] calls per document; later ones go by their stop words).
+//!
+//! `bench/lid.sh` measures accuracy per language; `filter/examples/filter_speed.rs` the cost.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::sync::OnceLock;
+use whatlang::{Detector, Lang, Script};
+
+/// Bytes of a document whatlang reads (three windows).
+pub const SAMPLE_BYTES: usize = 1_200;
+/// Stop-word hits the leading language needs for the narrowed whatlang call.
+pub const MIN_HITS: usize = 4;
+/// Different stop words among those hits.
+pub const MIN_DISTINCT: usize = 3;
+/// Share of the sample's words the leader's stop words must make up.
+pub const MIN_HIT_SHARE: f64 = 0.08;
+/// whatlang calls on paragraphs per document.
+pub const MAX_PARAGRAPH_CALLS: usize = 12;
+const PARAGRAPH_BYTES: usize = 400;
+const MIN_PARAGRAPH_CHARS: usize = 20;
+
+/// (language, family, stop words). Families group the languages whatlang most often
+/// confuses; only Latin-script families narrow the document call (other scripts have at
+/// most six languages each, so whatlang is cheap there), but every list serves as
+/// paragraph evidence.
+const LISTS: &[(Lang, u8, &str)] = &[
+    (Lang::Eng, 1, "the of and to in is that for it with as was on are be by this from at or an have not but which his they you were has had their"),
+    (Lang::Deu, 1, "der die und in den von zu das mit sich des auf für ist im dem nicht ein eine als auch es an werden aus er hat dass sie nach bei"),
+    (Lang::Nld, 1, "de het een en van in is dat op te zijn met voor niet die aan er ook als bij door maar om nog wordt"),
+    (Lang::Swe, 1, "och i att det som en på är av för med till den har de inte om ett var jag men sig från"),
+    (Lang::Dan, 1, "og i at det er en til på som de med for af den ikke har et var jeg men sig fra ved"),
+    (Lang::Nob, 1, "og i er det som på en til av at for med har ikke de den et var jeg fra men seg om"),
+    (Lang::Afr, 1, "die en van in is het nie te dat op vir met wat as ook sy was word hy"),
+    (Lang::Fra, 2, "le la les de des et est un une du en que qui dans pour pas sur au par avec ce il elle sont ne se plus ou"),
+    (Lang::Spa, 2, "el la de que y en los del se las por un para con no una su al es lo como más pero sus le ha"),
+    (Lang::Por, 2, "o a de que e do da em um para é com não uma os no se na por mais as dos como mas ao ele das à seu sua ou"),
+    (Lang::Ita, 2, "il di che e la per un in è del della non una sono le si con da al dei gli anche come ma più nel alla"),
+    (Lang::Cat, 2, "el la de i que a en els les per un una amb no és del al es com més"),
+    (Lang::Ron, 2, "și de în la a cu că nu o pe din se care un mai este pentru sau ce fost"),
+    (Lang::Pol, 3, "i w na z że się nie do to jest jak o co ale od po tak przez dla jego jej są być czy"),
+    (Lang::Ces, 3, "a v se na je že to s z do o jako by ale pro jsou které který jeho také nebo podle jsem"),
+    (Lang::Slk, 3, "a v sa na je že to s z do o ako by ale pre sú ktoré ktorý jeho aj alebo podľa som"),
+    (Lang::Hrv, 3, "i je u na da se za su od s ne koji to kao iz ali biti ili sa će bio"),
+    (Lang::Slv, 3, "in je v na da se za so z ki ne pa bi po tudi ali iz kot sem to"),
+    (Lang::Fin, 4, "ja on ei se että hän oli ovat mutta myös kun tai joka sen niin kuin mitä vain ole olla"),
+    (Lang::Est, 4, "ja on et ei see oli ka kui aga mis ta nii ning"),
+    (Lang::Hun, 4, "a az és hogy nem is egy van meg de el ez már csak volt mint ha ki még azt"),
+    (Lang::Lit, 4, "ir yra kad į su o iš bet tai kaip jo buvo apie"),
+    (Lang::Lav, 4, "un ir ar par ka no uz kas arī tas bet kā to"),
+    (Lang::Tur, 5, "ve bir bu da de için ile ne olarak çok daha gibi ama olan sonra kadar her en değil"),
+    (Lang::Ind, 6, "dan yang di ini itu dengan untuk tidak dari dalam akan pada juga ke ada adalah atau oleh karena"),
+    (Lang::Tgl, 6, "ang ng sa na at mga ay para hindi si ni ko"),
+    (Lang::Vie, 7, "và của là có không được các những trong cho với này một người đã khi để đến"),
+    (Lang::Rus, 10, "и в не на что с по это как он к но из у за от так же то для все она только"),
+    (Lang::Ukr, 10, "і в не на що з та як до це у від за але його по для так є він"),
+    (Lang::Bel, 10, "і ў не на што з як да гэта па але ад ён"),
+    (Lang::Bul, 10, "и на в да се за с от не е че са по като това но ще"),
+    (Lang::Srp, 10, "и у на да се је за од не су са из као то али који"),
+    (Lang::Mkd, 10, "и на во да се за со од не е што ќе ги како тоа"),
+    (Lang::Ara, 11, "في من على أن إلى التي الذي عن مع هذا هذه كان ما لا"),
+    (Lang::Pes, 11, "و در به از که این را با است آن برای یک می"),
+    (Lang::Urd, 11, "کے میں کی ہے اور سے کو نے پر یہ کہ ہیں"),
+    (Lang::Hin, 12, "के है में की और से को का एक पर यह भी नहीं"),
+    (Lang::Mar, 12, "आणि आहे या हे की ने त्या"),
+    (Lang::Heb, 13, "של את על לא הוא זה עם כי גם"),
+];
+
+/// Languages whatlang knows that have no list, by family (they join their family's
+/// narrowed call).
+const RELATIVES: &[(Lang, u8)] = &[(Lang::Lat, 2), (Lang::Epo, 2), (Lang::Aze, 5), (Lang::Uzb, 5), (Lang::Tuk, 5), (Lang::Jav, 6)];
+
+struct Table {
+    /// word -> (id, bit mask of the languages whose list has it)
+    words: FxHashMap<&'static str, (u32, u64)>,
+}
+
+fn table() -> &'static Table {
+    static T: OnceLock<Table> = OnceLock::new();
+    T.get_or_init(|| {
+        let mut words: FxHashMap<&'static str, (u32, u64)> = FxHashMap::default();
+        for (i, (_, _, list)) in LISTS.iter().enumerate() {
+            for w in list.split(' ') {
+                let n = words.len() as u32;
+                words.entry(w).or_insert((n, 0)).1 |= 1 << i;
+            }
+        }
+        Table { words }
+    })
+}
+
+/// Stop-word hits per language over some text.
+#[derive(Clone, Debug, Default)]
+pub struct Evidence {
+    /// Hits per entry of the lists (index into the internal table).
+    hits: Vec<u32>,
+    distinct: Vec<u32>,
+    /// Words looked at.
+    pub words: usize,
+}
+
+impl Evidence {
+    /// Counts the stop words of `text`.
+    pub fn of(text: &str) -> Evidence {
+        let t = table();
+        let mut e = Evidence { hits: vec![0; LISTS.len()], distinct: vec![0; LISTS.len()], words: 0 };
+        let mut seen: FxHashSet<u32> = FxHashSet::default();
+        let mut buf = String::new();
+        for tok in text.split_whitespace() {
+            let w = tok.trim_matches(|c: char| !c.is_alphanumeric());
+            if w.is_empty() {
+                continue;
+            }
+            e.words += 1;
+            let key: &str = if w.bytes().all(|b| b.is_ascii_lowercase()) {
+                w
+            } else {
+                buf.clear();
+                buf.extend(w.chars().flat_map(char::to_lowercase));
+                &buf
+            };
+            if let Some(&(id, mask)) = t.words.get(key) {
+                let new = seen.insert(id);
+                let mut m = mask;
+                while m != 0 {
+                    let i = m.trailing_zeros() as usize;
+                    e.hits[i] += 1;
+                    e.distinct[i] += u32::from(new);
+                    m &= m - 1;
+                }
+            }
+        }
+        e
+    }
+
+    /// The languages with the most hits: (best, hits), (runner-up, hits).
+    fn top2(&self) -> Option<((usize, u32), (usize, u32))> {
+        let mut best: Option<(usize, u32)> = None;
+        let mut second = (usize::MAX, 0u32);
+        for (i, &h) in self.hits.iter().enumerate() {
+            match best {
+                Some((_, b)) if h <= b => {
+                    if h > second.1 {
+                        second = (i, h);
+                    }
+                }
+                _ => {
+                    if let Some(b) = best {
+                        second = b;
+                    }
+                    best = Some((i, h));
+                }
+            }
+        }
+        best.filter(|b| b.1 > 0).map(|b| (b, second))
+    }
+
+    /// The language whose stop words lead, if any.
+    pub fn leader(&self) -> Option<Lang> {
+        let ((i, h), (_, s)) = self.top2()?;
+        (h > s).then_some(LISTS[i].0)
+    }
+
+    /// The languages to score when one clearly leads (see the module docs).
+    fn narrowed(&self) -> Option<Vec<Lang>> {
+        let ((i, h), (j, s)) = self.top2()?;
+        let clear = h as usize >= MIN_HITS && self.distinct[i] as usize >= MIN_DISTINCT && h as f64 >= MIN_HIT_SHARE * self.words as f64 && h as f64 >= 1.5 * s as f64;
+        let (fam, fam2) = (LISTS[i].1, LISTS.get(j).map_or(fam_none(), |l| l.1));
+        if !clear || fam >= 10 {
+            return None;
+        }
+        let mut langs: Vec<Lang> = LISTS.iter().filter(|l| l.1 == fam || (s > 0 && l.1 == fam2)).map(|l| l.0).collect();
+        langs.extend(RELATIVES.iter().filter(|r| r.1 == fam || (s > 0 && r.1 == fam2)).map(|r| r.0));
+        Some(langs)
+    }
+}
+
+const fn fam_none() -> u8 {
+    u8::MAX
+}
+
+/// A language decision: whatlang's language, confidence and reliability.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Detected {
+    /// ISO 639-3 (`und` when whatlang found nothing).
+    pub code: &'static str,
+    /// whatlang's confidence.
+    pub confidence: f64,
+    /// whatlang's reliability flag.
+    pub reliable: bool,
+    /// Whether whatlang scored only the leading families (see the module docs).
+    pub narrowed: bool,
+}
+
+/// Up to `max` bytes of `text` as three windows (start, one third, two thirds), each cut
+/// at whitespace.
+pub fn sample(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    if text.len() <= max {
+        return text.into();
+    }
+    let w = max / 3;
+    let mut out = String::with_capacity(max + 4);
+    for k in 0..3 {
+        let mut s = text.len() * k / 3;
+        while !text.is_char_boundary(s) {
+            s += 1;
+        }
+        if k > 0 {
+            // start after the next space, so no word is cut
+            s = text[s..].find(char::is_whitespace).map_or(s, |p| s + p + 1);
+        }
+        let mut e = (s + w).min(text.len());
+        while !text.is_char_boundary(e) {
+            e -= 1;
+        }
+        if e < text.len() {
+            e = text[s..e].rfind(char::is_whitespace).map_or(e, |p| s + p);
+        }
+        if k > 0 {
+            out.push('\n');
+        }
+        out.push_str(&text[s..e]);
+    }
+    out.into()
+}
+
+/// whatlang on `text`, narrowed by `evidence` when one language clearly leads.
+pub fn detect(text: &str, evidence: &Evidence) -> Detected {
+    let latin = matches!(whatlang::detect_script(text), Some(Script::Latin));
+    let narrowed = if latin { evidence.narrowed() } else { None };
+    let info = match &narrowed {
+        Some(langs) => Detector::with_allowlist(langs.clone()).detect(text),
+        None => whatlang::detect(text),
+    };
+    match info {
+        Some(i) => Detected { code: i.lang().code(), confidence: i.confidence(), reliable: i.is_reliable(), narrowed: narrowed.is_some() },
+        None => Detected { code: "und", confidence: 0.0, reliable: false, narrowed: false },
+    }
+}
+
+/// The document's language (on its [`sample`]).
+pub fn document(text: &str) -> Detected {
+    let s = sample(text, SAMPLE_BYTES);
+    detect(&s, &Evidence::of(&s))
+}
+
+/// Share of the text per language over its paragraphs (see the module docs), given the
+/// document's language. Shares are by paragraph length and sum to 1 (empty when no
+/// paragraph qualifies).
+pub fn paragraph_shares(text: &str, doc_lang: &str) -> Vec<(&'static str, f64)> {
+    let doc = Lang::from_code(doc_lang);
+    let doc_script = doc.and_then(|_| whatlang::detect_script(&sample(text, SAMPLE_BYTES)));
+    let mut by_lang: Vec<(&'static str, usize)> = Vec::new();
+    let mut total = 0usize;
+    let mut calls = 0usize;
+    for para in text.split("\n\n").map(str::trim) {
+        if para.len() < MIN_PARAGRAPH_CHARS || para.chars().take(MIN_PARAGRAPH_CHARS).count() < MIN_PARAGRAPH_CHARS {
+            continue;
+        }
+        let mut cut = para.len().min(PARAGRAPH_BYTES);
+        while !para.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let head = &para[..cut];
+        let ev = Evidence::of(head);
+        let same_script = doc_script.is_some() && whatlang::detect_script(head) == doc_script;
+        let leader = ev.leader();
+        let lang: Option<&'static str> = match (doc, leader) {
+            (Some(d), None) if same_script => Some(d.code()),
+            (Some(d), Some(l)) if same_script && l == d => Some(d.code()),
+            _ if calls < MAX_PARAGRAPH_CALLS => {
+                calls += 1;
+                whatlang::detect(head).map(|i| i.lang().code())
+            }
+            _ => leader.or(doc).map(|l| l.code()),
+        };
+        if let Some(l) = lang {
+            match by_lang.iter_mut().find(|(k, _)| *k == l) {
+                Some(e) => e.1 += para.len(),
+                None => by_lang.push((l, para.len())),
+            }
+            total += para.len();
+        }
+    }
+    by_lang.sort_by(|a, b| a.0.cmp(b.0));
+    by_lang.into_iter().map(|(l, n)| (l, ((n as f64 / total.max(1) as f64) * 1000.0).round() / 1000.0)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EN: &str = "The library has extended its opening hours on weekday evenings after a survey showed that many students could not visit during the day.";
+    const FR: &str = "La bibliothèque municipale organise tout au long de l'année des lectures pour les enfants et des rencontres avec des auteurs.";
+    const PT: &str = "A biblioteca municipal ampliou o horário de funcionamento durante a semana, depois que uma pesquisa mostrou que muitos estudantes não podiam visitar durante o dia.";
+    const SW: &str = "Maktaba ya mji imeongeza saa za kufunguliwa jioni baada ya utafiti kuonyesha kwamba wanafunzi wengi hawawezi kutembelea mchana.";
+
+    #[test]
+    fn lists_are_lowercase_single_words() {
+        for (l, _, list) in LISTS {
+            for w in list.split(' ') {
+                assert!(!w.is_empty() && !w.chars().any(|c| c.is_whitespace() || c.is_ascii_punctuation()), "{l:?}: `{w}`");
+                assert_eq!(w.to_lowercase(), w, "{l:?}: `{w}`");
+            }
+        }
+        assert!(LISTS.len() <= 64);
+    }
+
+    #[test]
+    fn narrowing_keeps_whatlangs_answer() {
+        for text in [EN, FR, PT] {
+            let ev = Evidence::of(text);
+            let d = detect(text, &ev);
+            let full = whatlang::detect(text).unwrap();
+            assert!(d.narrowed, "{text}");
+            assert_eq!(d.code, full.lang().code(), "{text}");
+            assert!((d.confidence - full.confidence()).abs() < 0.05, "{text}: {} vs {}", d.confidence, full.confidence());
+        }
+        // a language without a list: no clear leader, whatlang scores every language
+        let d = detect(SW, &Evidence::of(SW));
+        assert!(!d.narrowed);
+        assert_eq!(d.code, whatlang::detect(SW).unwrap().lang().code());
+    }
+
+    #[test]
+    fn sample_is_three_windows_of_whole_words() {
+        let text = (0..2_000).map(|i| format!("w{i}")).collect::<Vec<_>>().join(" ");
+        let s = sample(&text, 300);
+        assert!(s.len() <= 300, "{}", s.len());
+        assert_eq!(s.lines().count(), 3);
+        for w in s.split_whitespace() {
+            assert!(text.split(' ').any(|t| t == w), "cut word {w}");
+        }
+        assert!(s.starts_with("w0 "));
+        assert_eq!(sample("short", 300), "short");
+        // multi-byte text never splits a character
+        let ru = "Библиотека продлила часы работы. ".repeat(200);
+        assert!(sample(&ru, SAMPLE_BYTES).len() <= SAMPLE_BYTES);
+    }
+
+    #[test]
+    fn paragraph_shares_of_a_mixed_page() {
+        let text = format!("{EN}\n\n{FR}\n\n{EN}\n\nКнига о городе и его библиотеке вышла в этом году.");
+        let shares = paragraph_shares(&text, "eng");
+        let get = |l: &str| shares.iter().find(|(k, _)| *k == l).map_or(0.0, |(_, v)| *v);
+        assert!(get("eng") > 0.5 && get("fra") > 0.2 && get("rus") > 0.05, "{shares:?}");
+        assert!((shares.iter().map(|(_, v)| v).sum::<f64>() - 1.0).abs() < 0.01);
+        assert_eq!(paragraph_shares(EN, "eng"), vec![("eng", 1.0)]);
+        assert!(paragraph_shares("short", "eng").is_empty());
+    }
+}
