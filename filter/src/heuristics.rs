@@ -113,6 +113,12 @@ fn stopwords(lang: &str) -> Option<&'static [&'static str]> {
     })
 }
 
+/// `javascript`, `cookie`, `lorem ipsum` in any ASCII case (pattern ids 0, 1, 2).
+fn boilerplate() -> &'static aho_corasick::AhoCorasick {
+    static AC: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
+    AC.get_or_init(|| aho_corasick::AhoCorasick::builder().ascii_case_insensitive(true).build(["javascript", "cookie", "lorem ipsum"]).expect("static patterns"))
+}
+
 /// Whether `hay` contains `needle` (lowercase ASCII), ignoring ASCII case.
 fn contains_ci(hay: &str, needle: &str) -> bool {
     let (h, n) = (hay.as_bytes(), needle.as_bytes());
@@ -175,14 +181,27 @@ impl Map for Signals {
         // one pass over the lines
         let (mut nl, mut bullets, mut ellipsis, mut punct, mut short, mut js, mut cookie) = (0usize, 0, 0, 0, 0, 0, 0);
         let mut distinct_lines: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::default();
+        // boilerplate words, found in one case-insensitive scan of the text (rare, so the
+        // line pass below only walks a short list of positions)
+        let marks: Vec<(usize, usize)> = boilerplate().find_iter(text.as_str()).map(|m| (m.start(), m.pattern().as_usize())).collect();
+        let mut next_mark = 0;
         for l in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+            let (start, end) = (l.as_ptr() as usize - text.as_ptr() as usize, l.as_ptr() as usize - text.as_ptr() as usize + l.len());
+            let (mut has_js, mut has_cookie) = (false, false);
+            while next_mark < marks.len() && marks[next_mark].0 < end {
+                if marks[next_mark].0 >= start {
+                    has_js |= marks[next_mark].1 == 0;
+                    has_cookie |= marks[next_mark].1 == 1;
+                }
+                next_mark += 1;
+            }
             nl += 1;
             bullets += usize::from(l.starts_with(['•', '-', '*', '·', '‣', '▪']));
             ellipsis += usize::from(l.ends_with("...") || l.ends_with('…'));
             punct += usize::from(l.ends_with(['.', '!', '?', '"', '\'', '。', '！', '？', ':', ';', ')', '”']));
             short += usize::from(l.len() < 30 || (l.len() < 120 && l.chars().count() < 30));
-            js += usize::from(contains_ci(l, "javascript"));
-            cookie += usize::from(contains_ci(l, "cookie") && (contains_ci(l, "accept") || contains_ci(l, "use") || contains_ci(l, "policy")));
+            js += usize::from(has_js);
+            cookie += usize::from(has_cookie && (contains_ci(l, "accept") || contains_ci(l, "use") || contains_ci(l, "policy")));
             distinct_lines.insert(l);
         }
         let dup_lines = (nl - distinct_lines.len()) as f64 / nl.max(1) as f64;
@@ -236,7 +255,7 @@ impl Map for Signals {
             "top_3gram": round(top_ngram(3)),
             "dup_5gram": round(dup_ngram(5)),
             "dup_10gram": round(dup_ngram(10)),
-            "lorem_ipsum": contains_ci(text, "lorem ipsum"),
+            "lorem_ipsum": marks.iter().any(|m| m.1 == 2),
             "curly_brackets": text.contains('{'),
             "javascript_lines": js,
             "cookie_lines": cookie,

@@ -268,7 +268,7 @@ impl Map for Annotate {
             _ => (wl_code.clone(), wl_conf, wl_reliable, "whatlang"),
         };
         // paragraph level: the share of the text per language, for mixed pages
-        let paragraphs: serde_json::Map<String, serde_json::Value> = lid::paragraph_shares(&doc.text, &code).into_iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
+        let paragraphs: serde_json::Map<String, serde_json::Value> = lid::paragraph_shares(&doc.text, &code, if code == wl.code { wl.script } else { lid::script_of(&sample) }).into_iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
         let mut lang = json!({ "code": code, "confidence": (conf * 1000.0).round() / 1000.0, "reliable": reliable, "paragraphs": paragraphs });
         if let Some((c, p)) = &ft {
             lang["source"] = source.into();

@@ -26,12 +26,12 @@
 //!
 //! `bench/lid.sh` measures accuracy per language; `filter/examples/filter_speed.rs` the cost.
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 use std::sync::OnceLock;
 use whatlang::{Detector, Lang, Script};
 
 /// Bytes of a document whatlang reads (three windows).
-pub const SAMPLE_BYTES: usize = 1_200;
+pub const SAMPLE_BYTES: usize = 900;
 /// Stop-word hits the leading language needs for the narrowed whatlang call.
 pub const MIN_HITS: usize = 4;
 /// Different stop words among those hits.
@@ -41,6 +41,8 @@ pub const MIN_HIT_SHARE: f64 = 0.08;
 /// whatlang calls on paragraphs per document.
 pub const MAX_PARAGRAPH_CALLS: usize = 12;
 const PARAGRAPH_BYTES: usize = 400;
+/// Bytes of a paragraph whose stop words are counted.
+const EVIDENCE_BYTES: usize = 200;
 const MIN_PARAGRAPH_CHARS: usize = 20;
 
 /// (language, family, stop words). Families group the languages whatlang most often
@@ -113,11 +115,11 @@ fn table() -> &'static Table {
 }
 
 /// Stop-word hits per language over some text.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Evidence {
     /// Hits per entry of the lists (index into the internal table).
-    hits: Vec<u32>,
-    distinct: Vec<u32>,
+    hits: [u32; 64],
+    distinct: [u32; 64],
     /// Words looked at.
     pub words: usize,
 }
@@ -126,8 +128,9 @@ impl Evidence {
     /// Counts the stop words of `text`.
     pub fn of(text: &str) -> Evidence {
         let t = table();
-        let mut e = Evidence { hits: vec![0; LISTS.len()], distinct: vec![0; LISTS.len()], words: 0 };
-        let mut seen: FxHashSet<u32> = FxHashSet::default();
+        let mut e = Evidence { hits: [0; 64], distinct: [0; 64], words: 0 };
+        // stop words seen so far (a handful: a linear search beats hashing)
+        let mut seen: Vec<u32> = Vec::new();
         let mut buf = String::new();
         for tok in text.split_whitespace() {
             let w = tok.trim_matches(|c: char| !c.is_alphanumeric());
@@ -143,7 +146,10 @@ impl Evidence {
                 &buf
             };
             if let Some(&(id, mask)) = t.words.get(key) {
-                let new = seen.insert(id);
+                let new = !seen.contains(&id);
+                if new {
+                    seen.push(id);
+                }
                 let mut m = mask;
                 while m != 0 {
                     let i = m.trailing_zeros() as usize;
@@ -160,7 +166,7 @@ impl Evidence {
     fn top2(&self) -> Option<((usize, u32), (usize, u32))> {
         let mut best: Option<(usize, u32)> = None;
         let mut second = (usize::MAX, 0u32);
-        for (i, &h) in self.hits.iter().enumerate() {
+        for (i, &h) in self.hits.iter().enumerate().take(LISTS.len()) {
             match best {
                 Some((_, b)) if h <= b => {
                     if h > second.1 {
@@ -213,6 +219,8 @@ pub struct Detected {
     pub reliable: bool,
     /// Whether whatlang scored only the leading families (see the module docs).
     pub narrowed: bool,
+    /// The sample's script.
+    pub script: Option<Script>,
 }
 
 /// Up to `max` bytes of `text` as three windows (start, one third, two thirds), each cut
@@ -249,16 +257,35 @@ pub fn sample(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
 
 /// whatlang on `text`, narrowed by `evidence` when one language clearly leads.
 pub fn detect(text: &str, evidence: &Evidence) -> Detected {
-    let latin = matches!(whatlang::detect_script(text), Some(Script::Latin));
-    let narrowed = if latin { evidence.narrowed() } else { None };
+    let script = script_of(text);
+    let narrowed = if script == Some(Script::Latin) { evidence.narrowed() } else { None };
     let info = match &narrowed {
         Some(langs) => Detector::with_allowlist(langs.clone()).detect(text),
         None => whatlang::detect(text),
     };
     match info {
-        Some(i) => Detected { code: i.lang().code(), confidence: i.confidence(), reliable: i.is_reliable(), narrowed: narrowed.is_some() },
-        None => Detected { code: "und", confidence: 0.0, reliable: false, narrowed: false },
+        Some(i) => Detected { code: i.lang().code(), confidence: i.confidence(), reliable: i.is_reliable(), narrowed: narrowed.is_some(), script },
+        None => Detected { code: "und", confidence: 0.0, reliable: false, narrowed: false, script },
     }
+}
+
+/// whatlang's script of `text`. Text of Latin letters, digits and punctuation (ASCII, Latin-1,
+/// Latin Extended, general punctuation: most paragraphs of most pages) is Latin after one
+/// quick look per character; anything else goes to whatlang's script detection.
+pub fn script_of(text: &str) -> Option<Script> {
+    let mut latin = false;
+    for c in text.chars() {
+        if c.is_ascii() {
+            latin |= c.is_ascii_alphabetic();
+            continue;
+        }
+        match c as u32 {
+            0x80..=0xBF | 0xD7 | 0xF7 | 0x2000..=0x206F | 0x20A0..=0x20CF | 0x2100..=0x214F => {}
+            0xC0..=0x24F | 0x1E00..=0x1EFF => latin = true,
+            _ => return whatlang::detect_script(text),
+        }
+    }
+    latin.then_some(Script::Latin)
 }
 
 /// The document's language (on its [`sample`]).
@@ -268,11 +295,11 @@ pub fn document(text: &str) -> Detected {
 }
 
 /// Share of the text per language over its paragraphs (see the module docs), given the
-/// document's language. Shares are by paragraph length and sum to 1 (empty when no
-/// paragraph qualifies).
-pub fn paragraph_shares(text: &str, doc_lang: &str) -> Vec<(&'static str, f64)> {
+/// document's language and script. Shares are by paragraph length and sum to 1 (empty when
+/// no paragraph qualifies).
+pub fn paragraph_shares(text: &str, doc_lang: &str, doc_script: Option<Script>) -> Vec<(&'static str, f64)> {
     let doc = Lang::from_code(doc_lang);
-    let doc_script = doc.and_then(|_| whatlang::detect_script(&sample(text, SAMPLE_BYTES)));
+    let doc_script = doc.and(doc_script);
     let mut by_lang: Vec<(&'static str, usize)> = Vec::new();
     let mut total = 0usize;
     let mut calls = 0usize;
@@ -285,8 +312,12 @@ pub fn paragraph_shares(text: &str, doc_lang: &str) -> Vec<(&'static str, f64)> 
             cut -= 1;
         }
         let head = &para[..cut];
-        let ev = Evidence::of(head);
-        let same_script = doc_script.is_some() && whatlang::detect_script(head) == doc_script;
+        let mut ecut = cut.min(EVIDENCE_BYTES);
+        while !para.is_char_boundary(ecut) {
+            ecut -= 1;
+        }
+        let ev = Evidence::of(&para[..ecut]);
+        let same_script = doc_script.is_some() && script_of(head) == doc_script;
         let leader = ev.leader();
         let lang: Option<&'static str> = match (doc, leader) {
             (Some(d), None) if same_script => Some(d.code()),
@@ -346,6 +377,13 @@ mod tests {
     }
 
     #[test]
+    fn quick_script_agrees_with_whatlang() {
+        for t in ["plain ascii", "“Curly” quotes — and dashes…", "Ça coûte 5 € à Zürich", "Tiếng Việt có dấu", "Книга о городе", "我们今天去公园", "日本語のテキスト", "12 34", "", "mixed Latin and Кириллица text"] {
+            assert_eq!(script_of(t), whatlang::detect_script(t), "{t}");
+        }
+    }
+
+    #[test]
     fn sample_is_three_windows_of_whole_words() {
         let text = (0..2_000).map(|i| format!("w{i}")).collect::<Vec<_>>().join(" ");
         let s = sample(&text, 300);
@@ -364,11 +402,11 @@ mod tests {
     #[test]
     fn paragraph_shares_of_a_mixed_page() {
         let text = format!("{EN}\n\n{FR}\n\n{EN}\n\nКнига о городе и его библиотеке вышла в этом году.");
-        let shares = paragraph_shares(&text, "eng");
+        let shares = paragraph_shares(&text, "eng", Some(Script::Latin));
         let get = |l: &str| shares.iter().find(|(k, _)| *k == l).map_or(0.0, |(_, v)| *v);
         assert!(get("eng") > 0.5 && get("fra") > 0.2 && get("rus") > 0.05, "{shares:?}");
         assert!((shares.iter().map(|(_, v)| v).sum::<f64>() - 1.0).abs() < 0.01);
-        assert_eq!(paragraph_shares(EN, "eng"), vec![("eng", 1.0)]);
-        assert!(paragraph_shares("short", "eng").is_empty());
+        assert_eq!(paragraph_shares(EN, "eng", Some(Script::Latin)), vec![("eng", 1.0)]);
+        assert!(paragraph_shares("short", "eng", Some(Script::Latin)).is_empty());
     }
 }

@@ -96,6 +96,25 @@ fn iban_valid(s: &str) -> bool {
     rem == 1
 }
 
+/// Digits in the longest run of digits where at most two separators (space, `.`, `-`, `/`,
+/// `(`, `)`, `+`, `:`) stand between neighbours.
+fn longest_digit_run(text: &str) -> usize {
+    let (mut best, mut cur, mut gap) = (0usize, 0usize, 0usize);
+    for b in text.bytes() {
+        if b.is_ascii_digit() {
+            cur += 1;
+            gap = 0;
+            best = best.max(cur);
+        } else if matches!(b, b' ' | b'.' | b'-' | b'/' | b'(' | b')' | b'+' | b':') && gap < 2 {
+            gap += 1;
+        } else {
+            cur = 0;
+            gap = 0;
+        }
+    }
+    best
+}
+
 impl Pii {
     /// Compiles the detectors.
     pub fn new(cfg: PiiConfig) -> Pii {
@@ -121,8 +140,20 @@ impl Pii {
         // cheap prefilters: no '@', no e-mail; no digit, no number-based kind
         let has_at = text.contains('@');
         let has_digit = text.bytes().any(|b| b.is_ascii_digit());
+        // the longest run of digits with short separators between them: phone numbers need
+        // 8 digits, SSNs 9, cards 12, IP addresses 4, IBANs 2; most pages have none of these
+        let run = longest_digit_run(text);
+        let colons = text.bytes().filter(|b| *b == b':').count();
         let mut apply = |t: &mut String, on: bool, re: &Regex, kind: &'static str, placeholder: &str, check: &dyn Fn(&str) -> bool| {
-            if !on || !has_digit && kind != "email" || !has_at && kind == "email" {
+            let need = match kind {
+                "phone" => 8,
+                "us_ssn" => 9,
+                "credit_card" => 12,
+                "ip" if std::ptr::eq(re, &self.ipv4) => 4,
+                "ip" if colons < 7 => usize::MAX,
+                _ => 0,
+            };
+            if !on || !has_digit && kind != "email" || !has_at && kind == "email" || run < need {
                 return;
             }
             let mut n = 0;
@@ -219,6 +250,15 @@ mod tests {
         assert_eq!(red("amex 3782-822463-10005, mc 5555555555554444"), "amex <CREDIT_CARD>, mc <CREDIT_CARD>");
         assert_eq!(red("pay to DE89 3704 0044 0532 0130 00 please"), "pay to <IBAN> please");
         assert_eq!(red("ssn 123-45-6789"), "ssn <US_SSN>");
+    }
+
+    #[test]
+    fn digit_runs() {
+        assert_eq!(longest_digit_run("no digits"), 0);
+        assert_eq!(longest_digit_run("call +44 20 7946 0958 now"), 12);
+        assert_eq!(longest_digit_run("(555) 123-4567"), 10);
+        assert_eq!(longest_digit_run("in 2024, 35 stalls"), 4);
+        assert_eq!(longest_digit_run("192.168.1.20"), 9);
     }
 
     #[test]

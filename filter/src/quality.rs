@@ -54,8 +54,24 @@ const NEGATIVE: &str = "__label__lq";
 
 /// What the classifier sees: one line, lowercased, at most 20,000 characters.
 pub fn normalize(text: &str) -> String {
-    let cut: String = text.chars().take(20_000).collect();
-    cut.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
+    let mut cut = text.len();
+    if let Some((i, _)) = text.char_indices().nth(20_000) {
+        cut = i;
+    }
+    let mut out = String::with_capacity(cut);
+    for w in text[..cut].split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        if w.is_ascii() {
+            let at = out.len();
+            out.push_str(w);
+            out[at..].make_ascii_lowercase();
+        } else {
+            out.extend(w.chars().flat_map(char::to_lowercase));
+        }
+    }
+    out
 }
 
 /// Loaded models.
