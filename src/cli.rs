@@ -233,6 +233,14 @@ pub enum FilterAction {
         /// Random seed (training uses one thread, so a seed gives the same model).
         #[arg(long, default_value_t = 1)]
         seed: i32,
+        /// Shortest character n-gram of a word used as a feature (with --maxn).
+        #[arg(long, default_value_t = 3)]
+        minn: i32,
+        /// Longest character n-gram of a word used as a feature; 0 (the default, as in
+        /// fastText's classifiers) uses whole words only. Character n-grams help with
+        /// misspellings but make scoring about ten times slower.
+        #[arg(long, default_value_t = 0)]
+        maxn: i32,
     },
 }
 

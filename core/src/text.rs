@@ -31,6 +31,21 @@ pub fn for_each_word<'a>(text: &'a str, mut f: impl FnMut(&'a str)) {
     }
 }
 
+/// Appends the lowercase of `word` to `buf`, exactly as `str::to_lowercase` would (final
+/// sigma included), without an allocation for ASCII and most other words.
+pub fn push_lowercase(buf: &mut String, word: &str) {
+    if word.is_ascii() {
+        let at = buf.len();
+        buf.push_str(word);
+        buf[at..].make_ascii_lowercase();
+    } else if word.contains('Σ') {
+        // the one context-dependent mapping (word-final sigma)
+        buf.push_str(&word.to_lowercase());
+    } else {
+        buf.extend(word.chars().flat_map(char::to_lowercase));
+    }
+}
+
 /// Number of words (see the module docs).
 pub fn word_count(text: &str) -> usize {
     if text.is_ascii() {
@@ -53,6 +68,15 @@ pub fn word_count(text: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn push_lowercase_is_to_lowercase() {
+        for w in ["ABC", "Straße", "ΟΔΟΣ", "ΣΑΣ", "İstanbul", "Ünïcödé", "ПРИВЕТ", "日本"] {
+            let mut b = String::from("x");
+            push_lowercase(&mut b, w);
+            assert_eq!(b, format!("x{}", w.to_lowercase()), "{w}");
+        }
+    }
 
     #[test]
     fn ascii_word_count_agrees_with_the_general_one() {

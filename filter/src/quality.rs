@@ -54,29 +54,172 @@ const NEGATIVE: &str = "__label__lq";
 
 /// What the classifier sees: one line, lowercased, at most 20,000 characters.
 pub fn normalize(text: &str) -> String {
-    let mut cut = text.len();
-    if let Some((i, _)) = text.char_indices().nth(20_000) {
-        cut = i;
-    }
-    let mut out = String::with_capacity(cut);
-    for w in text[..cut].split_whitespace() {
+    let mut out = String::with_capacity(text.len().min(80_000));
+    for w in classifier_words(text) {
         if !out.is_empty() {
             out.push(' ');
         }
-        if w.is_ascii() {
-            let at = out.len();
-            out.push_str(w);
-            out[at..].make_ascii_lowercase();
-        } else {
-            out.extend(w.chars().flat_map(char::to_lowercase));
-        }
+        trawl_core::text::push_lowercase(&mut out, w);
     }
     out
 }
 
+/// The words [`normalize`] keeps (before lowercasing).
+fn classifier_words(text: &str) -> std::str::SplitWhitespace<'_> {
+    let cut = text.char_indices().nth(20_000).map_or(text.len(), |(i, _)| i);
+    text[..cut].split_whitespace()
+}
+
+/// A loaded model, with a faster route to its score when the model allows it.
+struct Model {
+    ft: FastText,
+    /// Word -> id, for models that are not quantized (the crate's tokenizer hashes and
+    /// compares every token through its own table and allocates for every unknown word).
+    vocab: Option<rustc_hash::FxHashMap<Box<str>, i32>>,
+    /// For softmax models: per vocabulary word, the sum of its input rows (the word's and
+    /// its character n-grams', about ten with the default `maxn` 6) and how many there are,
+    /// so a known word costs one vector addition instead of ten. The average and the
+    /// softmax are then computed here; the result equals the crate's within float rounding
+    /// (`fast_scores_match_the_crate`).
+    sums: Option<(Vec<f32>, Vec<u32>)>,
+}
+
+impl Model {
+    fn new(ft: FastText) -> Model {
+        let fast = !ft.is_quant();
+        let d = ft.dict();
+        let vocab = fast.then(|| (0..d.nwords()).map(|id| (Box::<str>::from(d.get_word(id)), id)).collect());
+        let softmax = fast && ft.args().loss == LossName::Softmax && ft.dict().nlabels() > 0;
+        let sums = softmax.then(|| {
+            let dim = ft.args().dim as usize;
+            let input = ft.input_matrix();
+            let mut sums = vec![0f32; d.nwords() as usize * dim];
+            let mut counts = vec![0u32; d.nwords() as usize];
+            for id in 0..d.nwords() {
+                let rows = d.get_subwords(id);
+                let acc = &mut sums[id as usize * dim..(id as usize + 1) * dim];
+                for &r in rows {
+                    add(acc, input.row(i64::from(r)));
+                }
+                counts[id as usize] = rows.len() as u32;
+            }
+            (sums, counts)
+        });
+        Model { ft, vocab, sums }
+    }
+
+    /// The probability of the positive label for `text` (normalised as [`normalize`] does).
+    fn score(&self, text: &str) -> f64 {
+        let Some(vocab) = &self.vocab else {
+            return positive_prob(&self.ft, &normalize(text));
+        };
+        let a = self.ft.args();
+        let dict = self.ft.dict();
+        let nwords = dict.nwords();
+        let subwords = a.maxn > 0;
+        let dim = a.dim as usize;
+        let input = self.ft.input_matrix();
+        // with `sums`: the running sum of rows and their count; without: the row ids
+        let mut hidden = vec![0f32; if self.sums.is_some() { dim } else { 0 }];
+        let mut n = 0usize;
+        let mut rows: Vec<i32> = Vec::new();
+        let take = |rows: &mut Vec<i32>, hidden: &mut [f32], n: &mut usize, r: i32| {
+            if self.sums.is_some() {
+                add(hidden, input.row(i64::from(r)));
+                *n += 1;
+            } else {
+                rows.push(r);
+            }
+        };
+        let mut hashes: Vec<i32> = Vec::with_capacity(text.len() / 4);
+        let mut buf = String::new();
+        let mut marked = String::new();
+        let mut oov: Vec<i32> = Vec::new();
+        for w in classifier_words(text) {
+            buf.clear();
+            trawl_core::text::push_lowercase(&mut buf, w);
+            let id = vocab.get(buf.as_str()).copied();
+            // tokens that look like labels are not words (fastText's rule)
+            if id.is_none() && buf.starts_with(a.label.as_str()) {
+                continue;
+            }
+            match (id, &self.sums) {
+                (Some(id), Some((sums, counts))) => {
+                    add(&mut hidden, &sums[id as usize * dim..(id as usize + 1) * dim]);
+                    n += counts[id as usize] as usize;
+                }
+                (Some(id), None) if subwords => rows.extend_from_slice(dict.get_subwords(id)),
+                (Some(id), None) => rows.push(id),
+                (None, _) if subwords && buf != EOS => {
+                    marked.clear();
+                    marked.push('<');
+                    marked.push_str(&buf);
+                    marked.push('>');
+                    oov.clear();
+                    dict.compute_subwords(&marked, &mut oov);
+                    for &r in &oov {
+                        take(&mut rows, &mut hidden, &mut n, r);
+                    }
+                }
+                (None, _) => {}
+            }
+            hashes.push(fnv1a(buf.as_bytes()) as i32);
+            if buf == EOS {
+                break;
+            }
+        }
+        let bucket = a.bucket as u64;
+        if bucket > 0 && a.word_ngrams > 1 {
+            for i in 0..hashes.len() {
+                let mut h = hashes[i] as i64 as u64;
+                for &hj in &hashes[i + 1..hashes.len().min(i + a.word_ngrams as usize)] {
+                    h = h.wrapping_mul(116_049_371).wrapping_add(hj as i64 as u64);
+                    take(&mut rows, &mut hidden, &mut n, nwords + (h % bucket) as i32);
+                }
+            }
+        }
+        if rows.is_empty() && n == 0 {
+            return positive_prob_of(&[]);
+        }
+        if let Some(&eos) = vocab.get(EOS) {
+            take(&mut rows, &mut hidden, &mut n, eos);
+        }
+        if self.sums.is_none() {
+            return positive_prob_of(&self.ft.predict_on_words(&rows, 2, 0.0));
+        }
+        // softmax over the labels, as the crate computes it
+        let inv = 1.0 / n as f32;
+        hidden.iter_mut().for_each(|x| *x *= inv);
+        let wo = self.ft.output_matrix();
+        let logits: Vec<f32> = (0..dict.nlabels()).map(|i| wo.row(i64::from(i)).iter().zip(&hidden).map(|(a, b)| a * b).sum()).collect();
+        let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let exps: Vec<f32> = logits.iter().map(|l| (l - max).exp()).collect();
+        let z: f32 = exps.iter().sum();
+        let prob = |label: &str| (0..dict.nlabels()).find(|&i| dict.get_label(i).ok() == Some(label)).map(|i| f64::from(((exps[i as usize] / z) + 1e-5).ln().exp()));
+        match (prob(POSITIVE), prob(NEGATIVE)) {
+            (Some(p), _) => p.clamp(0.0, 1.0),
+            (None, Some(q)) => (1.0 - q).clamp(0.0, 1.0),
+            _ => 0.0,
+        }
+    }
+}
+
+fn add(acc: &mut [f32], row: &[f32]) {
+    for (a, r) in acc.iter_mut().zip(row) {
+        *a += r;
+    }
+}
+
+const EOS: &str = "</s>";
+
+/// fastText's word hash (FNV-1a over bytes read as signed chars).
+fn fnv1a(bytes: &[u8]) -> u32 {
+    bytes.iter().fold(2_166_136_261u32, |h, &b| (h ^ (b as i8 as i32 as u32)).wrapping_mul(16_777_619))
+}
+
 /// Loaded models.
 pub struct Quality {
-    models: BTreeMap<String, FastText>,
+    models: BTreeMap<String, Model>,
 }
 
 impl std::fmt::Debug for Quality {
@@ -97,20 +240,22 @@ impl Quality {
             } else {
                 FastText::load_model(path).map_err(|e| (key, format!("cannot load {path}: {e}")))?
             };
-            models.insert(lang.clone(), m);
+            models.insert(lang.clone(), Model::new(m));
         }
         Ok(Quality { models })
     }
 
     /// The probability of the positive label for `text` under `lang`'s model.
     pub fn score(&self, lang: &str, text: &str) -> Option<f64> {
-        let m = self.models.get(lang)?;
-        Some(positive_prob(m, &normalize(text)))
+        Some(self.models.get(lang)?.score(text))
     }
 }
 
 fn positive_prob(m: &FastText, line: &str) -> f64 {
-    let preds = m.predict(line, 2, 0.0);
+    positive_prob_of(&m.predict(line, 2, 0.0))
+}
+
+fn positive_prob_of(preds: &[fasttext::fasttext::Prediction]) -> f64 {
     if let Some(p) = preds.iter().find(|p| p.label == POSITIVE) {
         return f64::from(p.prob).clamp(0.0, 1.0);
     }
@@ -176,11 +321,17 @@ pub struct TrainOptions {
     pub bucket: i32,
     /// Random seed.
     pub seed: i32,
+    /// Character n-grams of words, shortest and longest (`maxn` 0: none, fastText's default
+    /// for classifiers; they help with misspellings and rare words but multiply the rows
+    /// averaged per word, and with them the scoring time, by about ten).
+    pub minn: i32,
+    /// See `minn`.
+    pub maxn: i32,
 }
 
 impl Default for TrainOptions {
     fn default() -> Self {
-        TrainOptions { valid_fraction: 0.1, epochs: 10, lr: 0.5, word_ngrams: 2, dim: 64, bucket: 200_000, seed: 1 }
+        TrainOptions { valid_fraction: 0.1, epochs: 10, lr: 0.5, word_ngrams: 2, dim: 64, bucket: 200_000, seed: 1, minn: 0, maxn: 0 }
     }
 }
 
@@ -267,6 +418,8 @@ pub fn train(input: &Path, output: &Path, opts: &TrainOptions) -> Result<TrainRe
         dim: opts.dim,
         min_count: 1,
         bucket: opts.bucket,
+        minn: opts.minn,
+        maxn: opts.maxn,
         thread: 1, // deterministic
         seed: opts.seed,
         verbose: 0,
@@ -324,6 +477,25 @@ mod tests {
         assert_eq!(is_positive(&serde_json::json!("__label__hq")), Some(true));
         assert_eq!(is_positive(&serde_json::json!(0)), Some(false));
         assert_eq!(is_positive(&serde_json::json!("maybe")), None);
+    }
+
+    #[test]
+    fn fast_scores_match_the_crate() {
+        let m = Model::new(FastText::load(&mut std::io::Cursor::new(DEFAULT_ENG)).unwrap());
+        assert!(m.vocab.is_some() && m.sums.is_some(), "the built-in model is a softmax model, not quantized: the fast route applies");
+        let texts = [
+            "The council approved the new library budget after a long debate on Tuesday evening.",
+            "HOME | ABOUT | CONTACT\nCookie policy accept all\n\n© 2024",
+            "ΟΔΟΣ ΣΑΣ και η Straße İstanbul: mixed scripts, unknown words zzqxv, __label__hq __label__zz tokens",
+            "words before </s> and after the end-of-sentence token",
+            "",
+            "   \t\n ",
+            &"a long document with repeated words. ".repeat(3_000),
+        ];
+        for t in texts {
+            let want = positive_prob(&m.ft, &normalize(t));
+            assert!((m.score(t) - want).abs() < 1e-5, "{t:.60}: {} vs {want}", m.score(t));
+        }
     }
 
     #[test]

@@ -22,11 +22,11 @@ pub fn dispatch(cli: Cli, rt: &tokio::runtime::Runtime) -> Result<()> {
         Command::Extract(a) => stage::extract(a, quiet, rt),
         Command::Filter(a) => match a.action {
             None => stage::docs_stage("filter", a.stage, quiet, rt, |c| c.filter.annotate_only |= a.annotate_only),
-            Some(crate::cli::FilterAction::TrainQuality { input, lang, output, valid_fraction, epochs, lr, word_ngrams, dim, bucket, seed }) => {
+            Some(crate::cli::FilterAction::TrainQuality { input, lang, output, valid_fraction, epochs, lr, word_ngrams, dim, bucket, seed, minn, maxn }) => {
                 if !(0.0..1.0).contains(&valid_fraction) {
                     return Err(crate::UsageError(format!("--valid-fraction {valid_fraction}: must be in [0, 1)")).into());
                 }
-                let opts = trawl_filter::quality::TrainOptions { valid_fraction, epochs, lr, word_ngrams, dim, bucket, seed };
+                let opts = trawl_filter::quality::TrainOptions { valid_fraction, epochs, lr, word_ngrams, dim, bucket, seed, minn, maxn };
                 let t0 = std::time::Instant::now();
                 let r = trawl_filter::quality::train(&input, &output, &opts).map_err(|e| anyhow::anyhow!("train-quality: {e}"))?;
                 println!("trained on {} examples ({} hq, {} lq) in {:.1} s; validation: {} ({} hq, {} lq)", r.train.0 + r.train.1, r.train.0, r.train.1, t0.elapsed().as_secs_f64(), r.valid.0 + r.valid.1, r.valid.0, r.valid.1);
