@@ -9,8 +9,42 @@ pub fn is_dense_script(c: char) -> bool {
 
 /// Calls `f` with every word of `text` (see the module docs).
 pub fn for_each_word<'a>(text: &'a str, mut f: impl FnMut(&'a str)) {
-    for tok in text.split_whitespace() {
-        if tok.is_ascii() || !tok.chars().any(is_dense_script) {
+    // ASCII whitespace splits first (a byte loop); a piece with any non-ASCII byte goes
+    // through Unicode whitespace splitting and the dense-script rule, which gives the same
+    // words as applying them to the whole text (ASCII whitespace is Unicode whitespace)
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        while i < b.len() && is_ascii_space(b[i]) {
+            i += 1;
+        }
+        let start = i;
+        let mut ascii = true;
+        while i < b.len() && !is_ascii_space(b[i]) {
+            ascii &= b[i] < 0x80;
+            i += 1;
+        }
+        if start == i {
+            break;
+        }
+        // piece boundaries are ASCII bytes, so they are char boundaries
+        let piece = &text[start..i];
+        if ascii {
+            f(piece);
+        } else {
+            unicode_words(piece, &mut f);
+        }
+    }
+}
+
+/// The whitespace `split_whitespace` knows among ASCII bytes.
+fn is_ascii_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C)
+}
+
+fn unicode_words<'a>(piece: &'a str, f: &mut impl FnMut(&'a str)) {
+    for tok in piece.split_whitespace() {
+        if !tok.chars().any(is_dense_script) {
             f(tok);
             continue;
         }
@@ -54,7 +88,7 @@ pub fn word_count(text: &str) -> usize {
         let mut n = 0;
         let mut in_word = false;
         for b in text.bytes() {
-            let space = matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C);
+            let space = is_ascii_space(b);
             n += usize::from(!space && !in_word);
             in_word = !space;
         }
@@ -75,6 +109,17 @@ mod tests {
             let mut b = String::from("x");
             push_lowercase(&mut b, w);
             assert_eq!(b, format!("x{}", w.to_lowercase()), "{w}");
+        }
+    }
+
+    #[test]
+    fn fast_split_agrees_with_split_whitespace() {
+        for t in ["", "  a  b ", "non\u{a0}breaking\u{2003}em space", "mixed 我们今天 words\tand\u{3000}ideographic space", "ünï cödé\n\n", "x\u{85}y"] {
+            let mut got = Vec::new();
+            for_each_word(t, |w| got.push(w));
+            let mut want = Vec::new();
+            unicode_words(t, &mut |w| want.push(w));
+            assert_eq!(got, want, "{t:?}");
         }
     }
 

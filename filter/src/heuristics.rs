@@ -6,7 +6,6 @@
 //! published one moved towards keeping more (the published value is in the comment), and the
 //! signals stay on every document so a stricter cut is a config change, not a recomputation.
 
-use rustc_hash::FxHashMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -113,10 +112,74 @@ fn stopwords(lang: &str) -> Option<&'static [&'static str]> {
     })
 }
 
+/// The keys of every `k`-gram of `words` (word hashes) into `out`: a rolling polynomial
+/// hash, finalised so every bit depends on every word.
+fn ngram_keys(words: &[u64], k: usize, out: &mut Vec<u64>) {
+    const P: u64 = 0x9e37_79b9_7f4a_7c15;
+    out.clear();
+    if words.len() < k {
+        return;
+    }
+    let pk = (1..k).fold(1u64, |p, _| p.wrapping_mul(P));
+    let mut h = words[..k].iter().fold(0u64, |h, w| h.wrapping_mul(P).wrapping_add(*w));
+    let fin = |h: u64| {
+        let x = h ^ (k as u64).rotate_left(56);
+        let x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        let x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        x ^ (x >> 31)
+    };
+    out.push(fin(h));
+    for i in 1..=words.len() - k {
+        h = h.wrapping_sub(words[i - 1].wrapping_mul(pk)).wrapping_mul(P).wrapping_add(words[i + k - 1]);
+        out.push(fin(h));
+    }
+}
+
+/// Counts of n-gram keys (already well mixed 64-bit hashes): open addressing with linear
+/// probing, reused across the n-gram sizes of a document (a third of the cost of a general
+/// hash map here).
+struct NgramTable {
+    keys: Vec<u64>,
+    counts: Vec<u32>,
+    lens: Vec<u32>,
+    mask: usize,
+}
+
+impl NgramTable {
+    fn with_room(n: usize) -> NgramTable {
+        let cap = (2 * n.max(8)).next_power_of_two();
+        NgramTable { keys: vec![0; cap], counts: vec![0; cap], lens: vec![0; cap], mask: cap - 1 }
+    }
+
+    fn clear(&mut self) {
+        self.keys.fill(0);
+    }
+
+    /// Adds one occurrence of `key`; returns its count so far and its length (from `len`
+    /// on first sight).
+    fn count(&mut self, key: u64, len: impl FnOnce() -> u32) -> (u32, u32) {
+        let key = key.max(1); // 0 marks an empty slot
+        let mut i = (key as usize) & self.mask;
+        loop {
+            if self.keys[i] == key {
+                self.counts[i] += 1;
+                return (self.counts[i], self.lens[i]);
+            }
+            if self.keys[i] == 0 {
+                self.keys[i] = key;
+                self.counts[i] = 1;
+                self.lens[i] = len();
+                return (1, self.lens[i]);
+            }
+            i = (i + 1) & self.mask;
+        }
+    }
+}
+
 /// `javascript`, `cookie`, `lorem ipsum` in any ASCII case (pattern ids 0, 1, 2).
 fn boilerplate() -> &'static aho_corasick::AhoCorasick {
     static AC: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
-    AC.get_or_init(|| aho_corasick::AhoCorasick::builder().ascii_case_insensitive(true).build(["javascript", "cookie", "lorem ipsum"]).expect("static patterns"))
+    AC.get_or_init(|| aho_corasick::AhoCorasick::builder().ascii_case_insensitive(true).kind(Some(aho_corasick::AhoCorasickKind::DFA)).build(["javascript", "cookie", "lorem ipsum"]).expect("static patterns"))
 }
 
 /// Whether `hay` contains `needle` (lowercase ASCII), ignoring ASCII case.
@@ -124,6 +187,15 @@ fn contains_ci(hay: &str, needle: &str) -> bool {
     let (h, n) = (hay.as_bytes(), needle.as_bytes());
     let first = n[0];
     h.len() >= n.len() && (0..=h.len() - n.len()).any(|i| h[i].to_ascii_lowercase() == first && h[i..i + n.len()].eq_ignore_ascii_case(n))
+}
+
+/// The xxh3 hashes of `lang`'s stop words.
+fn stopword_hashes(lang: &str) -> Option<&'static rustc_hash::FxHashSet<u64>> {
+    static SETS: std::sync::OnceLock<Vec<(&'static str, rustc_hash::FxHashSet<u64>)>> = std::sync::OnceLock::new();
+    let sets = SETS.get_or_init(|| {
+        ["eng", "fra", "deu", "spa"].into_iter().map(|l| (l, stopwords(l).unwrap_or_default().iter().map(|w| xxhash_rust::xxh3::xxh3_64(w.as_bytes())).collect())).collect()
+    });
+    sets.iter().find(|(l, _)| *l == lang).map(|(_, s)| s)
 }
 
 /// Computes `attrs.heur` (see the module docs).
@@ -142,7 +214,7 @@ impl Map for Signals {
     fn map(&self, doc: &mut Document) -> Result<(), RecordError> {
         let text = &doc.text;
         let lang = doc.meta.lang.clone().unwrap_or_default();
-        let stop_list = stopwords(&lang);
+        let stop_list = stopword_hashes(&lang);
         // one pass over the words: per word its lowercase hash (for the n-grams) and length
         // in characters; ASCII words (most of them in most languages) skip Unicode work
         let mut wh: Vec<u64> = Vec::with_capacity(text.len() / 5);
@@ -165,14 +237,18 @@ impl Map for Signals {
                 alpha += usize::from(w.chars().any(char::is_alphabetic));
                 dense += usize::from(w.chars().any(trawl_core::text::is_dense_script));
                 buf.clear();
-                buf.extend(w.chars().flat_map(char::to_lowercase));
+                trawl_core::text::push_lowercase(&mut buf, w);
                 (w.chars().count(), buf.as_str())
             };
             chars += n;
-            if let Some(list) = stop_list {
-                stop += usize::from(list.contains(&lower.trim_matches(|c: char| !c.is_alphanumeric())));
+            let hash = xxhash_rust::xxh3::xxh3_64(lower.as_bytes());
+            if let Some(set) = stop_list {
+                // stop words are matched on the word without surrounding punctuation, by hash
+                let trimmed = lower.trim_matches(|c: char| !c.is_alphanumeric());
+                let th = if trimmed.len() == lower.len() { hash } else { xxhash_rust::xxh3::xxh3_64(trimmed.as_bytes()) };
+                stop += usize::from(set.contains(&th));
             }
-            wh.push(xxhash_rust::xxh3::xxh3_64(lower.as_bytes()));
+            wh.push(hash);
             wc.push(if ascii { n as u32 } else { lower.chars().count() as u32 });
         });
         let n = wh.len().max(1) as f64;
@@ -213,33 +289,48 @@ impl Map for Signals {
         }
         let dup_paragraphs = (np - distinct_paras.len()) as f64 / np.max(1) as f64;
         // n-gram repetition over lowercased words, measured in characters (Gopher). Each word
-        // is hashed once; an n-gram's key combines its words' hashes (no joined strings).
-        let ngram_key = |i: usize, k: usize| wh[i..i + k].iter().fold(0x9e37_79b9_7f4a_7c15u64 ^ k as u64, |h, x| (h.rotate_left(23) ^ x).wrapping_mul(0xff51_afd7_ed55_8ccd));
+        // is hashed once; an n-gram's key is a rolling polynomial of its words' hashes (no
+        // joined strings, O(1) per position), its length a difference of prefix sums.
+        let mut keys: Vec<u64> = Vec::with_capacity(wh.len());
+        let mut prefix: Vec<u32> = Vec::with_capacity(wh.len() + 1);
+        prefix.push(0);
+        for c in &wc {
+            prefix.push(prefix[prefix.len() - 1] + c);
+        }
         let total_chars = chars.max(1) as f64;
-        let top_ngram = |k: usize| {
+        let mut table = NgramTable::with_room(wh.len());
+        let mut top_ngram = |k: usize| {
             if wh.len() < k {
                 return 0.0;
             }
-            let mut counts: FxHashMap<u64, (u32, u32)> = FxHashMap::with_capacity_and_hasher(wh.len(), Default::default());
-            for i in 0..=wh.len() - k {
-                let e = counts.entry(ngram_key(i, k)).or_insert_with(|| (0, wc[i..i + k].iter().sum()));
-                e.0 += 1;
+            table.clear();
+            ngram_keys(&wh, k, &mut keys);
+            let mut best = 0usize;
+            for (i, key) in keys.iter().enumerate() {
+                let (count, len) = table.count(*key, || prefix[i + k] - prefix[i]);
+                if count > 1 {
+                    best = best.max(count as usize * len as usize);
+                }
             }
-            counts.values().filter(|(c, _)| *c > 1).map(|(c, len)| *c as usize * *len as usize).max().unwrap_or(0) as f64 / total_chars
+            best as f64 / total_chars
         };
-        let dup_ngram = |k: usize| {
+        let (top_2gram, top_3gram) = (top_ngram(2), top_ngram(3));
+        let mut dup = vec![false; wh.len()];
+        let mut dup_ngram = |k: usize| {
             if wh.len() < k {
                 return 0.0;
             }
-            let mut seen: rustc_hash::FxHashSet<u64> = rustc_hash::FxHashSet::with_capacity_and_hasher(wh.len(), Default::default());
-            let mut dup = vec![false; wh.len()];
-            for i in 0..=wh.len() - k {
-                if !seen.insert(ngram_key(i, k)) {
+            table.clear();
+            dup.fill(false);
+            ngram_keys(&wh, k, &mut keys);
+            for (i, key) in keys.iter().enumerate() {
+                if table.count(*key, || 0).0 > 1 {
                     dup[i..i + k].fill(true);
                 }
             }
             wc.iter().zip(&dup).filter(|(_, d)| **d).map(|(c, _)| *c as usize).sum::<usize>() as f64 / total_chars
         };
+        let (dup_5gram, dup_10gram) = (dup_ngram(5), dup_ngram(10));
         let mut h = json!({
             "dense_words": round(dense as f64 / n),
             "mean_word_len": round(chars as f64 / n),
@@ -251,10 +342,10 @@ impl Map for Signals {
             "short_lines": round(short as f64 / nl),
             "dup_lines": round(dup_lines),
             "dup_paragraphs": round(dup_paragraphs),
-            "top_2gram": round(top_ngram(2)),
-            "top_3gram": round(top_ngram(3)),
-            "dup_5gram": round(dup_ngram(5)),
-            "dup_10gram": round(dup_ngram(10)),
+            "top_2gram": round(top_2gram),
+            "top_3gram": round(top_3gram),
+            "dup_5gram": round(dup_5gram),
+            "dup_10gram": round(dup_10gram),
             "lorem_ipsum": marks.iter().any(|m| m.1 == 2),
             "curly_brackets": text.contains('{'),
             "javascript_lines": js,
@@ -361,6 +452,27 @@ mod tests {
             match want {
                 None => assert_eq!(kept.len(), 1, "{text}: {:?}", stats.stage("heuristics").unwrap().dropped),
                 Some(r) => assert_eq!(stats.stage("heuristics").unwrap().dropped.get(r), Some(&1), "{text}: {:?}", stats.stage("heuristics").unwrap().dropped),
+            }
+        }
+    }
+
+    #[test]
+    fn rolling_keys_equal_direct_keys() {
+        let words: Vec<u64> = (0..50u64).map(|i| xxhash_rust::xxh3::xxh3_64(&(i % 7).to_le_bytes())).collect();
+        for k in [1, 2, 3, 5, 10] {
+            let mut rolled = Vec::new();
+            ngram_keys(&words, k, &mut rolled);
+            assert_eq!(rolled.len(), words.len() - k + 1);
+            for (i, key) in rolled.iter().enumerate() {
+                let mut one = Vec::new();
+                ngram_keys(&words[i..i + k], k, &mut one);
+                assert_eq!(*key, one[0], "k={k} i={i}");
+            }
+            // equal n-grams (the words repeat every 7) get equal keys, others differ
+            for i in 0..rolled.len() {
+                for j in 0..rolled.len() {
+                    assert_eq!(rolled[i] == rolled[j], words[i..i + k] == words[j..j + k], "k={k} {i} {j}");
+                }
             }
         }
     }
