@@ -39,10 +39,10 @@ pub const MIN_DISTINCT: usize = 3;
 /// Share of the sample's words the leader's stop words must make up.
 pub const MIN_HIT_SHARE: f64 = 0.08;
 /// whatlang calls on paragraphs per document.
-pub const MAX_PARAGRAPH_CALLS: usize = 12;
+pub const MAX_PARAGRAPH_CALLS: usize = 8;
 const PARAGRAPH_BYTES: usize = 400;
 /// Bytes of a paragraph whose stop words are counted.
-const EVIDENCE_BYTES: usize = 200;
+const EVIDENCE_BYTES: usize = 120;
 const MIN_PARAGRAPH_CHARS: usize = 20;
 
 /// (language, family, stop words). Families group the languages whatlang most often
@@ -58,7 +58,7 @@ const LISTS: &[(Lang, u8, &str)] = &[
     (Lang::Nob, 1, "og i er det som på en til av at for med har ikke de den et var jeg fra men seg om"),
     (Lang::Afr, 1, "die en van in is het nie te dat op vir met wat as ook sy was word hy"),
     (Lang::Fra, 2, "le la les de des et est un une du en que qui dans pour pas sur au par avec ce il elle sont ne se plus ou"),
-    (Lang::Spa, 2, "el la de que y en los del se las por un para con no una su al es lo como más pero sus le ha"),
+    (Lang::Spa, 2, "el la de que y a en los del se las por un para con no una su al es lo como más pero sus le ha"),
     (Lang::Por, 2, "o a de que e do da em um para é com não uma os no se na por mais as dos como mas ao ele das à seu sua ou"),
     (Lang::Ita, 2, "il di che e la per un in è del della non una sono le si con da al dei gli anche come ma più nel alla"),
     (Lang::Cat, 2, "el la de i que a en els les per un una amb no és del al es com més"),
@@ -98,6 +98,8 @@ const RELATIVES: &[(Lang, u8)] = &[(Lang::Lat, 2), (Lang::Epo, 2), (Lang::Aze, 5
 struct Table {
     /// word -> (id, bit mask of the languages whose list has it)
     words: FxHashMap<&'static str, (u32, u64)>,
+    /// The longest listed word, in bytes.
+    longest: usize,
 }
 
 fn table() -> &'static Table {
@@ -110,7 +112,8 @@ fn table() -> &'static Table {
                 words.entry(w).or_insert((n, 0)).1 |= 1 << i;
             }
         }
-        Table { words }
+        let longest = words.keys().map(|w| w.len()).max().unwrap_or(0);
+        Table { words, longest }
     })
 }
 
@@ -132,17 +135,20 @@ impl Evidence {
         // stop words seen so far (a handful: a linear search beats hashing)
         let mut seen: Vec<u32> = Vec::new();
         let mut buf = String::new();
-        for tok in text.split_whitespace() {
-            let w = tok.trim_matches(|c: char| !c.is_alphanumeric());
+        trawl_core::text::for_each_word(text, |tok| {
+            let w = if tok.is_ascii() { tok.trim_matches(|c: char| !c.is_ascii_alphanumeric()) } else { tok.trim_matches(|c: char| !c.is_alphanumeric()) };
             if w.is_empty() {
-                continue;
+                return;
             }
             e.words += 1;
+            if w.len() > t.longest {
+                return;
+            }
             let key: &str = if w.bytes().all(|b| b.is_ascii_lowercase()) {
                 w
             } else {
                 buf.clear();
-                buf.extend(w.chars().flat_map(char::to_lowercase));
+                trawl_core::text::push_lowercase(&mut buf, w);
                 &buf
             };
             if let Some(&(id, mask)) = t.words.get(key) {
@@ -158,7 +164,7 @@ impl Evidence {
                     m &= m - 1;
                 }
             }
-        }
+        });
         e
     }
 
@@ -288,6 +294,15 @@ pub fn script_of(text: &str) -> Option<Script> {
     latin.then_some(Script::Latin)
 }
 
+/// Scripts that one language writes together (Japanese mixes kanji, hiragana and katakana)
+/// count as one for the paragraph test.
+fn script_group(s: Option<Script>) -> Option<Script> {
+    match s {
+        Some(Script::Mandarin | Script::Hiragana | Script::Katakana) => Some(Script::Mandarin),
+        other => other,
+    }
+}
+
 /// The document's language (on its [`sample`]).
 pub fn document(text: &str) -> Detected {
     let s = sample(text, SAMPLE_BYTES);
@@ -317,14 +332,16 @@ pub fn paragraph_shares(text: &str, doc_lang: &str, doc_script: Option<Script>) 
             ecut -= 1;
         }
         let ev = Evidence::of(&para[..ecut]);
-        let same_script = doc_script.is_some() && script_of(head) == doc_script;
+        let same_script = doc_script.is_some() && script_group(script_of(head)) == script_group(doc_script);
         let leader = ev.leader();
         let lang: Option<&'static str> = match (doc, leader) {
             (Some(d), None) if same_script => Some(d.code()),
             (Some(d), Some(l)) if same_script && l == d => Some(d.code()),
             _ if calls < MAX_PARAGRAPH_CALLS => {
                 calls += 1;
-                whatlang::detect(head).map(|i| i.lang().code())
+                // narrowed like the document call when the stop words allow it
+                let d = detect(head, &Evidence::of(head));
+                (d.code != "und").then_some(d.code)
             }
             _ => leader.or(doc).map(|l| l.code()),
         };
