@@ -96,23 +96,51 @@ fn iban_valid(s: &str) -> bool {
     rem == 1
 }
 
-/// Digits in the longest run of digits where at most two separators (space, `.`, `-`, `/`,
-/// `(`, `)`, `+`, `:`) stand between neighbours.
-fn longest_digit_run(text: &str) -> usize {
-    let (mut best, mut cur, mut gap) = (0usize, 0usize, 0usize);
-    for b in text.bytes() {
-        if b.is_ascii_digit() {
-            cur += 1;
-            gap = 0;
-            best = best.max(cur);
-        } else if matches!(b, b' ' | b'.' | b'-' | b'/' | b'(' | b')' | b'+' | b':') && gap < 2 {
-            gap += 1;
-        } else {
-            cur = 0;
-            gap = 0;
+/// What one pass over the bytes tells about which detectors can match at all.
+#[derive(Debug, Default, PartialEq)]
+struct Scan {
+    /// An `@` (e-mail).
+    at: bool,
+    /// Digits in the longest run of digits where at most two separators (space, `.`, `-`,
+    /// `/`, `(`, `)`, `+`, `:`) stand between neighbours: phone numbers need 8, SSNs 9,
+    /// cards 12.
+    run: usize,
+    /// The most `.` between digits of one run (IPv4 needs 3).
+    dots: usize,
+    /// Colons (a full IPv6 address has 7).
+    colons: usize,
+    /// Two capital letters then two digits (an IBAN's start).
+    iban_start: bool,
+}
+
+impl Scan {
+    fn of(text: &str) -> Scan {
+        let b = text.as_bytes();
+        let mut s = Scan::default();
+        let (mut cur, mut gap, mut dots) = (0usize, 0usize, 0usize);
+        for (i, &c) in b.iter().enumerate() {
+            if c.is_ascii_digit() {
+                cur += 1;
+                gap = 0;
+                s.run = s.run.max(cur);
+                s.dots = s.dots.max(dots);
+                if i >= 3 && b[i - 1].is_ascii_digit() && b[i - 2].is_ascii_uppercase() && b[i - 3].is_ascii_uppercase() {
+                    s.iban_start = true;
+                }
+            } else if matches!(c, b' ' | b'.' | b'-' | b'/' | b'(' | b')' | b'+' | b':') && gap < 2 {
+                gap += 1;
+                dots += usize::from(c == b'.' && cur > 0);
+                s.colons += usize::from(c == b':');
+            } else {
+                cur = 0;
+                gap = 0;
+                dots = 0;
+                s.at |= c == b'@';
+                s.colons += usize::from(c == b':');
+            }
         }
+        s
     }
-    best
 }
 
 impl Pii {
@@ -134,30 +162,26 @@ impl Pii {
     }
 
     /// Replaces personal data in `text`; returns the new text and the count per kind.
-    pub fn redact(&self, text: &str) -> (String, Vec<(&'static str, usize)>) {
-        let mut t = text.to_string();
+    pub fn redact<'a>(&self, text: &'a str) -> (std::borrow::Cow<'a, str>, Vec<(&'static str, usize)>) {
+        let mut t = std::borrow::Cow::Borrowed(text);
         let mut counts = Vec::new();
-        // cheap prefilters: no '@', no e-mail; no digit, no number-based kind
-        let has_at = text.contains('@');
-        let has_digit = text.bytes().any(|b| b.is_ascii_digit());
-        // the longest run of digits with short separators between them: phone numbers need
-        // 8 digits, SSNs 9, cards 12, IP addresses 4, IBANs 2; most pages have none of these
-        let run = longest_digit_run(text);
-        let colons = text.bytes().filter(|b| *b == b':').count();
-        let mut apply = |t: &mut String, on: bool, re: &Regex, kind: &'static str, placeholder: &str, check: &dyn Fn(&str) -> bool| {
-            let need = match kind {
-                "phone" => 8,
-                "us_ssn" => 9,
-                "credit_card" => 12,
-                "ip" if std::ptr::eq(re, &self.ipv4) => 4,
-                "ip" if colons < 7 => usize::MAX,
-                _ => 0,
+        // cheap prefilters from one pass: most pages cannot match most detectors
+        let scan = Scan::of(text);
+        let mut apply = |t: &mut std::borrow::Cow<'_, str>, on: bool, re: &Regex, kind: &'static str, placeholder: &str, check: &dyn Fn(&str) -> bool| {
+            let possible = match kind {
+                "email" => scan.at,
+                "phone" => scan.run >= 8,
+                "us_ssn" => scan.run >= 9,
+                "credit_card" => scan.run >= 12,
+                "iban" => scan.iban_start,
+                "ip" if std::ptr::eq(re, &self.ipv4) => scan.run >= 4 && scan.dots >= 3,
+                _ => scan.colons >= 7,
             };
-            if !on || !has_digit && kind != "email" || !has_at && kind == "email" || run < need {
+            if !on || !possible {
                 return;
             }
             let mut n = 0;
-            let out = re.replace_all(t, |c: &regex::Captures<'_>| {
+            let out = re.replace_all(t.as_ref(), |c: &regex::Captures<'_>| {
                 let m = &c[0];
                 if check(m) {
                     n += 1;
@@ -167,7 +191,7 @@ impl Pii {
                 }
             });
             if n > 0 {
-                *t = out.into_owned();
+                *t = std::borrow::Cow::Owned(out.into_owned());
                 counts.push((kind, n));
             }
         };
@@ -210,6 +234,7 @@ impl Map for Pii {
             return Ok(());
         }
         let (text, counts) = self.redact(&doc.text);
+        let text = text.into_owned();
         if !counts.is_empty() {
             let mut m = serde_json::Map::new();
             for (k, n) in &counts {
@@ -238,7 +263,7 @@ mod tests {
     use trawl_core::Stage;
 
     fn red(t: &str) -> String {
-        Pii::new(PiiConfig::default()).redact(t).0
+        Pii::new(PiiConfig::default()).redact(t).0.into_owned()
     }
 
     #[test]
@@ -253,12 +278,17 @@ mod tests {
     }
 
     #[test]
-    fn digit_runs() {
-        assert_eq!(longest_digit_run("no digits"), 0);
-        assert_eq!(longest_digit_run("call +44 20 7946 0958 now"), 12);
-        assert_eq!(longest_digit_run("(555) 123-4567"), 10);
-        assert_eq!(longest_digit_run("in 2024, 35 stalls"), 4);
-        assert_eq!(longest_digit_run("192.168.1.20"), 9);
+    fn prefilter_scan() {
+        assert_eq!(Scan::of("no digits"), Scan::default());
+        assert_eq!(Scan::of("call +44 20 7946 0958 now").run, 12);
+        assert_eq!(Scan::of("(555) 123-4567").run, 10);
+        assert_eq!(Scan::of("in 2024, 35 stalls").run, 4);
+        let ip = Scan::of("server 192.168.1.20 up");
+        assert_eq!((ip.run, ip.dots), (9, 3));
+        assert_eq!(Scan::of("version 3.14 of 2024").dots, 1);
+        assert!(Scan::of("pay DE89 3704").iban_start && !Scan::of("pay De89").iban_start);
+        assert!(Scan::of("a@b").at);
+        assert_eq!(Scan::of("2001:0db8:85a3:0000:0000:8a2e:0370:7334").colons, 7);
     }
 
     #[test]
