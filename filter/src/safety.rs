@@ -54,7 +54,9 @@ fn parse_list(text: &str) -> Vec<String> {
 /// Scores documents (`attrs.safety.profanity`) per their language's list.
 #[derive(Debug)]
 pub struct Safety {
-    matchers: HashMap<String, AhoCorasick>,
+    /// Per language: the matcher over lowercased text, and one matching ASCII text in any
+    /// case (the same matches without lowercasing a copy of the text).
+    matchers: HashMap<String, (AhoCorasick, AhoCorasick)>,
 }
 
 impl Safety {
@@ -72,14 +74,20 @@ impl Safety {
         let mut matchers = HashMap::new();
         for (lang, list) in words {
             let ac = AhoCorasick::builder().match_kind(MatchKind::LeftmostLongest).build(&list).map_err(|e| e.to_string())?;
-            matchers.insert(lang, ac);
+            let ascii = AhoCorasick::builder().match_kind(MatchKind::LeftmostLongest).ascii_case_insensitive(true).build(list.iter().filter(|w| w.is_ascii())).map_err(|e| e.to_string())?;
+            matchers.insert(lang, (ac, ascii));
         }
         Ok(Safety { matchers })
     }
 
     /// The number of whole-word matches in a text for a language.
     pub fn flagged(&self, lang: &str, text: &str) -> usize {
-        let Some(ac) = self.matchers.get(lang) else { return 0 };
+        let Some((ac, ascii)) = self.matchers.get(lang) else { return 0 };
+        if text.is_ascii() {
+            let b = text.as_bytes();
+            let word = |i: usize| b.get(i).is_some_and(u8::is_ascii_alphanumeric);
+            return ascii.find_iter(text).filter(|m| (m.start() == 0 || !word(m.start() - 1)) && !word(m.end())).count();
+        }
         let lower = text.to_lowercase();
         let b = lower.as_bytes();
         let boundary = |i: usize| i == 0 || i >= b.len() || !lower[..i].chars().next_back().is_some_and(char::is_alphanumeric);
@@ -154,6 +162,18 @@ mod tests {
     use super::*;
     use trawl_core::compliance::check_stage;
     use trawl_core::Stage;
+
+    #[test]
+    fn ascii_route_counts_like_the_lowercase_route() {
+        let s = Safety::new(&SafetyConfig::default()).unwrap();
+        let (lang, list) = BUILTIN[0];
+        let word = parse_list(list).into_iter().find(|w| w.is_ascii() && w.chars().all(char::is_alphabetic)).unwrap();
+        let upper = word.to_uppercase();
+        let text = format!("{word} and {upper}, x{word} {word}s ({word}).");
+        // the lowercase route sees the same text with one non-ASCII character added
+        assert_eq!(s.flagged(lang, &text), s.flagged(lang, &format!("{text} é")));
+        assert_eq!(s.flagged(lang, &text), 3, "{text}");
+    }
 
     #[test]
     fn profanity_score_and_domains() {
