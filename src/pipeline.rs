@@ -50,6 +50,7 @@ pub struct Pipeline {
     filter: Chain,
     dedup: Chain,
     captioner: Captioner,
+    scorer_loaded: bool,
     image_dedup: trawl_captions::ImageDedup,
     image_fetcher: Option<trawl_crawler::ResourceFetcher>,
     tokenizer: Option<Tokenizer>,
@@ -74,18 +75,27 @@ impl Pipeline {
             dedup_stages.push(trawl_core::Stage::Task(Box::new(trawl_dedup::NearDedup::new(&cfg.dedup, index))));
         }
         let dedup = Chain::new("dedup", dedup_stages);
-        let mut captioner = Captioner::new(cfg.captions.clone());
-        if cfg.captions.enabled {
-            match &cfg.captions.alignment.model {
-                Some(dir) => {
-                    let scorer = trawl_captions::align::ClipScorer::load(std::path::Path::new(dir)).map_err(|reason| trawl_config::ConfigError { file: "config".into(), key: "captions.alignment.model".into(), reason })?;
-                    tracing::info!(model = %dir, "image-text alignment scores from a CLIP model");
-                    captioner = captioner.with_scorer(std::sync::Arc::new(scorer));
-                }
-                None => tracing::info!("no [captions.alignment] model configured: pairs get no alignment score"),
-            }
+        let captioner = Captioner::new(cfg.captions.clone());
+        Ok(Pipeline { cfg, root, io, force, extractor, filter, dedup, captioner, scorer_loaded: false, image_dedup: Default::default(), image_fetcher: None, tokenizer: None })
+    }
+
+    /// Loads the CLIP model of `[captions.alignment]` the first time the captions stage
+    /// runs (other stages never pay for it).
+    fn load_scorer(&mut self) -> Result<()> {
+        if self.scorer_loaded || !self.cfg.captions.enabled {
+            return Ok(());
         }
-        Ok(Pipeline { cfg, root, io, force, extractor, filter, dedup, captioner, image_dedup: Default::default(), image_fetcher: None, tokenizer: None })
+        self.scorer_loaded = true;
+        match &self.cfg.captions.alignment.model {
+            Some(dir) => {
+                let scorer = trawl_captions::align::ClipScorer::load(std::path::Path::new(dir)).map_err(|reason| trawl_config::ConfigError { file: "config".into(), key: "captions.alignment.model".into(), reason })?;
+                tracing::info!(model = %dir, "image-text alignment scores from a CLIP model");
+                let c = std::mem::replace(&mut self.captioner, Captioner::new(self.cfg.captions.clone()));
+                self.captioner = c.with_scorer(std::sync::Arc::new(scorer));
+            }
+            None => tracing::info!("no [captions.alignment] model configured: pairs get no alignment score"),
+        }
+        Ok(())
     }
 
     /// Whether `stage` is already done for shard `name` from these inputs.
@@ -241,6 +251,7 @@ impl Pipeline {
     /// configured, written as WebDataset tars with JSONL indexes.
     pub fn captions(&mut self, name: &str, docs: &[Document], inputs: Vec<String>) -> Result<()> {
         let t0 = std::time::Instant::now();
+        self.load_scorer()?;
         let plan = self.captioner.plan(docs);
         let fetcher = self.image_fetcher()?;
         let fetched = self.io.block(fetch_images(&fetcher, &plan.urls, None));

@@ -179,6 +179,15 @@ impl CaptionsConfig {
                 return Err((format!("captions.domains.{d}"), "empty keyword".into()));
             }
         }
+        if let Some(dir) = &self.alignment.model {
+            // the model loads when the stage first runs; its files are checked here, with the
+            // rest of the configuration
+            for f in ["config.json", "model.safetensors", "tokenizer.json"] {
+                if !std::path::Path::new(dir).join(f).is_file() {
+                    return Err(("captions.alignment.model".into(), format!("{dir} has no {f} (a Hugging Face CLIP directory is expected)")));
+                }
+            }
+        }
         if let Some(t) = self.alignment.threshold {
             if !(-1.0..=1.0).contains(&t) {
                 return Err(("captions.alignment.threshold".into(), format!("{t} is outside [-1, 1] (a cosine similarity)")));
