@@ -13,8 +13,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/trawl/target}"
-DATA="${1:-../shared/testdata/extract}"
-shift || true
+DATA=../shared/testdata/extract
+if [ $# -gt 0 ] && [ "$1" != "--" ]; then DATA="$1"; shift; fi
 [ "${1:-}" = "--" ] && shift
 scripts/setup.sh test
 VENV="${TRAWL_CACHE:-$HOME/.cache/trawl}/venv"
