@@ -634,4 +634,21 @@ mod tests {
         let bad = "<b><i><u>".repeat(3000) + "text";
         assert!(extract(&bad, "https://h/", true, None).text.contains("text"));
     }
+
+    #[test]
+    fn story_inside_a_weak_region_with_link_lists() {
+        // a story viewer (`render-target-modal`) whose region sum is negative from the link
+        // lists beside the story: the story is still the content
+        let para = "The cargo ship broke up in the atmosphere minutes after the launch, the agency said in a statement on Thursday evening. ";
+        let links: String = (0..60).map(|i| format!("<li><a href=\"/s{i}\">Another headline number {i} about something else entirely</a></li>")).collect();
+        let html = format!(
+            r#"<html><body><div id="render-target-modal"><div class="col"><article>{}</article></div><ul class="rel">{links}</ul></div>
+            <div class="feed">{}</div></body></html>"#,
+            format!("<p>{}</p>", para.repeat(3)).repeat(6),
+            (0..120).map(|i| format!(r#"<div class="item"><a href="/t{i}">Unrelated teaser headline {i}</a> <span>a summary line of the teaser that runs on for a while</span></div>"#)).collect::<String>()
+        );
+        let x = extract(&html, "https://h.example/", true, None);
+        assert!(x.text.contains("cargo ship broke up"), "{}", x.text);
+        assert!(!x.text.contains("unrelated teaser"), "{}", x.text);
+    }
 }

@@ -328,11 +328,21 @@ pub(crate) fn score(doc: &Html) -> Scores {
         }
     }
     let top = (0..n).filter(|&i| !matches!(els[i].name(), "html" | "body")).map(|i| plain[i]).fold(0f32, f32::max);
+    // the best plain mass anywhere in each subtree: a weak region (`render-target-modal`
+    // around a story viewer) whose sum is dragged down by link lists next to the story
+    // still holds that story
+    let mut best_in = plain.clone();
+    for i in (1..n).rev() {
+        let p = order[i].1;
+        if p != u32::MAX {
+            best_in[p as usize] = best_in[p as usize].max(best_in[i]);
+        }
+    }
     for i in (0..n).rev() {
         let flip = match boiler[i] {
             Boiler::Strong => plain[i] < 0.6 * top,
             // weak words: only regions without much prose
-            Boiler::Weak => plain[i] < 300f32.min(0.3 * top),
+            Boiler::Weak => best_in[i] < 300f32.min(0.3 * top),
             Boiler::No => false,
         };
         if flip && stats[i].text * 2 < total_text {
