@@ -271,6 +271,10 @@ impl Walker<'_> {
     fn push_text(&mut self, t: &str) {
         let mut last_space = self.cur.is_empty() || self.cur.ends_with([' ', '\n']);
         for ch in t.chars() {
+            // soft hyphens and stray byte-order marks are invisible: a reader sees one word
+            if matches!(ch, '\u{ad}' | '\u{feff}') {
+                continue;
+            }
             if ch.is_whitespace() {
                 if !last_space {
                     self.cur.push(' ');

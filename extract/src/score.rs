@@ -81,13 +81,15 @@ fn words<'a>(e: &'a scraper::node::Element) -> impl Iterator<Item = &'a str> + '
 
 /// Substrings of class/id words naming cookie and consent banners (`cookiebanner`,
 /// `CybotCookiebotDialog`, `onetrust-consent-sdk`, `cmplz-cookiebanner`, ...).
-const CONSENT_VENDORS: &[&str] = &["cookie", "consent", "gdpr", "onetrust", "didomi", "usercentrics", "borlabs", "cmplz", "tarteaucitron", "truste", "osano", "cookiebot", "iubenda", "quantcast"];
+const CONSENT_VENDORS: &[&str] = &["cookie", "consent", "gdpr", "rgpd", "dsgvo", "onetrust", "didomi", "usercentrics", "borlabs", "cmplz", "tarteaucitron", "truste", "osano", "cookiebot", "iubenda", "quantcast"];
 
 /// With "cookie" in the same text, the wording of a consent notice (an article about
 /// cookies does not ask for consent).
 const CONSENT_PHRASES: &[&str] = &[
     "we use", "this site uses", "this website uses", "you agree", "you consent", "accept", "continuing to use", "by using", "wir verwenden", "wir nutzen", "diese website verwendet", "weiterhin nutzt",
     "zustimm", "einverstanden", "akzeptier", "nous utilisons", "ce site utilise", "en poursuivant", "acceptez", "utilizamos", "este sitio", "acepta", "utilizziamo", "questo sito", "accett",
+    // consent / consentement / consentimiento, Einwilligung, consenso, tracking wording
+    "consent", "einwillig", "consens", "traceurs", "tracker", "your preferences", "vos choix", "paramétrer",
 ];
 
 fn contains_ci(hay: &str, needle: &str) -> bool {
@@ -104,6 +106,10 @@ pub(crate) enum Boiler {
     No,
     Weak,
     Strong,
+    /// A consent banner by its class/id (`cookie-notice`, `intro-rgpd`, `onetrust-...`):
+    /// never the content, however much prose it holds (unless it holds most of the page: a
+    /// cookie policy page).
+    Consent,
 }
 
 /// Whether an element is a boilerplate region by tag, ARIA role or class/id words.
@@ -134,7 +140,9 @@ pub(crate) fn boilerplate(e: &scraper::node::Element) -> Boiler {
         // unclosed <form>, article text the parser put inside one
         return Boiler::Weak;
     }
-    if words(e).any(|w| in_list(w, BOILER_STRONG) || CONSENT_VENDORS.iter().any(|v| contains_ci(w, v))) {
+    if words(e).any(|w| CONSENT_VENDORS.iter().any(|v| contains_ci(w, v))) {
+        Boiler::Consent
+    } else if words(e).any(|w| in_list(w, BOILER_STRONG)) {
         Boiler::Strong
     } else if words(e).any(|w| in_list(w, BOILER_WEAK)) {
         Boiler::Weak
@@ -341,6 +349,7 @@ pub(crate) fn score(doc: &Html) -> Scores {
     for i in (0..n).rev() {
         let flip = match boiler[i] {
             Boiler::Strong => plain[i] < 0.6 * top,
+            Boiler::Consent => true,
             // weak words: only regions without much prose
             Boiler::Weak => best_in[i] < 300f32.min(0.3 * top),
             Boiler::No => false,
@@ -376,6 +385,10 @@ pub(crate) fn score(doc: &Html) -> Scores {
         }
     }
     if tracing::enabled!(tracing::Level::TRACE) {
+        if let Some((score, id)) = best {
+            let i = index[&id] as usize;
+            tracing::trace!(score, tag = els[i].name(), id = ?els[i].attr("id"), class = ?els[i].attr("class"), "content root");
+        }
         let mut v: Vec<(f32, usize)> = (0..n).filter(|&i| stats[i].mass > 0.0).map(|i| (stats[i].mass, i)).collect();
         v.sort_by(|a, b| b.0.total_cmp(&a.0));
         for (m, i) in v.iter().take(12) {
