@@ -63,6 +63,9 @@ const BOILER_STRONG: &[&str] = &[
     "subscribe", "skip", "pagination", "pager", "toolbar", "sponsored", "outbrain", "taboola", "recommended", "trending", "popular", "disqus", "signup", "tagcloud", "footnav", "sitemap", "copyright",
 ];
 
+/// class/id words of comment threads.
+const COMMENT_WORDS: &[&str] = &["comment", "comments", "commentlist", "commentary", "disqus", "respond", "replies", "reply"];
+
 /// class/id words of boilerplate that layout classes also use (`ad-wrapper` around the story,
 /// `rail` columns, `modal` article viewers): trusted only for regions without much prose.
 const BOILER_WEAK: &[&str] = &["ad", "ads", "advert", "advertisement", "banner", "promo", "popup", "modal", "widget", "masthead", "topbar", "paywall", "tags", "legal", "rail", "byline"];
@@ -106,10 +109,10 @@ pub(crate) enum Boiler {
     No,
     Weak,
     Strong,
-    /// A consent banner by its class/id (`cookie-notice`, `intro-rgpd`, `onetrust-...`):
-    /// never the content, however much prose it holds (unless it holds most of the page: a
-    /// cookie policy page).
-    Consent,
+    /// A consent banner (`cookie-notice`, `intro-rgpd`, `onetrust-...`) or a comment thread
+    /// (`comment-body`, `commentlist`) by its class/id: never the content, however much
+    /// prose it holds (unless it holds most of the page: a cookie policy page, a forum).
+    Always,
 }
 
 /// Whether an element is a boilerplate region by tag, ARIA role or class/id words.
@@ -132,6 +135,11 @@ pub(crate) fn boilerplate(e: &scraper::node::Element) -> Boiler {
     if e.attr("class").is_none() && e.attr("id").is_none() {
         return if e.name() == "form" { Boiler::Weak } else { Boiler::No };
     }
+    // a comment's or a consent banner's own words win over content words
+    // (`comment-content`, `comment-body`, `cookie-text`)
+    if words(e).any(|w| in_list(w, COMMENT_WORDS) || CONSENT_VENDORS.iter().any(|v| contains_ci(w, v))) {
+        return Boiler::Always;
+    }
     if words(e).any(|w| in_list(w, CONTENT_WORDS)) {
         return Boiler::No;
     }
@@ -140,9 +148,7 @@ pub(crate) fn boilerplate(e: &scraper::node::Element) -> Boiler {
         // unclosed <form>, article text the parser put inside one
         return Boiler::Weak;
     }
-    if words(e).any(|w| CONSENT_VENDORS.iter().any(|v| contains_ci(w, v))) {
-        Boiler::Consent
-    } else if words(e).any(|w| in_list(w, BOILER_STRONG)) {
+    if words(e).any(|w| in_list(w, BOILER_STRONG)) {
         Boiler::Strong
     } else if words(e).any(|w| in_list(w, BOILER_WEAK)) {
         Boiler::Weak
@@ -349,7 +355,7 @@ pub(crate) fn score(doc: &Html) -> Scores {
     for i in (0..n).rev() {
         let flip = match boiler[i] {
             Boiler::Strong => plain[i] < 0.6 * top,
-            Boiler::Consent => true,
+            Boiler::Always => true,
             // weak words: only regions without much prose
             Boiler::Weak => best_in[i] < 300f32.min(0.3 * top),
             Boiler::No => false,
