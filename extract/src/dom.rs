@@ -107,6 +107,10 @@ fn edge_fragment(block: &str) -> bool {
     if phrase && n < 200 {
         return true;
     }
+    // a copyright notice with its reprint terms runs longer
+    if n < 500 && (plain.starts_with('©') || lower.starts_with("copyright")) {
+        return true;
+    }
     let sentence_end = plain.ends_with(['.', '!', '?', '…', '"', '”', '»', '。', '！', '？']);
     // credits and captions in parentheses, dates and times
     let credit = plain.starts_with('(') && plain.ends_with(')') && n < 150;
@@ -122,6 +126,9 @@ const STOP_LABELS: &[&str] = &[
     "à lire aussi", "a lire aussi", "sur le même sujet", "articles similaires", "les plus lus", "te puede interesar", "noticias relacionadas", "lo más leído", "leggi anche", "articoli correlati",
     "читайте также", "похожие статьи", "самые популярные", "популярное", "czytaj także", "zobacz także", "najpopularniejsze", "lees ook", "gerelateerde artikelen", "leia também", "veja também",
     "mais lidas", "zum weiterlesen", "lesen sie auch", "top themen",
+    // the comment section closes the article too
+    "comments", "comment", "leave a reply", "leave a comment", "join the discussion", "kommentare", "kommentar schreiben", "schreibe einen kommentar", "commentaires",
+    "laisser un commentaire", "comentarios", "deja un comentario", "commenti", "lascia un commento", "komentarze", "reacties", "комментарии",
 ];
 
 /// Where the content ends at a teaser-section label (a heading or a short line like
@@ -129,7 +136,8 @@ const STOP_LABELS: &[&str] = &[
 fn stop_label_cut(text: &str) -> usize {
     let mut pos = 0;
     for b in text.split("\n\n") {
-        let label = b.trim_start_matches(['#', ' ']).trim().trim_end_matches([':', '.']).trim().to_lowercase();
+        // "Comments (12)", "Kommentare: 3" count as the label
+        let label = b.trim_start_matches(['#', ' ']).trim().trim_end_matches(|c: char| c.is_ascii_digit() || matches!(c, ':' | '.' | '(' | ')' | ' ')).trim().to_lowercase();
         let heading_like = b.starts_with('#') || (label.chars().count() <= 40 && !label.contains('.'));
         // exact, or a multi-word label heading a longer title ("Most popular diets")
         let hit = STOP_LABELS.iter().any(|l| label == *l || (l.contains(' ') && label.starts_with(l) && label.len() <= l.len() + 30));
