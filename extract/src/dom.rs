@@ -663,4 +663,26 @@ mod tests {
         assert!(x.text.contains("cargo ship broke up"), "{}", x.text);
         assert!(!x.text.contains("unrelated teaser"), "{}", x.text);
     }
+
+    #[test]
+    fn plain_text_lists_consent_banners_comments_and_soft_hyphens() {
+        let para = "Beat the eggs with the sugar until pale, then fold in the flour and the lemon zest. ";
+        let items: String = ["6 eggs", "200 g sugar", "250 g flour", "1 lemon", "1 pinch salt", "100 ml milk", "2 tsp baking powder", "50 g butter", "1 tbsp rum", "100 g icing sugar", "2 tbsp lemon juice", "1 vanilla pod", "zest of 1 orange", "50 g almonds"].iter().map(|i| format!(r#"<li class="ingredient">{i}</li>"#)).collect();
+        let menu: String = (0..8).map(|i| format!(r#"<li class="menu-item"><a href="/c{i}">Category {i}</a></li>"#)).collect();
+        let html = format!(
+            r#"<html><body><ul class="nav-list">{menu}</ul>
+            <div id="intro-rgpd"><main class="modal__content"><p>{consent}</p></main></div>
+            <article><h1>Lemon cake</h1><p>{p}</p><ul class="ingredients">{items}</ul><p>{p}</p><p>Mit&shy;tel&shy;al&shy;ter {p}</p>
+            <h3>Comments (2)</h3><div class="comment-body"><p>{comment}</p></div></article></body></html>"#,
+            consent = "We and our partners store and access information on your device; your consent is needed for the cookies of audience measurement and social sharing. ".repeat(4),
+            p = para.repeat(3),
+            comment = "Lovely recipe, I baked it on Sunday and my family loved it, thank you so much for sharing it with us all. ".repeat(2),
+        );
+        let x = extract(&html, "https://h.example/", true, None);
+        assert!(x.text.contains("- 6 eggs\n- 200 g sugar"), "ingredient list kept: {}", x.text);
+        assert!(!x.text.contains("Category"), "menu dropped: {}", x.text);
+        assert!(!x.text.contains("consent"), "consent banner dropped: {}", x.text);
+        assert!(!x.text.contains("Lovely recipe") && !x.text.contains("Comments"), "comments cut: {}", x.text);
+        assert!(x.text.contains("Mittelalter"), "soft hyphens dropped: {}", x.text);
+    }
 }

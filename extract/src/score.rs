@@ -311,8 +311,10 @@ pub(crate) fn score(doc: &Html) -> Scores {
         if o.text > 0 && o.text < 25 && !structured {
             v -= 6.0;
         }
-        if o.text > 0 && o.text < 120 && has_class[i] && sig_count.get(&sig[i]).copied().unwrap_or(0) >= 6 && o.punct <= 1 {
-            v -= 0.5 * o.text as f32; // a repeated short item (menus, teasers, tag lists)
+        // a repeated short item (menus, teasers, tag lists: mostly link text; ingredient and
+        // spec lists of plain text are content)
+        if o.text > 0 && o.text < 120 && has_class[i] && sig_count.get(&sig[i]).copied().unwrap_or(0) >= 6 && o.punct <= 1 && o.link * 2 >= o.text {
+            v -= 0.5 * o.text as f32;
         }
         // subtree sums (the masses are summed bottom-up below)
         stats[i] = Stat { text: sub_text[i], link: sub_link[i], mass: v, boiler: false };
