@@ -87,6 +87,41 @@ pub(crate) fn extract(html: &str, base_url: &str, keep_images: bool, choose: Opt
     Extracted { text, images, title, meta, html_lang, noai, noimageai, noindex, llm }
 }
 
+/// A paragraph whose text is all bold, short (2+ words, at most 80 characters) and not a
+/// sentence: a subheading.
+fn bold_subheading(e: ElementRef<'_>) -> bool {
+    let (mut bold, mut total) = (0usize, 0usize);
+    let mut text = String::new();
+    let mut stack: Vec<(ego_tree::NodeRef<'_, scraper::Node>, bool)> = e.children().map(|c| (c, false)).collect();
+    stack.reverse();
+    while let Some((n, in_bold)) = stack.pop() {
+        match n.value() {
+            scraper::Node::Text(t) => {
+                let len = t.trim().chars().count();
+                total += len;
+                bold += if in_bold { len } else { 0 };
+                text.push_str(t);
+                if total > 80 || bold < total {
+                    return false;
+                }
+            }
+            scraper::Node::Element(x) => {
+                if matches!(x.name(), "a" | "img" | "br" | "p" | "div") {
+                    return false;
+                }
+                let b = in_bold || matches!(x.name(), "b" | "strong");
+                let at = stack.len();
+                stack.extend(n.children().map(|c| (c, b)));
+                stack[at..].reverse();
+            }
+            _ => {}
+        }
+    }
+    let t = text.trim();
+    // one bold word alone is more often a label ("Update", "BVINEWS.COM") than a heading
+    total > 0 && t.split_whitespace().count() >= 2 && !t.ends_with(['.', '!', '?', ':', ',', ';', '…'])
+}
+
 /// Whether a block at the edge of the content is a fragment around it (section labels,
 /// credits, "related" headings, share and copyright lines) rather than content.
 fn edge_fragment(block: &str) -> bool {
@@ -429,6 +464,13 @@ impl Walker<'_> {
             "blockquote" => {
                 self.flush();
                 self.cur.push_str("> ");
+                self.walk(e, list_depth);
+                self.flush();
+            }
+            "p" if bold_subheading(e) => {
+                // `<p><strong>Short title</strong></p>`: how many sites write subheadings
+                self.flush();
+                self.cur.push_str("#### ");
                 self.walk(e, list_depth);
                 self.flush();
             }
