@@ -226,8 +226,13 @@ fn tidy(text: &str, images: Vec<ImageRef>, title: Option<&str>) -> (String, Vec<
         *k = *k && i >= lo && i < hi && !label_block(blocks[i].1);
     }
     let kept: usize = blocks.iter().zip(&keep).filter(|(_, k)| **k).map(|((_, b), _)| b.len()).sum();
-    if lo >= hi || kept * 2 < text.len() {
-        keep = vec![true; blocks.len()]; // fringes only, never the bulk
+    // fringes only, never the bulk (of the text before a teaser-section label, which is
+    // in the second half by construction and trusted)
+    if lo >= hi || kept * 2 < cut.min(text.len()) {
+        keep = blocks.iter().map(|(p, _)| *p < cut).collect();
+        if keep.iter().all(|k| !k) {
+            keep = vec![true; blocks.len()];
+        }
     }
     rebuild(&blocks, &keep, images)
 }
@@ -726,5 +731,16 @@ mod tests {
         assert!(!x.text.contains("consent"), "consent banner dropped: {}", x.text);
         assert!(!x.text.contains("Lovely recipe") && !x.text.contains("Comments"), "comments cut: {}", x.text);
         assert!(x.text.contains("Mittelalter"), "soft hyphens dropped: {}", x.text);
+    }
+
+    #[test]
+    fn teaser_label_cut_survives_the_bulk_guard() {
+        // trimming would remove most of the text before the label (many short label lines),
+        // so the guard keeps the fringes, but still not the teasers after "Mehr zum Thema"
+        let labels: Vec<String> = (0..30).map(|i| format!("Label {i}")).collect();
+        let text = format!("A paragraph of the article that ends with a full stop.\n\n{}\n\n## Mehr zum Thema\n\nTeaser one about something else.\n\nTeaser two about another thing.", labels.join("\n\n"));
+        let (out, _) = tidy(&text, Vec::new(), None);
+        assert!(out.contains("A paragraph of the article"), "{out}");
+        assert!(!out.contains("Teaser one") && !out.contains("Mehr zum Thema"), "{out}");
     }
 }
