@@ -49,37 +49,115 @@ impl Scores {
 }
 
 /// Elements whose subtree is never visible content.
-pub(crate) const INVISIBLE: &[&str] = &["script", "style", "noscript", "template", "head", "svg", "canvas", "object", "embed", "iframe", "select", "option", "textarea", "button", "input", "dialog"];
-
-/// Block-level elements: text nodes belong to the nearest one.
-const BLOCKS: &[&str] = &[
-    "p", "div", "section", "article", "main", "header", "footer", "nav", "aside", "blockquote", "figure", "figcaption", "dl", "dt", "dd", "address", "details", "summary", "center", "hgroup", "ul", "ol", "li", "table", "thead",
-    "tbody", "tr", "td", "th", "caption", "pre", "h1", "h2", "h3", "h4", "h5", "h6", "form", "fieldset", "body", "html", "menu",
-];
-
-/// class/id words of boilerplate regions, trusted whatever the region holds.
-const BOILER_STRONG: &[&str] = &[
-    "nav", "navbar", "navigation", "menu", "footer", "sidebar", "cookie", "cookies", "consent", "share", "sharing", "social", "breadcrumb", "breadcrumbs", "comments", "comment", "related", "newsletter",
-    "subscribe", "skip", "pagination", "pager", "toolbar", "sponsored", "outbrain", "taboola", "recommended", "trending", "popular", "disqus", "signup", "tagcloud", "footnav", "sitemap", "copyright",
-];
-
-/// class/id words of comment threads.
-const COMMENT_WORDS: &[&str] = &["comment", "comments", "commentlist", "commentary", "disqus", "respond", "replies", "reply"];
-
-/// class/id words of boilerplate that layout classes also use (`ad-wrapper` around the story,
-/// `rail` columns, `modal` article viewers): trusted only for regions without much prose.
-const BOILER_WEAK: &[&str] = &["ad", "ads", "advert", "advertisement", "banner", "promo", "popup", "modal", "widget", "masthead", "topbar", "paywall", "tags", "legal", "rail", "byline"];
-
-/// class/id words of content containers.
-const CONTENT_WORDS: &[&str] = &["article", "content", "post", "entry", "story", "body", "text", "main", "blog", "prose", "markdown", "articlebody", "post-body", "entry-content", "story-body", "article-body"];
-
-pub(crate) fn is_block(name: &str) -> bool {
-    BLOCKS.contains(&name)
+pub(crate) fn invisible(name: &str) -> bool {
+    matches!(name, "script" | "style" | "noscript" | "template" | "head" | "svg" | "canvas" | "object" | "embed" | "iframe" | "select" | "option" | "textarea" | "button" | "input" | "dialog")
 }
 
-/// Words of class/id attribute values (split on whitespace, `-`, `_`, `:`).
-fn words<'a>(e: &'a scraper::node::Element) -> impl Iterator<Item = &'a str> + 'a {
-    e.attr("class").into_iter().chain(e.attr("id")).flat_map(|v| v.split(|c: char| c.is_whitespace() || c == '-' || c == '_' || c == ':')).filter(|w| !w.is_empty())
+/// Block-level elements: text nodes belong to the nearest one.
+pub(crate) fn is_block(name: &str) -> bool {
+    matches!(
+        name,
+        "p" | "div" | "section" | "article" | "main" | "header" | "footer" | "nav" | "aside" | "blockquote" | "figure" | "figcaption" | "dl" | "dt" | "dd" | "address" | "details" | "summary" | "center" | "hgroup" | "ul" | "ol" | "li" | "table" | "thead"
+            | "tbody" | "tr" | "td" | "th" | "caption" | "pre" | "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "form" | "fieldset" | "body" | "html" | "menu"
+    )
+}
+
+/// What a class/id word (split on whitespace, `-`, `_`, `:`; any ASCII case) says.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum WordKind {
+    /// Content containers.
+    Content,
+    /// Comment threads.
+    Comment,
+    /// Boilerplate regions, trusted whatever the region holds.
+    Strong,
+    /// Boilerplate that layout classes also use (`ad-wrapper` around the story, `rail`
+    /// columns, `modal` article viewers): trusted only for regions without much prose.
+    Weak,
+}
+
+fn word_kind(w: &str) -> Option<WordKind> {
+    if w.len() > 16 {
+        return None; // longer than any listed word
+    }
+    let mut buf = [0u8; 16];
+    let lower = &mut buf[..w.len()];
+    lower.copy_from_slice(w.as_bytes());
+    lower.make_ascii_lowercase();
+    Some(match &*lower {
+        b"article" | b"content" | b"post" | b"entry" | b"story" | b"body" | b"text" | b"main" | b"blog" | b"prose" | b"markdown" | b"articlebody" => WordKind::Content,
+        b"comment" | b"comments" | b"commentlist" | b"commentary" | b"disqus" | b"respond" | b"replies" | b"reply" => WordKind::Comment,
+        b"nav" | b"navbar" | b"navigation" | b"menu" | b"footer" | b"sidebar" | b"cookie" | b"cookies" | b"consent" | b"share" | b"sharing" | b"social" | b"breadcrumb" | b"breadcrumbs"
+        | b"related" | b"newsletter" | b"subscribe" | b"skip" | b"pagination" | b"pager" | b"toolbar" | b"sponsored" | b"outbrain" | b"taboola" | b"recommended" | b"trending"
+        | b"popular" | b"signup" | b"tagcloud" | b"footnav" | b"sitemap" | b"copyright" => WordKind::Strong,
+        b"ad" | b"ads" | b"advert" | b"advertisement" | b"banner" | b"promo" | b"popup" | b"modal" | b"widget" | b"masthead" | b"topbar" | b"paywall" | b"tags" | b"legal" | b"rail"
+        | b"byline" => WordKind::Weak,
+        _ => return None,
+    })
+}
+
+/// What an element's class and id words say, in one pass.
+#[derive(Clone, Copy, Default, Debug)]
+struct ClassWords {
+    content: bool,
+    comment: bool,
+    strong: bool,
+    weak: bool,
+    /// A consent vendor's name inside a word (`CybotCookiebotDialog`).
+    consent: bool,
+}
+
+fn class_words(a: &Attrs<'_>) -> ClassWords {
+    let mut c = ClassWords::default();
+    for v in a.class.into_iter().chain(a.id) {
+        c.consent |= consent_vendors().is_match(v);
+        for w in v.split(|ch: char| ch.is_whitespace() || ch == '-' || ch == '_' || ch == ':').filter(|w| !w.is_empty()) {
+            match word_kind(w) {
+                Some(WordKind::Content) => c.content = true,
+                Some(WordKind::Comment) => c.comment = true,
+                Some(WordKind::Strong) => c.strong = true,
+                Some(WordKind::Weak) => c.weak = true,
+                None => {}
+            }
+        }
+    }
+    c
+}
+
+/// The attributes scoring reads, found in one pass over the element's attributes.
+#[derive(Default)]
+struct Attrs<'a> {
+    class: Option<&'a str>,
+    id: Option<&'a str>,
+    role: Option<&'a str>,
+    style: Option<&'a str>,
+    itemprop: Option<&'a str>,
+    hidden: bool,
+    aria_hidden: bool,
+}
+
+impl<'a> Attrs<'a> {
+    fn of(e: &'a scraper::node::Element) -> Attrs<'a> {
+        let mut a = Attrs::default();
+        for (k, v) in e.attrs() {
+            match k {
+                "class" => a.class = Some(v),
+                "id" => a.id = Some(v),
+                "role" => a.role = Some(v),
+                "style" => a.style = Some(v),
+                "itemprop" => a.itemprop = Some(v),
+                "hidden" => a.hidden = true,
+                "aria-hidden" => a.aria_hidden = v == "true",
+                _ => {}
+            }
+        }
+        a
+    }
+}
+
+fn consent_vendors() -> &'static aho_corasick::AhoCorasick {
+    static AC: std::sync::LazyLock<aho_corasick::AhoCorasick> = std::sync::LazyLock::new(|| aho_corasick::AhoCorasick::builder().ascii_case_insensitive(true).build(CONSENT_VENDORS).expect("static patterns"));
+    &AC
 }
 
 /// Substrings of class/id words naming cookie and consent banners (`cookiebanner`,
@@ -95,12 +173,13 @@ const CONSENT_PHRASES: &[&str] = &[
     "consent", "einwillig", "consens", "traceurs", "tracker", "your preferences", "vos choix", "paramétrer",
 ];
 
-fn contains_ci(hay: &str, needle: &str) -> bool {
-    hay.len() >= needle.len() && hay.as_bytes().windows(needle.len()).any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
+fn cookie_word() -> &'static aho_corasick::AhoCorasick {
+    static AC: std::sync::LazyLock<aho_corasick::AhoCorasick> = std::sync::LazyLock::new(|| aho_corasick::AhoCorasick::builder().ascii_case_insensitive(true).build(["cookie"]).expect("static pattern"));
+    &AC
 }
 
-fn in_list(w: &str, list: &[&str]) -> bool {
-    list.iter().any(|x| x.eq_ignore_ascii_case(w))
+fn contains_ci(hay: &str, needle: &str) -> bool {
+    hay.len() >= needle.len() && hay.as_bytes().windows(needle.len()).any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
 }
 
 /// How sure the element is a boilerplate region (by tag, ARIA role, class/id words).
@@ -115,57 +194,57 @@ pub(crate) enum Boiler {
     Always,
 }
 
-/// Whether an element is a boilerplate region by tag, ARIA role or class/id words.
-pub(crate) fn boilerplate(e: &scraper::node::Element) -> Boiler {
-    if matches!(e.name(), "nav" | "footer" | "aside" | "menu") {
+/// Whether an element is a boilerplate region by tag, ARIA role or class/id words (`c`).
+fn boilerplate(name: &str, a: &Attrs<'_>, c: ClassWords) -> Boiler {
+    if matches!(name, "nav" | "footer" | "aside" | "menu") {
         return Boiler::Strong;
     }
-    if e.attr("hidden").is_some() || e.attr("aria-hidden") == Some("true") {
+    if a.hidden || a.aria_hidden {
         return Boiler::Strong;
     }
-    if let Some(style) = e.attr("style") {
+    if let Some(style) = a.style.filter(|s| contains_ci(s, "none") || contains_ci(s, "hidden")) {
         let s = style.replace(' ', "").to_ascii_lowercase();
         if s.contains("display:none") || s.contains("visibility:hidden") {
             return Boiler::Strong;
         }
     }
-    if matches!(e.attr("role").unwrap_or(""), "navigation" | "banner" | "contentinfo" | "complementary" | "search" | "menu" | "menubar" | "dialog" | "alertdialog") {
+    if matches!(a.role.unwrap_or(""), "navigation" | "banner" | "contentinfo" | "complementary" | "search" | "menu" | "menubar" | "dialog" | "alertdialog") {
         return Boiler::Strong;
     }
-    if e.attr("class").is_none() && e.attr("id").is_none() {
-        return if e.name() == "form" { Boiler::Weak } else { Boiler::No };
+    if a.class.is_none() && a.id.is_none() {
+        return if name == "form" { Boiler::Weak } else { Boiler::No };
     }
     // a comment's or a consent banner's own words win over content words
     // (`comment-content`, `comment-body`, `cookie-text`)
-    if words(e).any(|w| in_list(w, COMMENT_WORDS) || CONSENT_VENDORS.iter().any(|v| contains_ci(w, v))) {
+    if c.comment || c.consent {
         return Boiler::Always;
     }
-    if words(e).any(|w| in_list(w, CONTENT_WORDS)) {
+    if c.content {
         return Boiler::No;
     }
-    if e.name() == "form" {
+    if name == "form" {
         // search boxes and logins, but also whole pages (ASP.NET) and, after a stray
         // unclosed <form>, article text the parser put inside one
         return Boiler::Weak;
     }
-    if words(e).any(|w| in_list(w, BOILER_STRONG)) {
+    if c.strong {
         Boiler::Strong
-    } else if words(e).any(|w| in_list(w, BOILER_WEAK)) {
+    } else if c.weak {
         Boiler::Weak
     } else {
         Boiler::No
     }
 }
 
-fn content_bonus(e: &scraper::node::Element) -> f32 {
+fn content_bonus(name: &str, a: &Attrs<'_>, content_word: bool) -> f32 {
     let mut b = 0.0;
-    if matches!(e.name(), "article" | "main") || e.attr("role") == Some("main") {
+    if matches!(name, "article" | "main") || a.role == Some("main") {
         b += 0.2;
     }
-    if e.attr("itemprop").is_some_and(|p| p.contains("articleBody") || p.contains("text")) {
+    if a.itemprop.is_some_and(|p| p.contains("articleBody") || p.contains("text")) {
         b += 0.3;
     }
-    if words(e).any(|w| in_list(w, CONTENT_WORDS)) {
+    if content_word {
         b += 0.1;
     }
     b
@@ -193,6 +272,8 @@ pub(crate) fn score(doc: &Html) -> Scores {
     let mut index: FxHashMap<NodeId, u32> = FxHashMap::default();
     let mut own: Vec<Own> = Vec::new();
     let mut boiler: Vec<Boiler> = Vec::new();
+    // the semantic bonus of each element as a content root
+    let mut content_word: Vec<f32> = Vec::new();
     let mut is_blk: Vec<bool> = Vec::new();
     let mut sig: Vec<u64> = Vec::new();
     let mut has_class: Vec<bool> = Vec::new();
@@ -205,12 +286,15 @@ pub(crate) fn score(doc: &Html) -> Scores {
         match node.value() {
             Node::Element(e) => {
                 let name = e.name();
-                if INVISIBLE.contains(&name) {
+                if invisible(name) {
                     continue;
                 }
                 let slot = order.len() as u32;
                 // own flag here; whether it holds is decided once sizes are known
-                let b = if matches!(name, "html" | "body") { Boiler::No } else { boilerplate(e) };
+                let attrs = Attrs::of(e);
+                let cw = class_words(&attrs);
+                let b = if matches!(name, "html" | "body") { Boiler::No } else { boilerplate(name, &attrs, cw) };
+                content_word.push(content_bonus(name, &attrs, cw.content));
                 order.push((node.id(), parent));
                 els.push(e);
                 index.insert(node.id(), slot);
@@ -221,12 +305,12 @@ pub(crate) fn score(doc: &Html) -> Scores {
                 // tag + class signature, for structural repetition
                 let mut h = rustc_hash::FxHasher::default();
                 std::hash::Hash::hash(&name, &mut h);
-                std::hash::Hash::hash(&e.attr("class").unwrap_or(""), &mut h);
+                std::hash::Hash::hash(&attrs.class.unwrap_or(""), &mut h);
                 if parent != u32::MAX {
                     std::hash::Hash::hash(&sig[parent as usize], &mut h);
                 }
                 sig.push(std::hash::Hasher::finish(&h));
-                has_class.push(e.attr("class").is_some_and(|c| !c.trim().is_empty()));
+                has_class.push(attrs.class.is_some_and(|c| !c.trim().is_empty()));
                 first_link.push(false);
                 let owner = if blk || owner == u32::MAX { slot } else { owner };
                 let link = in_link || name == "a";
@@ -236,7 +320,12 @@ pub(crate) fn score(doc: &Html) -> Scores {
             }
             Node::Text(t) if owner != u32::MAX => {
                 let o = &mut own[owner as usize];
-                let n = t.chars().filter(|c| !c.is_whitespace()).count() as u32;
+                let (n, punct) = if t.is_ascii() {
+                    let b = t.as_bytes();
+                    (b.iter().filter(|c| !c.is_ascii_whitespace()).count() as u32, b.iter().filter(|c| matches!(c, b'.' | b',' | b';' | b':' | b'!' | b'?')).count() as u32)
+                } else {
+                    t.chars().fold((0u32, 0u32), |(n, p), c| if c.is_whitespace() { (n, p) } else { (n + 1, p + u32::from(is_punct(c))) })
+                };
                 if n > 0 {
                     for f in &mut first_link[pending..] {
                         *f = in_link;
@@ -247,8 +336,8 @@ pub(crate) fn score(doc: &Html) -> Scores {
                 if in_link {
                     o.link += n;
                 }
-                o.punct += t.chars().filter(|c| is_punct(*c)).count() as u32;
-                if !o.cookie && contains_ci(t, "cookie") && CONSENT_PHRASES.iter().any(|p| contains_ci(t, p)) {
+                o.punct += punct;
+                if !o.cookie && cookie_word().is_match(&**t) && CONSENT_PHRASES.iter().any(|p| contains_ci(t, p)) {
                     o.cookie = true;
                 }
             }
@@ -387,7 +476,7 @@ pub(crate) fn score(doc: &Html) -> Scores {
         if s.boiler || s.mass <= 0.0 || els[i].name() == "html" {
             continue;
         }
-        let score = s.mass * (1.0 + content_bonus(els[i]));
+        let score = s.mass * (1.0 + content_word[i]);
         if best.is_none_or(|(b, _)| score >= b) {
             best = Some((score, *id));
         }
