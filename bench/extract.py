@@ -105,14 +105,18 @@ def score(name, out):
 names = args.only.split(",") if args.only else ["trawl", "trafilatura", "resiliparse", "readability"]
 rows = []
 try:
+    # the tools take turns, one run each per round, so a noisy moment on this shared machine
+    # hits them alike; each keeps the median of its runs
+    runs = {name: [] for name in names}
+    for _ in range(args.repeat):
+        for name in names:
+            out = os.path.join(pred_root, name)
+            shutil.rmtree(out, ignore_errors=True)
+            runs[name].append(run_trawl(out) if name == "trawl" else run_ref(name, out))
     for name in names:
         out = os.path.join(pred_root, name)
-        runs = []
-        for _ in range(args.repeat):
-            shutil.rmtree(out, ignore_errors=True)
-            runs.append(run_trawl(out) if name == "trawl" else run_ref(name, out))
-        pages, nbytes = runs[0][0], runs[0][1]
-        secs = statistics.median(r[2] for r in runs)
+        pages, nbytes = runs[name][0][0], runs[name][0][1]
+        secs = statistics.median(r[2] for r in runs[name])
         s = score(name, out)
         tok = s["token"].get("overall", {}).get("mean_f1", float("nan"))
         snip = s["snippet"].get("trafilatura", {}).get("F1", float("nan"))
@@ -122,7 +126,8 @@ try:
         print(f"{name:<12} {tok:9.3f} {snip:11.3f} {pps:9.0f} {mbs:7.1f}")
     if len(rows) > 1 and rows[0][0] == "trawl":
         for name, _, _, pps, _ in rows[1:]:
-            print(f"speed trawl/{name}: {rows[0][3] / pps:.1f}x")
+            per_round = [round((r[2] / r[0]) / (t[2] / t[0]), 2) for t, r in zip(runs["trawl"], runs[name])]
+            print(f"speed trawl/{name}: {rows[0][3] / pps:.2f}x (per round: {per_round})")
 finally:
     if not args.keep:
         shutil.rmtree(pred_root, ignore_errors=True)
