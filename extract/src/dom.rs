@@ -743,4 +743,20 @@ mod tests {
         assert!(out.contains("A paragraph of the article"), "{out}");
         assert!(!out.contains("Teaser one") && !out.contains("Mehr zum Thema"), "{out}");
     }
+
+    #[test]
+    fn layout_wrapper_named_after_its_navigation() {
+        // `left-navigation_page-wrapper` wraps the whole page, navigation and article: it is
+        // judged by the prose inside it, not dropped as navigation
+        let para = "The delegates elected the new president of the association on Wednesday, the first woman in the office. ";
+        let links: String = (0..80).map(|i| format!(r#"<li><a href="/n{i}">Section number {i} of the site</a></li>"#)).collect();
+        let html = format!(
+            r#"<html><body><div id="left-navigation_page-wrapper"><ul>{links}</ul><main><div class="article"><p>{p}</p><p>{p}</p><p>{p}</p></div></main></div>
+            <div class="more"><ul>{more}</ul></div></body></html>"#,
+            p = para.repeat(4),
+            more = (0..200).map(|i| format!(r#"<li><a href="/m{i}">Another story from the archive {i}</a></li>"#)).collect::<String>()
+        );
+        let x = extract(&html, "https://h.example/", true, None);
+        assert!(x.text.contains("elected the new president"), "{}", x.text);
+    }
 }

@@ -105,6 +105,9 @@ struct ClassWords {
     weak: bool,
     /// A consent vendor's name inside a word (`CybotCookiebotDialog`).
     consent: bool,
+    /// A page-layout word (`page-wrapper`, `container`, `layout`): a strong word next to it
+    /// names what the layout is for (`left-navigation_page-wrapper` holds the whole page).
+    layout: bool,
 }
 
 fn class_words(a: &Attrs<'_>) -> ClassWords {
@@ -112,6 +115,7 @@ fn class_words(a: &Attrs<'_>) -> ClassWords {
     for v in a.class.into_iter().chain(a.id) {
         c.consent |= consent_vendors().is_match(v);
         for w in v.split(|ch: char| ch.is_whitespace() || ch == '-' || ch == '_' || ch == ':').filter(|w| !w.is_empty()) {
+            c.layout |= w.len() <= 9 && matches!(w.to_ascii_lowercase().as_str(), "wrapper" | "wrap" | "page" | "container" | "layout");
             match word_kind(w) {
                 Some(WordKind::Content) => c.content = true,
                 Some(WordKind::Comment) => c.comment = true,
@@ -227,9 +231,9 @@ fn boilerplate(name: &str, a: &Attrs<'_>, c: ClassWords) -> Boiler {
         // unclosed <form>, article text the parser put inside one
         return Boiler::Weak;
     }
-    if c.strong {
+    if c.strong && !c.layout {
         Boiler::Strong
-    } else if c.weak {
+    } else if c.weak || c.strong {
         Boiler::Weak
     } else {
         Boiler::No
