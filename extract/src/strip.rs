@@ -13,6 +13,11 @@ pub(crate) fn strip_inert(html: &str) -> String {
     while let Some(off) = html[pos..].find('<') {
         let i = pos + off;
         let rest = &b[i..];
+        // only `<!--`, `<script`, `<style` and `<svg` matter: most tags are none of them
+        if !matches!(rest.get(1), Some(b'!' | b's' | b'S')) {
+            pos = i + 1;
+            continue;
+        }
         if rest.starts_with(b"<!--") {
             let end = html[i + 4..].find("-->").map_or(html.len(), |e| i + 4 + e + 3);
             out.push_str(&html[copied..i]);
