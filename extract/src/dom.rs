@@ -175,7 +175,11 @@ fn stop_label_cut(text: &str) -> usize {
         let label = b.trim_start_matches(['#', ' ']).trim().trim_end_matches(|c: char| c.is_ascii_digit() || matches!(c, ':' | '.' | '(' | ')' | ' ')).trim().to_lowercase();
         let heading_like = b.starts_with('#') || (label.chars().count() <= 40 && !label.contains('.'));
         // exact, or a multi-word label heading a longer title ("Most popular diets")
-        let hit = STOP_LABELS.iter().any(|l| label == *l || (l.contains(' ') && label.starts_with(l) && label.len() <= l.len() + 30));
+        // or followed by a separator and a gloss ("Related — 有關", "Comments | 3")
+        let hit = STOP_LABELS.iter().any(|l| {
+            label == *l
+                || (label.len() <= l.len() + 30 && label.starts_with(l) && (l.contains(' ') || label[l.len()..].starts_with(|c: char| !c.is_alphanumeric() && c != ' ') || label[l.len()..].trim_start().starts_with(|c: char| !c.is_alphanumeric())))
+        });
         if pos * 2 >= text.len() && heading_like && hit {
             return pos.saturating_sub(2);
         }
@@ -742,6 +746,13 @@ mod tests {
         let (out, _) = tidy(&text, Vec::new(), None);
         assert!(out.contains("A paragraph of the article"), "{out}");
         assert!(!out.contains("Teaser one") && !out.contains("Mehr zum Thema"), "{out}");
+        // a label with a gloss after a separator is still the label
+        let para = "The foundation welcomed the decision to restore access to the encyclopedia. ".repeat(3);
+        for label in ["### Related — 有關", "## Comments (12)", "### Related: more"] {
+            let text = format!("{para}\n\n{para}\n\n{label}\n\nRead further in the pursuit of knowledge.");
+            let (out, _) = tidy(&text, Vec::new(), None);
+            assert!(!out.contains("pursuit") && out.contains("foundation welcomed"), "{label}: {out}");
+        }
     }
 
     #[test]
