@@ -456,6 +456,9 @@ pub(crate) fn score(doc: &Html) -> Scores {
             Boiler::No => false,
         };
         if flip && stats[i].text * 2 < total_text {
+            if tracing::enabled!(tracing::Level::TRACE) && stats[i].text >= 100 {
+                tracing::trace!(kind = ?boiler[i], text = stats[i].text, tag = els[i].name(), id = ?els[i].attr("id"), class = ?els[i].attr("class"), "boilerplate region");
+            }
             let s = &mut stats[i];
             s.mass = -((s.text - s.link.min(s.text)) as f32 * 0.5 + s.link as f32) - 4.0;
             s.boiler = true;
