@@ -74,17 +74,20 @@ enum WordKind {
     /// Boilerplate that layout classes also use (`ad-wrapper` around the story, `rail`
     /// columns, `modal` article viewers): trusted only for regions without much prose.
     Weak,
+    /// Page layout (`page-wrapper`, `container`).
+    Layout,
 }
 
-fn word_kind(w: &str) -> Option<WordKind> {
+fn word_kind(w: &[u8]) -> Option<WordKind> {
     if w.len() > 16 {
         return None; // longer than any listed word
     }
     let mut buf = [0u8; 16];
     let lower = &mut buf[..w.len()];
-    lower.copy_from_slice(w.as_bytes());
+    lower.copy_from_slice(w);
     lower.make_ascii_lowercase();
     Some(match &*lower {
+        b"wrapper" | b"wrap" | b"page" | b"container" | b"layout" => WordKind::Layout,
         b"article" | b"content" | b"post" | b"entry" | b"story" | b"body" | b"text" | b"main" | b"blog" | b"prose" | b"markdown" | b"articlebody" => WordKind::Content,
         b"comment" | b"comments" | b"commentlist" | b"commentary" | b"disqus" | b"respond" | b"replies" | b"reply" => WordKind::Comment,
         b"nav" | b"navbar" | b"navigation" | b"menu" | b"footer" | b"sidebar" | b"cookie" | b"cookies" | b"consent" | b"share" | b"sharing" | b"social" | b"breadcrumb" | b"breadcrumbs"
@@ -114,9 +117,11 @@ fn class_words(a: &Attrs<'_>) -> ClassWords {
     let mut c = ClassWords::default();
     for v in a.class.into_iter().chain(a.id) {
         c.consent |= consent_vendors().is_match(v);
-        for w in v.split(|ch: char| ch.is_whitespace() || ch == '-' || ch == '_' || ch == ':').filter(|w| !w.is_empty()) {
-            c.layout |= w.len() <= 9 && matches!(w.to_ascii_lowercase().as_str(), "wrapper" | "wrap" | "page" | "container" | "layout");
+        // words split at ASCII whitespace, `-`, `_`, `:` (bytes: class values are ASCII in
+        // practice, and a word with other bytes matches no listed word anyway)
+        for w in v.as_bytes().split(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0c | b'-' | b'_' | b':')).filter(|w| !w.is_empty()) {
             match word_kind(w) {
+                Some(WordKind::Layout) => c.layout = true,
                 Some(WordKind::Content) => c.content = true,
                 Some(WordKind::Comment) => c.comment = true,
                 Some(WordKind::Strong) => c.strong = true,
