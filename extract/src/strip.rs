@@ -1,5 +1,6 @@
 //! Removes inert markup before parsing: `<script>` (except JSON-LD, which the metadata
-//! reader needs), `<style>`, inline `<svg>` and comments. On real pages these are often half the bytes, and
+//! reader needs), `<style>`, inline `<svg>`, `<link>` (except canonical and author links)
+//! and comments. On real pages these are often half the bytes, and
 //! the HTML tokenizer would otherwise walk every one of them. The scan follows the
 //! tokenizer's own rules closely enough: a script or style element ends at the first
 //! `</script`/`</style` followed by whitespace, `/` or `>`; a comment at the first `-->`.
@@ -13,9 +14,21 @@ pub(crate) fn strip_inert(html: &str) -> String {
     while let Some(off) = html[pos..].find('<') {
         let i = pos + off;
         let rest = &b[i..];
-        // only `<!--`, `<script`, `<style` and `<svg` matter: most tags are none of them
-        if !matches!(rest.get(1), Some(b'!' | b's' | b'S')) {
+        // only `<!--`, `<script`, `<style`, `<svg` and `<link` matter: most tags are none
+        if !matches!(rest.get(1), Some(b'!' | b's' | b'S' | b'l' | b'L')) {
             pos = i + 1;
+            continue;
+        }
+        if starts_tag(rest, b"link") {
+            // stylesheets, preloads, icons, feeds: never text; a canonical or author link is
+            // metadata and stays
+            let end = html[i..].find('>').map_or(html.len(), |e| i + e + 1);
+            let tag = &html[i..end];
+            if !(contains_ci(tag, "canonical") || contains_ci(tag, "author")) {
+                out.push_str(&html[copied..i]);
+                copied = end;
+            }
+            pos = end.max(i + 1);
             continue;
         }
         if rest.starts_with(b"<!--") {
@@ -52,6 +65,10 @@ pub(crate) fn strip_inert(html: &str) -> String {
     out
 }
 
+fn contains_ci(hay: &str, needle: &str) -> bool {
+    hay.as_bytes().windows(needle.len()).any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
+}
+
 /// `<name` followed by whitespace, `>` or `/`, case-insensitively.
 fn starts_tag(rest: &[u8], name: &[u8]) -> bool {
     rest.len() > name.len() + 1 && rest[1..=name.len()].eq_ignore_ascii_case(name) && matches!(rest[name.len() + 1], b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'>' | b'/')
@@ -85,5 +102,9 @@ mod tests {
         assert_eq!(strip_inert("x < y <script"), "x < y <script");
         assert_eq!(strip_inert("é<style>ü</style>ß"), "éß");
         assert_eq!(strip_inert("<p>a<svg viewBox=\"0 0 9 9\"><path d=\"M0 0\"/></svg>b</p>"), "<p>ab</p>");
+        assert_eq!(
+            strip_inert("<head><LINK rel=stylesheet href=a.css><link rel=\"canonical\" href=\"/c\"><link rel=author href=/me><links>x</links></head>"),
+            "<head><link rel=\"canonical\" href=\"/c\"><link rel=author href=/me><links>x</links></head>"
+        );
     }
 }
