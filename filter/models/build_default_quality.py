@@ -106,6 +106,6 @@ hq = sum(r["label"] == "hq" for r in rows)
 print(f"{len(rows)} examples ({hq} hq, {len(rows) - hq} lq) from {len({r['page'] for r in rows})} English pages -> {labelled}")
 model = os.path.join(args.out, "quality-eng.bin")
 subprocess.run([args.trawl, "filter", "train-quality", "--input", labelled, "--lang", "eng", "--output", model,
-                "--epochs", "15", "--lr", "0.3", "--dim", "16", "--bucket", "20000", "--word-ngrams", "2", "--seed", "1"], check=True)
+                "--epochs", "15", "--lr", "0.3", "--dim", "16", "--bucket", "20000", "--word-ngrams", "2", "--seed", "1", "--minn", "3", "--maxn", "6"], check=True)
 digest = hashlib.sha256(open(model, "rb").read()).hexdigest()
 print(f"{model}: {os.path.getsize(model)} bytes, sha256 {digest}")
