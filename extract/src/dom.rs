@@ -214,12 +214,21 @@ fn tidy(text: &str, images: Vec<ImageRef>, title: Option<&str>) -> (String, Vec<
     }
     let norm = |s: &str| s.trim_start_matches(['#', ' ']).split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
     let title = title.map(norm).unwrap_or_default();
-    while lo < hi {
-        let b = blocks[lo].1;
-        let is_title = b.starts_with("# ") && !title.is_empty() && {
+    let is_title_block = |b: &str| {
+        b.starts_with("# ") && !title.is_empty() && {
             let h = norm(b);
             !h.is_empty() && (title.contains(&h) || h.contains(&title))
-        };
+        }
+    };
+    // kickers and teaser headings above the page's title heading are not the article
+    if let Some(j) = (lo..hi.min(lo + 4)).find(|&j| is_title_block(blocks[j].1)) {
+        if blocks[lo..j].iter().all(|(_, b)| b.starts_with('#') || b.chars().count() < 100) {
+            lo = j;
+        }
+    }
+    while lo < hi {
+        let b = blocks[lo].1;
+        let is_title = is_title_block(b);
         if is_title || (!b.starts_with('#') && edge_fragment(b)) {
             lo += 1;
         } else {
@@ -769,5 +778,18 @@ mod tests {
         );
         let x = extract(&html, "https://h.example/", true, None);
         assert!(x.text.contains("elected the new president"), "{}", x.text);
+    }
+
+    #[test]
+    fn kicker_above_the_title_heading_is_dropped() {
+        let para = "Good hay is the staple food of horses, and haylage has a worse reputation among riders. ".repeat(3);
+        let text = format!("### Read a sample: the perfect dinner\n\nNew\n\n# Haylage: better than its reputation?\n\n{para}\n\n{para}");
+        let (out, _) = tidy(&text, Vec::new(), Some("Haylage: better than its reputation? | Riders Review"));
+        assert!(out.starts_with("Good hay"), "{out}");
+        // a lead paragraph above the title stays
+        let lead = "A long lead paragraph that opens the story before the heading, as some sites place it, with more than a hundred characters in it.";
+        let text = format!("{lead}\n\n# Haylage: better than its reputation?\n\n{para}");
+        let (out, _) = tidy(&text, Vec::new(), Some("Haylage: better than its reputation?"));
+        assert!(out.starts_with("A long lead"), "{out}");
     }
 }
