@@ -65,6 +65,13 @@ fn unicode_words<'a>(piece: &'a str, f: &mut impl FnMut(&'a str)) {
     }
 }
 
+/// Whether `hay` contains `needle`, ignoring ASCII case (non-ASCII bytes must match
+/// exactly).
+pub fn contains_ascii_ci(hay: &str, needle: &str) -> bool {
+    let (h, n) = (hay.as_bytes(), needle.as_bytes());
+    n.is_empty() || (h.len() >= n.len() && h.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n)))
+}
+
 /// Appends the lowercase of `word` to `buf`, exactly as `str::to_lowercase` would (final
 /// sigma included), without an allocation for ASCII and most other words.
 pub fn push_lowercase(buf: &mut String, word: &str) {
@@ -102,6 +109,14 @@ pub fn word_count(text: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ascii_case_insensitive_contains() {
+        assert!(contains_ascii_ci("Accept all COOKIES", "cookies"));
+        assert!(contains_ascii_ci("x", ""));
+        assert!(!contains_ascii_ci("cook", "cookie"));
+        assert!(!contains_ascii_ci("ÉTÉ", "été"), "only ASCII letters fold");
+    }
 
     #[test]
     fn push_lowercase_is_to_lowercase() {

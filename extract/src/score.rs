@@ -187,9 +187,6 @@ fn cookie_word() -> &'static aho_corasick::AhoCorasick {
     &AC
 }
 
-fn contains_ci(hay: &str, needle: &str) -> bool {
-    hay.len() >= needle.len() && hay.as_bytes().windows(needle.len()).any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
-}
 
 /// How sure the element is a boilerplate region (by tag, ARIA role, class/id words).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -211,7 +208,7 @@ fn boilerplate(name: &str, a: &Attrs<'_>, c: ClassWords) -> Boiler {
     if a.hidden || a.aria_hidden {
         return Boiler::Strong;
     }
-    if let Some(style) = a.style.filter(|s| contains_ci(s, "none") || contains_ci(s, "hidden")) {
+    if let Some(style) = a.style.filter(|s| trawl_core::text::contains_ascii_ci(s, "none") || trawl_core::text::contains_ascii_ci(s, "hidden")) {
         let s = style.replace(' ', "").to_ascii_lowercase();
         if s.contains("display:none") || s.contains("visibility:hidden") {
             return Boiler::Strong;
@@ -346,7 +343,7 @@ pub(crate) fn score(doc: &Html) -> Scores {
                     o.link += n;
                 }
                 o.punct += punct;
-                if !o.cookie && cookie_word().is_match(&**t) && CONSENT_PHRASES.iter().any(|p| contains_ci(t, p)) {
+                if !o.cookie && cookie_word().is_match(&**t) && CONSENT_PHRASES.iter().any(|p| trawl_core::text::contains_ascii_ci(t, p)) {
                     o.cookie = true;
                 }
             }

@@ -24,7 +24,7 @@ pub(crate) fn strip_inert(html: &str) -> String {
             // metadata and stays
             let end = html[i..].find('>').map_or(html.len(), |e| i + e + 1);
             let tag = &html[i..end];
-            if !(contains_ci(tag, "canonical") || contains_ci(tag, "author")) {
+            if !(trawl_core::text::contains_ascii_ci(tag, "canonical") || trawl_core::text::contains_ascii_ci(tag, "author")) {
                 out.push_str(&html[copied..i]);
                 copied = end;
             }
@@ -65,9 +65,6 @@ pub(crate) fn strip_inert(html: &str) -> String {
     out
 }
 
-fn contains_ci(hay: &str, needle: &str) -> bool {
-    hay.as_bytes().windows(needle.len()).any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
-}
 
 /// `<name` followed by whitespace, `>` or `/`, case-insensitively.
 fn starts_tag(rest: &[u8], name: &[u8]) -> bool {

@@ -182,12 +182,6 @@ fn boilerplate() -> &'static aho_corasick::AhoCorasick {
     AC.get_or_init(|| aho_corasick::AhoCorasick::builder().ascii_case_insensitive(true).kind(Some(aho_corasick::AhoCorasickKind::DFA)).build(["javascript", "cookie", "lorem ipsum"]).expect("static patterns"))
 }
 
-/// Whether `hay` contains `needle` (lowercase ASCII), ignoring ASCII case.
-fn contains_ci(hay: &str, needle: &str) -> bool {
-    let (h, n) = (hay.as_bytes(), needle.as_bytes());
-    let first = n[0];
-    h.len() >= n.len() && (0..=h.len() - n.len()).any(|i| h[i].to_ascii_lowercase() == first && h[i..i + n.len()].eq_ignore_ascii_case(n))
-}
 
 /// The xxh3 hashes of `lang`'s stop words.
 fn stopword_hashes(lang: &str) -> Option<&'static rustc_hash::FxHashSet<u64>> {
@@ -277,7 +271,7 @@ impl Map for Signals {
             punct += usize::from(l.ends_with(['.', '!', '?', '"', '\'', '。', '！', '？', ':', ';', ')', '”']));
             short += usize::from(l.len() < 30 || (l.len() < 120 && l.chars().count() < 30));
             js += usize::from(has_js);
-            cookie += usize::from(has_cookie && (contains_ci(l, "accept") || contains_ci(l, "use") || contains_ci(l, "policy")));
+            cookie += usize::from(has_cookie && (trawl_core::text::contains_ascii_ci(l, "accept") || trawl_core::text::contains_ascii_ci(l, "use") || trawl_core::text::contains_ascii_ci(l, "policy")));
             distinct_lines.insert(l);
         }
         let dup_lines = (nl - distinct_lines.len()) as f64 / nl.max(1) as f64;
