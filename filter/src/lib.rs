@@ -257,9 +257,9 @@ impl Map for Annotate {
     fn map(&self, doc: &mut Document) -> Result<(), RecordError> {
         let wl = lid::document(&doc.text);
         let (wl_code, wl_conf, wl_reliable) = (wl.code.to_string(), wl.confidence, wl.reliable);
-        let sample = lid::sample(&doc.text, 6_000);
+        // the fastText model reads up to 6 KB (three windows); only built when there is one
         let ft = self.lid.as_ref().and_then(|m| {
-            let line: String = sample.split_whitespace().collect::<Vec<_>>().join(" ");
+            let line: String = lid::sample(&doc.text, 6_000).split_whitespace().collect::<Vec<_>>().join(" ");
             let p = m.predict(&line, 1, 0.0).into_iter().next()?;
             Some((lid_label_to_iso3(&p.label).unwrap_or_else(|| p.label.trim_start_matches("__label__").to_string()), f64::from(p.prob)))
         });
@@ -268,7 +268,7 @@ impl Map for Annotate {
             _ => (wl_code.clone(), wl_conf, wl_reliable, "whatlang"),
         };
         // paragraph level: the share of the text per language, for mixed pages
-        let paragraphs: serde_json::Map<String, serde_json::Value> = lid::paragraph_shares(&doc.text, &code, if code == wl.code { wl.script } else { lid::script_of(&sample) }).into_iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
+        let paragraphs: serde_json::Map<String, serde_json::Value> = lid::paragraph_shares(&doc.text, &code, if code == wl.code { wl.script } else { lid::script_of(&lid::sample(&doc.text, 6_000)) }).into_iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
         let mut lang = json!({ "code": code, "confidence": (conf * 1000.0).round() / 1000.0, "reliable": reliable, "paragraphs": paragraphs });
         if let Some((c, p)) = &ft {
             lang["source"] = source.into();

@@ -200,7 +200,7 @@ impl Evidence {
     fn narrowed(&self) -> Option<Vec<Lang>> {
         let ((i, h), (j, s)) = self.top2()?;
         let clear = h as usize >= MIN_HITS && self.distinct[i] as usize >= MIN_DISTINCT && h as f64 >= MIN_HIT_SHARE * self.words as f64 && h as f64 >= 1.5 * s as f64;
-        let (fam, fam2) = (LISTS[i].1, LISTS.get(j).map_or(fam_none(), |l| l.1));
+        let (fam, fam2) = (LISTS[i].1, LISTS.get(j).map_or(u8::MAX, |l| l.1));
         if !clear || fam >= 10 {
             return None;
         }
@@ -208,10 +208,6 @@ impl Evidence {
         langs.extend(RELATIVES.iter().filter(|r| r.1 == fam || (s > 0 && r.1 == fam2)).map(|r| r.0));
         Some(langs)
     }
-}
-
-const fn fam_none() -> u8 {
-    u8::MAX
 }
 
 /// A language decision: whatlang's language, confidence and reliability.

@@ -167,16 +167,8 @@ impl Pii {
         let mut counts = Vec::new();
         // cheap prefilters from one pass: most pages cannot match most detectors
         let scan = Scan::of(text);
-        let mut apply = |t: &mut std::borrow::Cow<'_, str>, on: bool, re: &Regex, kind: &'static str, placeholder: &str, check: &dyn Fn(&str) -> bool| {
-            let possible = match kind {
-                "email" => scan.at,
-                "phone" => scan.run >= 8,
-                "us_ssn" => scan.run >= 9,
-                "credit_card" => scan.run >= 12,
-                "iban" => scan.iban_start,
-                "ip" if std::ptr::eq(re, &self.ipv4) => scan.run >= 4 && scan.dots >= 3,
-                _ => scan.colons >= 7,
-            };
+        // `possible`: the scan says the detector can match at all
+        let mut apply = |t: &mut std::borrow::Cow<'_, str>, on: bool, possible: bool, re: &Regex, kind: &'static str, placeholder: &str, check: &dyn Fn(&str) -> bool| {
             if !on || !possible {
                 return;
             }
@@ -195,21 +187,21 @@ impl Pii {
                 counts.push((kind, n));
             }
         };
-        apply(&mut t, self.cfg.emails, &self.email, "email", "<EMAIL>", &|_| true);
-        apply(&mut t, self.cfg.ibans, &self.iban, "iban", "<IBAN>", &iban_valid);
-        apply(&mut t, self.cfg.credit_cards, &self.card, "credit_card", "<CREDIT_CARD>", &|m| {
+        apply(&mut t, self.cfg.emails, scan.at, &self.email, "email", "<EMAIL>", &|_| true);
+        apply(&mut t, self.cfg.ibans, scan.iban_start, &self.iban, "iban", "<IBAN>", &iban_valid);
+        apply(&mut t, self.cfg.credit_cards, scan.run >= 12, &self.card, "credit_card", "<CREDIT_CARD>", &|m| {
             let d: Vec<u32> = m.chars().filter_map(|c| c.to_digit(10)).collect();
             (12..=19).contains(&d.len()) && card_scheme(&d) && luhn(&d) && d.iter().any(|x| *x != d[0])
         });
-        apply(&mut t, self.cfg.us_ssns, &self.ssn, "us_ssn", "<US_SSN>", &|m| {
+        apply(&mut t, self.cfg.us_ssns, scan.run >= 9, &self.ssn, "us_ssn", "<US_SSN>", &|m| {
             let (a, rest) = m.split_at(3);
             let g = &rest[1..3];
             let s = &rest[4..];
             a != "000" && a != "666" && !a.starts_with('9') && g != "00" && s != "0000"
         });
-        apply(&mut t, self.cfg.ip_addresses, &self.ipv4, "ip", "<IP>", &|_| true);
-        apply(&mut t, self.cfg.ip_addresses, &self.ipv6, "ip", "<IP>", &|_| true);
-        apply(&mut t, self.cfg.phones, &self.phone, "phone", "<PHONE>", &|m| {
+        apply(&mut t, self.cfg.ip_addresses, scan.run >= 4 && scan.dots >= 3, &self.ipv4, "ip", "<IP>", &|_| true);
+        apply(&mut t, self.cfg.ip_addresses, scan.colons >= 7, &self.ipv6, "ip", "<IP>", &|_| true);
+        apply(&mut t, self.cfg.phones, scan.run >= 8, &self.phone, "phone", "<PHONE>", &|m| {
             let digits = m.chars().filter(char::is_ascii_digit).count();
             // 8-15 digits (E.164 allows 15), and either an international prefix, a bracketed
             // area code or at least three groups: years, prices and dates stay
