@@ -90,8 +90,7 @@ impl Pipeline {
             Some(dir) => {
                 let scorer = trawl_captions::align::ClipScorer::load(std::path::Path::new(dir)).map_err(|reason| trawl_config::ConfigError { file: "config".into(), key: "captions.alignment.model".into(), reason })?;
                 tracing::info!(model = %dir, "image-text alignment scores from a CLIP model");
-                let c = std::mem::replace(&mut self.captioner, Captioner::new(self.cfg.captions.clone()));
-                self.captioner = c.with_scorer(std::sync::Arc::new(scorer));
+                self.captioner.set_scorer(std::sync::Arc::new(scorer));
             }
             None => tracing::info!("no [captions.alignment] model configured: pairs get no alignment score"),
         }

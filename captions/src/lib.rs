@@ -377,8 +377,13 @@ impl Captioner {
     /// Adds an alignment scorer: scores go to `attrs.alignment`, and pairs under
     /// `alignment.threshold` are dropped.
     pub fn with_scorer(mut self, scorer: Arc<dyn align::AlignmentScorer>) -> Self {
-        self.scorer = Some(scorer);
+        self.set_scorer(scorer);
         self
+    }
+
+    /// Sets the alignment scorer in place (see [`Captioner::with_scorer`]).
+    pub fn set_scorer(&mut self, scorer: Arc<dyn align::AlignmentScorer>) {
+        self.scorer = Some(scorer);
     }
 
     /// The configuration.
