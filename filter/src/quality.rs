@@ -8,6 +8,7 @@ use std::io::{BufRead, Write};
 use std::path::Path;
 
 use fasttext::args::{Args, LossName, ModelName};
+use fasttext::matrix::Matrix as _;
 use fasttext::FastText;
 use serde::{Deserialize, Serialize};
 use trawl_core::{Document, DropReason, Filter, Map, RecordError, Verdict};
@@ -66,7 +67,8 @@ pub fn normalize(text: &str) -> String {
 
 /// The words [`normalize`] keeps (before lowercasing).
 fn classifier_words(text: &str) -> std::str::SplitWhitespace<'_> {
-    let cut = text.char_indices().nth(20_000).map_or(text.len(), |(i, _)| i);
+    // no shorter text in bytes has more characters
+    let cut = if text.len() <= 20_000 { text.len() } else { text.char_indices().nth(20_000).map_or(text.len(), |(i, _)| i) };
     text[..cut].split_whitespace()
 }
 
@@ -76,12 +78,24 @@ struct Model {
     /// Word -> id, for models that are not quantized (the crate's tokenizer hashes and
     /// compares every token through its own table and allocates for every unknown word).
     vocab: Option<rustc_hash::FxHashMap<Box<str>, i32>>,
-    /// For softmax models: per vocabulary word, the sum of its input rows (the word's and
-    /// its character n-grams', about ten with the default `maxn` 6) and how many there are,
-    /// so a known word costs one vector addition instead of ten. The average and the
-    /// softmax are then computed here; the result equals the crate's within float rounding
-    /// (`fast_scores_match_the_crate`).
-    sums: Option<(Vec<f32>, Vec<u32>)>,
+    /// For softmax models, the input rows projected on the output matrix (see [`Projected`]).
+    proj: Option<Projected>,
+}
+
+/// A softmax model's logits are the output matrix times the mean of the document's input
+/// rows, which is linear: the mean of each row's product with the output matrix. So every
+/// input row is multiplied by the output matrix once, at load (one number per label, two
+/// for a quality model, instead of `dim`), and a vocabulary word's rows (the word's and its
+/// character n-grams', about ten with the default `maxn` 6) are summed once too. Scoring a
+/// known word is then one addition per label; the result equals the crate's within float
+/// rounding (`fast_scores_match_the_crate`).
+struct Projected {
+    labels: usize,
+    /// Per input row (words, then hash buckets), its logits.
+    rows: Vec<f64>,
+    /// Per vocabulary word, the sum of its rows' logits, and how many rows that is.
+    words: Vec<f64>,
+    counts: Vec<u32>,
 }
 
 impl Model {
@@ -90,22 +104,26 @@ impl Model {
         let d = ft.dict();
         let vocab = fast.then(|| (0..d.nwords()).map(|id| (Box::<str>::from(d.get_word(id)), id)).collect());
         let softmax = fast && ft.args().loss == LossName::Softmax && ft.dict().nlabels() > 0;
-        let sums = softmax.then(|| {
-            let dim = ft.args().dim as usize;
-            let input = ft.input_matrix();
-            let mut sums = vec![0f32; d.nwords() as usize * dim];
+        let proj = softmax.then(|| {
+            let (input, output) = (ft.input_matrix(), ft.output_matrix());
+            let labels = d.nlabels() as usize;
+            let mut rows = Vec::with_capacity(input.rows() as usize * labels);
+            for r in 0..input.rows() {
+                let row = input.row(r);
+                rows.extend((0..labels).map(|l| output.row(l as i64).iter().zip(row).map(|(a, b)| f64::from(*a) * f64::from(*b)).sum::<f64>()));
+            }
+            let mut words = vec![0f64; d.nwords() as usize * labels];
             let mut counts = vec![0u32; d.nwords() as usize];
             for id in 0..d.nwords() {
-                let rows = d.get_subwords(id);
-                let acc = &mut sums[id as usize * dim..(id as usize + 1) * dim];
-                for &r in rows {
-                    add(acc, input.row(i64::from(r)));
+                let sub = d.get_subwords(id);
+                for &r in sub {
+                    add(&mut words[id as usize * labels..(id as usize + 1) * labels], &rows[r as usize * labels..(r as usize + 1) * labels]);
                 }
-                counts[id as usize] = rows.len() as u32;
+                counts[id as usize] = sub.len() as u32;
             }
-            (sums, counts)
+            Projected { labels, rows, words, counts }
         });
-        Model { ft, vocab, sums }
+        Model { ft, vocab, proj }
     }
 
     /// The probability of the positive label for `text` (normalised as [`normalize`] does).
@@ -117,19 +135,19 @@ impl Model {
         let dict = self.ft.dict();
         let nwords = dict.nwords();
         let subwords = a.maxn > 0;
-        let dim = a.dim as usize;
-        let input = self.ft.input_matrix();
-        // with `sums`: the running sum of rows and their count; without: the row ids
-        let mut hidden = vec![0f32; if self.sums.is_some() { dim } else { 0 }];
+        // with `proj`: the running sum of the rows' logits and their count; without: the
+        // row ids, for the crate's prediction
+        let labels = self.proj.as_ref().map_or(0, |p| p.labels);
+        // f64 sums: a long document adds tens of thousands of rows
+        let mut logits = vec![0f64; labels];
         let mut n = 0usize;
         let mut rows: Vec<i32> = Vec::new();
-        let take = |rows: &mut Vec<i32>, hidden: &mut [f32], n: &mut usize, r: i32| {
-            if self.sums.is_some() {
-                add(hidden, input.row(i64::from(r)));
+        let take = |rows: &mut Vec<i32>, logits: &mut [f64], n: &mut usize, r: i32| match &self.proj {
+            Some(p) => {
+                add(logits, &p.rows[r as usize * labels..(r as usize + 1) * labels]);
                 *n += 1;
-            } else {
-                rows.push(r);
             }
+            None => rows.push(r),
         };
         let mut hashes: Vec<i32> = Vec::with_capacity(text.len() / 4);
         let mut buf = String::new();
@@ -143,10 +161,10 @@ impl Model {
             if id.is_none() && buf.starts_with(a.label.as_str()) {
                 continue;
             }
-            match (id, &self.sums) {
-                (Some(id), Some((sums, counts))) => {
-                    add(&mut hidden, &sums[id as usize * dim..(id as usize + 1) * dim]);
-                    n += counts[id as usize] as usize;
+            match (id, &self.proj) {
+                (Some(id), Some(p)) => {
+                    add(&mut logits, &p.words[id as usize * labels..(id as usize + 1) * labels]);
+                    n += p.counts[id as usize] as usize;
                 }
                 (Some(id), None) if subwords => rows.extend_from_slice(dict.get_subwords(id)),
                 (Some(id), None) => rows.push(id),
@@ -158,7 +176,7 @@ impl Model {
                     oov.clear();
                     dict.compute_subwords(&marked, &mut oov);
                     for &r in &oov {
-                        take(&mut rows, &mut hidden, &mut n, r);
+                        take(&mut rows, &mut logits, &mut n, r);
                     }
                 }
                 (None, _) => {}
@@ -174,7 +192,7 @@ impl Model {
                 let mut h = hashes[i] as i64 as u64;
                 for &hj in &hashes[i + 1..hashes.len().min(i + a.word_ngrams as usize)] {
                     h = h.wrapping_mul(116_049_371).wrapping_add(hj as i64 as u64);
-                    take(&mut rows, &mut hidden, &mut n, nwords + (h % bucket) as i32);
+                    take(&mut rows, &mut logits, &mut n, nwords + (h % bucket) as i32);
                 }
             }
         }
@@ -182,16 +200,13 @@ impl Model {
             return positive_prob_of(&[]);
         }
         if let Some(&eos) = vocab.get(EOS) {
-            take(&mut rows, &mut hidden, &mut n, eos);
+            take(&mut rows, &mut logits, &mut n, eos);
         }
-        if self.sums.is_none() {
+        if self.proj.is_none() {
             return positive_prob_of(&self.ft.predict_on_words(&rows, 2, 0.0));
         }
         // softmax over the labels, as the crate computes it
-        let inv = 1.0 / n as f32;
-        hidden.iter_mut().for_each(|x| *x *= inv);
-        let wo = self.ft.output_matrix();
-        let logits: Vec<f32> = (0..dict.nlabels()).map(|i| wo.row(i64::from(i)).iter().zip(&hidden).map(|(a, b)| a * b).sum()).collect();
+        let logits: Vec<f32> = logits.iter().map(|x| (x / n as f64) as f32).collect();
         let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
         let exps: Vec<f32> = logits.iter().map(|l| (l - max).exp()).collect();
         let z: f32 = exps.iter().sum();
@@ -204,9 +219,9 @@ impl Model {
     }
 }
 
-fn add(acc: &mut [f32], row: &[f32]) {
+fn add(acc: &mut [f64], row: &[f64]) {
     for (a, r) in acc.iter_mut().zip(row) {
-        *a += r;
+        *a += *r;
     }
 }
 
@@ -482,7 +497,7 @@ mod tests {
     #[test]
     fn fast_scores_match_the_crate() {
         let m = Model::new(FastText::load(&mut std::io::Cursor::new(DEFAULT_ENG)).unwrap());
-        assert!(m.vocab.is_some() && m.sums.is_some(), "the built-in model is a softmax model, not quantized: the fast route applies");
+        assert!(m.vocab.is_some() && m.proj.is_some(), "the built-in model is a softmax model, not quantized: the fast route applies");
         let texts = [
             "The council approved the new library budget after a long debate on Tuesday evening.",
             "HOME | ABOUT | CONTACT\nCookie policy accept all\n\n© 2024",
