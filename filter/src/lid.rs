@@ -11,12 +11,15 @@
 //!   not only its first lines). Before that, the sample's words are looked up in short
 //!   stop-word lists of 39 languages. When one language is clearly ahead (at least
 //!   [`MIN_HITS`] hits from [`MIN_DISTINCT`] different stop words, [`MIN_HIT_SHARE`] of the
-//!   words, and 1.5 times the runner-up), whatlang scores only the language families of the
-//!   leader and the runner-up (Romance, Germanic, Slavic, ...) instead of every language of
-//!   the script. whatlang still picks the language and its confidence; its confidence comes
-//!   from the best two scores, and the runner-up is almost always a relative, so it is the
-//!   same number. With no clear leader (languages without a list, short or odd text),
-//!   whatlang scores every language as before.
+//!   words, and 1.5 times the runner-up), whatlang scores only the leader, the runner-up and
+//!   the languages of the leader's family that have no list (Latin and Esperanto beside the
+//!   Romance languages, ...) instead of every language of the script (about 2 us each).
+//!   whatlang still picks the language and its confidence; its confidence comes from the best
+//!   two scores and is 1.0 once the best is clearly ahead. On the 387 labelled pages of
+//!   `../shared/testdata/extract`, 352 are narrowed and every narrowed answer, language and
+//!   confidence, equals whatlang scoring every language (unit test below for a few texts).
+//!   With no clear leader (languages without a list, short or odd text), whatlang scores
+//!   every language as before.
 //! - **Paragraphs** (blocks separated by a blank line, at least 20 characters; shares by
 //!   length, for mixed pages): a paragraph in the document's script whose stop words point to
 //!   the document's language, or that has none, counts for the document's language without a
@@ -30,8 +33,9 @@ use rustc_hash::FxHashMap;
 use std::sync::OnceLock;
 use whatlang::{Detector, Lang, Script};
 
-/// Bytes of a document whatlang reads (three windows).
-pub const SAMPLE_BYTES: usize = 900;
+/// Bytes of a document whatlang reads (three windows; its cost grows with the sample, and
+/// on the labelled pages 600 and 900 bytes give the same answers).
+pub const SAMPLE_BYTES: usize = 600;
 /// Stop-word hits the leading language needs for the narrowed whatlang call.
 pub const MIN_HITS: usize = 4;
 /// Different stop words among those hits.
@@ -200,12 +204,15 @@ impl Evidence {
     fn narrowed(&self) -> Option<Vec<Lang>> {
         let ((i, h), (j, s)) = self.top2()?;
         let clear = h as usize >= MIN_HITS && self.distinct[i] as usize >= MIN_DISTINCT && h as f64 >= MIN_HIT_SHARE * self.words as f64 && h as f64 >= 1.5 * s as f64;
-        let (fam, fam2) = (LISTS[i].1, LISTS.get(j).map_or(u8::MAX, |l| l.1));
+        let fam = LISTS[i].1;
         if !clear || fam >= 10 {
             return None;
         }
-        let mut langs: Vec<Lang> = LISTS.iter().filter(|l| l.1 == fam || (s > 0 && l.1 == fam2)).map(|l| l.0).collect();
-        langs.extend(RELATIVES.iter().filter(|r| r.1 == fam || (s > 0 && r.1 == fam2)).map(|r| r.0));
+        let mut langs = vec![LISTS[i].0];
+        if s > 0 {
+            langs.push(LISTS[j].0);
+        }
+        langs.extend(RELATIVES.iter().filter(|r| r.1 == fam).map(|r| r.0));
         Some(langs)
     }
 }
