@@ -147,20 +147,15 @@ fn finish(h: u64, k: usize) -> u64 {
 /// probing, reused across the n-gram sizes of a document (a third of the cost of a general
 /// hash map here).
 struct NgramTable {
-    keys: Vec<u64>,
-    counts: Vec<u32>,
-    lens: Vec<u32>,
+    /// (key, count, length): one cache line per probe
+    slots: Vec<(u64, u32, u32)>,
     mask: usize,
 }
 
 impl NgramTable {
     fn with_room(n: usize) -> NgramTable {
         let cap = (2 * n.max(8)).next_power_of_two();
-        NgramTable { keys: vec![0; cap], counts: vec![0; cap], lens: vec![0; cap], mask: cap - 1 }
-    }
-
-    fn clear(&mut self) {
-        self.keys.fill(0);
+        NgramTable { slots: vec![(0, 0, 0); cap], mask: cap - 1 }
     }
 
     /// Adds one occurrence of `key`; returns its slot (for [`NgramTable::final_count`]),
@@ -169,22 +164,21 @@ impl NgramTable {
         let key = key.max(1); // 0 marks an empty slot
         let mut i = (key as usize) & self.mask;
         loop {
-            if self.keys[i] == key {
-                self.counts[i] += 1;
-                return (i, self.counts[i], self.lens[i]);
+            let s = &mut self.slots[i];
+            if s.0 == key {
+                s.1 += 1;
+                return (i, s.1, s.2);
             }
-            if self.keys[i] == 0 {
-                self.keys[i] = key;
-                self.counts[i] = 1;
-                self.lens[i] = len();
-                return (i, 1, self.lens[i]);
+            if s.0 == 0 {
+                *s = (key, 1, len());
+                return (i, 1, s.2);
             }
             i = (i + 1) & self.mask;
         }
     }
 
     fn final_count(&self, slot: usize) -> u32 {
-        self.counts[slot]
+        self.slots[slot].1
     }
 }
 
@@ -199,46 +193,48 @@ impl NgramTable {
 /// a third of the cost on prose.
 fn ngram_signals(wh: &[u64], wc: &[u32], total_chars: f64) -> [f64; 4] {
     let n = wh.len();
+    if n < 2 {
+        return [0.0; 4];
+    }
     let mut prefix: Vec<u32> = Vec::with_capacity(n + 1);
     prefix.push(0);
     for c in wc {
         prefix.push(prefix[prefix.len() - 1] + c);
     }
-    let mut table = NgramTable::with_room(n);
-    let mut keys: Vec<u64> = Vec::with_capacity(n);
-    let mut slots: Vec<(u32, u32)> = Vec::with_capacity(n);
-    let mut dup = vec![false; n];
-    // counts the k-grams at `starts` (ascending) and returns, per start, whether it repeats
-    // anywhere in the text, with the top-n-gram and duplicated-n-gram character fractions
-    let mut pass = |k: usize, starts: &mut dyn Iterator<Item = usize>, all: Option<&[u64]>| -> (Vec<bool>, f64, f64) {
-        table.clear();
-        slots.clear();
-        dup.fill(false);
-        let mut best = 0usize;
-        for i in starts {
-            let key = all.map_or_else(|| ngram_key(&wh[i..i + k]), |a| a[i]);
+    // counts the k-grams at `starts` (ascending); returns, per start, whether it repeats
+    // anywhere in the text, the top n-gram's character fraction (count x length) and the
+    // fraction of characters in repeated occurrences (Gopher's duplicated n-grams; positions
+    // go in order, so covered words are summed by prefix sums, each once)
+    let pass = |k: usize, starts: &[u32], keys: Option<&[u64]>| -> (Vec<bool>, f64, f64) {
+        let mut table = NgramTable::with_room(starts.len());
+        let mut slots: Vec<u32> = Vec::with_capacity(starts.len());
+        let (mut best, mut dup_chars, mut covered) = (0usize, 0usize, 0usize);
+        for &i in starts {
+            let i = i as usize;
+            let key = keys.map_or_else(|| ngram_key(&wh[i..i + k]), |a| a[i]);
             let (slot, count, len) = table.count(key, || prefix[i + k] - prefix[i]);
             if count > 1 {
                 best = best.max(count as usize * len as usize);
-                dup[i..i + k].fill(true);
+                let from = covered.max(i);
+                dup_chars += (prefix[i + k] - prefix[from.min(i + k)]) as usize;
+                covered = i + k;
             }
-            slots.push((i as u32, slot as u32));
+            slots.push(slot as u32);
         }
         let mut repeats = vec![false; n];
-        for &(i, slot) in slots.iter() {
+        for (&i, &slot) in starts.iter().zip(&slots) {
             repeats[i as usize] = table.final_count(slot as usize) > 1;
         }
-        let dup_chars = wc.iter().zip(dup.iter()).filter(|(_, d)| **d).map(|(c, _)| *c as usize).sum::<usize>();
         (repeats, best as f64 / total_chars, dup_chars as f64 / total_chars)
     };
-    if n < 2 {
-        return [0.0; 4];
-    }
+    let mut keys = Vec::with_capacity(n);
     ngram_keys(wh, 2, &mut keys);
-    let (rep2, top2, _) = pass(2, &mut (0..n - 1), Some(&keys));
-    let (rep3, top3, _) = if n < 3 { (vec![false; n], 0.0, 0.0) } else { pass(3, &mut (0..n - 2).filter(|&i| rep2[i] && rep2[i + 1]), None) };
-    let (rep5, _, dup5) = if n < 5 { (vec![false; n], 0.0, 0.0) } else { pass(5, &mut (0..n - 4).filter(|&i| rep3[i] && rep3[i + 1] && rep3[i + 2]), None) };
-    let (_, _, dup10) = if n < 10 { (vec![], 0.0, 0.0) } else { pass(10, &mut (0..n - 9).filter(|&i| rep5[i] && rep5[i + 5]), None) };
+    let all: Vec<u32> = (0..(n - 1) as u32).collect();
+    let (rep2, top2, _) = pass(2, &all, Some(&keys));
+    let starts = |len: usize, keep: &dyn Fn(usize) -> bool| -> Vec<u32> { (0..n.saturating_sub(len - 1)).filter(|&i| keep(i)).map(|i| i as u32).collect() };
+    let (rep3, top3, _) = pass(3, &starts(3, &|i| rep2[i] && rep2[i + 1]), None);
+    let (rep5, _, dup5) = pass(5, &starts(5, &|i| rep3[i] && rep3[i + 1] && rep3[i + 2]), None);
+    let (_, _, dup10) = pass(10, &starts(10, &|i| rep5[i] && rep5[i + 5]), None);
     [top2, top3, dup5, dup10]
 }
 
@@ -259,13 +255,20 @@ fn boilerplate_kind(m: &str) -> usize {
     }
 }
 
-/// The xxh3 hashes of `lang`'s stop words.
-fn stopword_hashes(lang: &str) -> Option<&'static rustc_hash::FxHashSet<u64>> {
-    static SETS: std::sync::OnceLock<Vec<(&'static str, rustc_hash::FxHashSet<u64>)>> = std::sync::OnceLock::new();
+/// The xxh3 hashes of `lang`'s stop words, and the longest one's length in bytes.
+fn stopword_hashes(lang: &str) -> Option<(&'static rustc_hash::FxHashSet<u64>, usize)> {
+    type Sets = Vec<(&'static str, rustc_hash::FxHashSet<u64>, usize)>;
+    static SETS: std::sync::OnceLock<Sets> = std::sync::OnceLock::new();
     let sets = SETS.get_or_init(|| {
-        ["eng", "fra", "deu", "spa"].into_iter().map(|l| (l, stopwords(l).unwrap_or_default().iter().map(|w| xxhash_rust::xxh3::xxh3_64(w.as_bytes())).collect())).collect()
+        ["eng", "fra", "deu", "spa"]
+            .into_iter()
+            .map(|l| {
+                let words = stopwords(l).unwrap_or_default();
+                (l, words.iter().map(|w| xxhash_rust::xxh3::xxh3_64(w.as_bytes())).collect(), words.iter().map(|w| w.len()).max().unwrap_or(0))
+            })
+            .collect()
     });
-    sets.iter().find(|(l, _)| *l == lang).map(|(_, s)| s)
+    sets.iter().find(|(l, _, _)| *l == lang).map(|(_, s, n)| (s, *n))
 }
 
 /// Computes `attrs.heur` (see the module docs).
@@ -319,11 +322,21 @@ impl Map for Signals {
             };
             chars += n;
             let hash = xxhash_rust::xxh3::xxh3_64(lower.as_bytes());
-            if let Some(set) = stop_list {
+            if let Some((set, longest)) = stop_list {
                 // stop words are matched on the word without surrounding punctuation, by hash
-                let trimmed = if ascii { lower.trim_matches(|c: char| !c.is_ascii_alphanumeric()) } else { lower.trim_matches(|c: char| !c.is_alphanumeric()) };
-                let th = if trimmed.len() == lower.len() { hash } else { xxhash_rust::xxh3::xxh3_64(trimmed.as_bytes()) };
-                stop += usize::from(set.contains(&th));
+                // (only words short enough to be one)
+                let trimmed = if ascii {
+                    let b = lower.as_bytes();
+                    let start = b.iter().position(u8::is_ascii_alphanumeric).unwrap_or(b.len());
+                    let end = b.iter().rposition(u8::is_ascii_alphanumeric).map_or(start, |e| e + 1);
+                    &lower[start..end]
+                } else {
+                    lower.trim_matches(|c: char| !c.is_alphanumeric())
+                };
+                if trimmed.len() <= longest {
+                    let th = if trimmed.len() == lower.len() { hash } else { xxhash_rust::xxh3::xxh3_64(trimmed.as_bytes()) };
+                    stop += usize::from(set.contains(&th));
+                }
             }
             wh.push(hash);
             wc.push(if ascii { n as u32 } else { lower.chars().count() as u32 });

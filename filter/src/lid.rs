@@ -99,11 +99,23 @@ const LISTS: &[(Lang, u8, &str)] = &[
 /// narrowed call).
 const RELATIVES: &[(Lang, u8)] = &[(Lang::Lat, 2), (Lang::Epo, 2), (Lang::Aze, 5), (Lang::Uzb, 5), (Lang::Tuk, 5), (Lang::Jav, 6)];
 
+/// Bits of the set of stop words seen in [`Evidence::of`] (at least the distinct words of
+/// all lists).
+const TABLE_BITS: usize = 1024;
+
 struct Table {
     /// word -> (id, bit mask of the languages whose list has it)
     words: FxHashMap<&'static str, (u32, u64)>,
+    /// The same for ASCII words of at most 8 bytes, keyed by [`ascii_key`] (one multiply
+    /// to hash, no string comparison).
+    short: FxHashMap<u64, (u32, u64)>,
     /// The longest listed word, in bytes.
     longest: usize,
+}
+
+/// An ASCII word of at most 8 bytes as a number, lowercased.
+fn ascii_key(w: &[u8]) -> u64 {
+    w.iter().fold(0u64, |k, &b| (k << 8) | u64::from(b.to_ascii_lowercase()))
 }
 
 fn table() -> &'static Table {
@@ -117,7 +129,10 @@ fn table() -> &'static Table {
             }
         }
         let longest = words.keys().map(|w| w.len()).max().unwrap_or(0);
-        Table { words, longest }
+        assert!(words.len() <= TABLE_BITS, "more stop words than Evidence::of's bit set holds");
+        assert!(words.keys().all(|w| !w.is_ascii() || w.len() <= 8), "ASCII stop words are looked up as 8-byte keys");
+        let short = words.iter().filter(|(w, _)| w.is_ascii() && w.len() <= 8).map(|(w, v)| (ascii_key(w.as_bytes()), *v)).collect();
+        Table { words, short, longest }
     })
 }
 
@@ -136,30 +151,38 @@ impl Evidence {
     pub fn of(text: &str) -> Evidence {
         let t = table();
         let mut e = Evidence { hits: [0; 64], distinct: [0; 64], words: 0 };
-        // stop words seen so far (a handful: a linear search beats hashing)
-        let mut seen: Vec<u32> = Vec::new();
+        // stop words seen so far, a bit per table entry
+        let mut seen = [0u64; TABLE_BITS / 64];
         let mut buf = String::new();
         trawl_core::text::for_each_word(text, |tok| {
-            let w = if tok.is_ascii() { tok.trim_matches(|c: char| !c.is_ascii_alphanumeric()) } else { tok.trim_matches(|c: char| !c.is_alphanumeric()) };
-            if w.is_empty() {
-                return;
-            }
-            e.words += 1;
-            if w.len() > t.longest {
-                return;
-            }
-            let key: &str = if w.bytes().all(|b| b.is_ascii_lowercase()) {
-                w
+            let found = if tok.is_ascii() {
+                // trimmed of non-alphanumeric bytes; short words are looked up as numbers
+                let b = tok.as_bytes();
+                let Some(start) = b.iter().position(u8::is_ascii_alphanumeric) else { return };
+                let end = b.iter().rposition(u8::is_ascii_alphanumeric).map_or(start, |e| e + 1);
+                e.words += 1;
+                let w = &b[start..end];
+                if w.len() > 8 {
+                    return;
+                }
+                t.short.get(&ascii_key(w))
             } else {
+                let w = tok.trim_matches(|c: char| !c.is_alphanumeric());
+                if w.is_empty() {
+                    return;
+                }
+                e.words += 1;
+                if w.len() > t.longest {
+                    return;
+                }
                 buf.clear();
                 trawl_core::text::push_lowercase(&mut buf, w);
-                &buf
+                t.words.get(buf.as_str())
             };
-            if let Some(&(id, mask)) = t.words.get(key) {
-                let new = !seen.contains(&id);
-                if new {
-                    seen.push(id);
-                }
+            if let Some(&(id, mask)) = found {
+                let (slot, bit) = (id as usize / 64, 1u64 << (id % 64));
+                let new = seen[slot] & bit == 0;
+                seen[slot] |= bit;
                 let mut m = mask;
                 while m != 0 {
                     let i = m.trailing_zeros() as usize;
@@ -282,17 +305,32 @@ pub fn detect(text: &str, evidence: &Evidence) -> Detected {
 /// Latin Extended, general punctuation: most paragraphs of most pages) is Latin after one
 /// quick look per character; anything else goes to whatlang's script detection.
 pub fn script_of(text: &str) -> Option<Script> {
+    let b = text.as_bytes();
     let mut latin = false;
-    for c in text.chars() {
-        if c.is_ascii() {
-            latin |= c.is_ascii_alphabetic();
+    let mut i = 0;
+    while i < b.len() {
+        if latin {
+            // once a letter is seen, ASCII runs only need skipping
+            while i + 16 <= b.len() && b[i..i + 16].is_ascii() {
+                i += 16;
+            }
+            if i == b.len() {
+                break;
+            }
+        }
+        if b[i] < 0x80 {
+            latin |= b[i].is_ascii_alphabetic();
+            i += 1;
             continue;
         }
+        // `i` is a char boundary: it only ever moves by whole characters or ASCII bytes
+        let c = text[i..].chars().next().unwrap_or(' ');
         match c as u32 {
             0x80..=0xBF | 0xD7 | 0xF7 | 0x2000..=0x206F | 0x20A0..=0x20CF | 0x2100..=0x214F => {}
             0xC0..=0x24F | 0x1E00..=0x1EFF => latin = true,
             _ => return whatlang::detect_script(text),
         }
+        i += c.len_utf8();
     }
     latin.then_some(Script::Latin)
 }

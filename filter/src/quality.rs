@@ -168,6 +168,13 @@ impl Model {
                 }
                 (Some(id), None) if subwords => rows.extend_from_slice(dict.get_subwords(id)),
                 (Some(id), None) => rows.push(id),
+                (None, Some(_)) if subwords && buf != EOS => {
+                    marked.clear();
+                    marked.push('<');
+                    marked.push_str(&buf);
+                    marked.push('>');
+                    char_ngrams(marked.as_bytes(), a.minn, a.maxn, a.bucket as u32, |h| take(&mut rows, &mut logits, &mut n, nwords + h));
+                }
                 (None, _) if subwords && buf != EOS => {
                     marked.clear();
                     marked.push('<');
@@ -226,6 +233,39 @@ fn add(acc: &mut [f64], row: &[f64]) {
 }
 
 const EOS: &str = "</s>";
+
+/// fastText's character n-grams of a marked word (`<word>`), as bucket numbers: n-grams of
+/// `minn..=maxn` characters, not the lone markers, hashed with [`fnv1a`] modulo `bucket`.
+/// What `Dictionary::compute_subwords` gives for a model that is not pruned (every model
+/// the fast route takes), without its allocation per position and with each hash extended
+/// byte by byte instead of recomputed per n-gram.
+fn char_ngrams(word: &[u8], minn: i32, maxn: i32, bucket: u32, mut f: impl FnMut(i32)) {
+    if maxn <= 0 || bucket == 0 {
+        return;
+    }
+    let cont = |b: u8| b & 0xC0 == 0x80;
+    for i in 0..word.len() {
+        if cont(word[i]) {
+            continue;
+        }
+        let mut h = 2_166_136_261u32;
+        let mut j = i;
+        let mut n = 1;
+        while j < word.len() && n <= maxn {
+            loop {
+                h = (h ^ (word[j] as i8 as i32 as u32)).wrapping_mul(16_777_619);
+                j += 1;
+                if j >= word.len() || !cont(word[j]) {
+                    break;
+                }
+            }
+            if n >= minn && !(n == 1 && (i == 0 || j == word.len())) {
+                f((h % bucket) as i32);
+            }
+            n += 1;
+        }
+    }
+}
 
 /// fastText's word hash (FNV-1a over bytes read as signed chars).
 fn fnv1a(bytes: &[u8]) -> u32 {
@@ -492,6 +532,20 @@ mod tests {
         assert_eq!(is_positive(&serde_json::json!("__label__hq")), Some(true));
         assert_eq!(is_positive(&serde_json::json!(0)), Some(false));
         assert_eq!(is_positive(&serde_json::json!("maybe")), None);
+    }
+
+    #[test]
+    fn char_ngrams_are_the_crates_subwords() {
+        let ft = FastText::load(&mut std::io::Cursor::new(DEFAULT_ENG)).unwrap();
+        let (a, d) = (ft.args(), ft.dict());
+        for w in ["zzqxv", "a", "", "naïve", "日本語テキスト", "ΣΑΣ", "x1-y2_z3", "supercalifragilistic"] {
+            let marked = format!("<{w}>");
+            let mut want = Vec::new();
+            d.compute_subwords(&marked, &mut want);
+            let mut got = Vec::new();
+            char_ngrams(marked.as_bytes(), a.minn, a.maxn, a.bucket as u32, |h| got.push(d.nwords() + h));
+            assert_eq!(got, want, "{w}");
+        }
     }
 
     #[test]
