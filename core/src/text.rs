@@ -83,8 +83,30 @@ pub fn push_lowercase(buf: &mut String, word: &str) {
         // the one context-dependent mapping (word-final sigma)
         buf.push_str(&word.to_lowercase());
     } else {
-        buf.extend(word.chars().flat_map(char::to_lowercase));
+        for c in word.chars() {
+            match quick_lowercase(c) {
+                Some(l) => buf.push(l),
+                None => buf.extend(c.to_lowercase()),
+            }
+        }
     }
+}
+
+/// The lowercase of `c` for the blocks most web text uses (ASCII, Latin-1, Cyrillic, Greek
+/// capitals, scripts without case such as CJK, kana, hangul and Thai), where it is one
+/// character found by arithmetic; `None` elsewhere (the caller asks the Unicode tables,
+/// which cost a search per character). Equal to `char::to_lowercase` wherever it answers
+/// (`quick_lowercase_is_to_lowercase` checks every character).
+fn quick_lowercase(c: char) -> Option<char> {
+    let u = c as u32;
+    let l = match u {
+        0x41..=0x5A | 0xC0..=0xD6 | 0xD8..=0xDE | 0x391..=0x3A1 | 0x3A3..=0x3AB | 0x410..=0x42F => u + 0x20,
+        0x400..=0x40F => u + 0x50,
+        0..=0x40 | 0x5B..=0xBF | 0xD7 | 0xDF..=0xFF | 0x3AC..=0x3CE | 0x430..=0x45F => u,
+        _ if is_dense_script(c) || (0x2000..=0x206F).contains(&u) || (0x3000..=0x303F).contains(&u) || (0xFF01..=0xFF20).contains(&u) => u,
+        _ => return None,
+    };
+    char::from_u32(l)
 }
 
 /// Number of words (see the module docs).
@@ -147,6 +169,15 @@ mod tests {
         assert!(contains_ascii_ci("x", ""));
         assert!(!contains_ascii_ci("cook", "cookie"));
         assert!(!contains_ascii_ci("ÉTÉ", "été"), "only ASCII letters fold");
+    }
+
+    #[test]
+    fn quick_lowercase_is_to_lowercase() {
+        for c in (0..=0x10FFFFu32).filter_map(char::from_u32) {
+            if let Some(l) = quick_lowercase(c) {
+                assert_eq!(c.to_lowercase().collect::<String>(), l.to_string(), "{c:?} U+{:04X}", c as u32);
+            }
+        }
     }
 
     #[test]

@@ -314,7 +314,7 @@ impl Map for Signals {
                     (w.len(), w)
                 }
             } else {
-                alpha += usize::from(w.chars().any(char::is_alphabetic));
+                alpha += usize::from(letter || w.chars().any(char::is_alphabetic));
                 dense += usize::from(w.chars().any(trawl_core::text::is_dense_script));
                 buf.clear();
                 trawl_core::text::push_lowercase(&mut buf, w);
