@@ -246,6 +246,28 @@ fn boilerplate() -> &'static regex::Regex {
     RE.get_or_init(|| regex::Regex::new("(?i-u)javascript|cookie|lorem ipsum").expect("static pattern"))
 }
 
+/// Gopher's symbols: `#`, `...` (non-overlapping) and `…`, in one SIMD scan for their first
+/// bytes (the same count as three `str::matches`).
+fn symbol_count(text: &str) -> usize {
+    let b = text.as_bytes();
+    let (mut n, mut skip_to) = (0, 0);
+    for i in memchr::memchr3_iter(b'#', b'.', 0xE2, b) {
+        if i < skip_to {
+            continue;
+        }
+        match b[i] {
+            b'#' => n += 1,
+            b'.' if b[i..].starts_with(b"...") => {
+                n += 1;
+                skip_to = i + 3;
+            }
+            0xE2 if b[i..].starts_with("…".as_bytes()) => n += 1,
+            _ => {}
+        }
+    }
+    n
+}
+
 /// Which boilerplate pattern a match is: 0 `javascript`, 1 `cookie`, 2 `lorem ipsum`.
 fn boilerplate_kind(m: &str) -> usize {
     match m.as_bytes()[0].to_ascii_lowercase() {
@@ -342,7 +364,7 @@ impl Map for Signals {
             wc.push(if ascii { n as u32 } else { lower.chars().count() as u32 });
         });
         let n = wh.len().max(1) as f64;
-        let symbols = text.matches('#').count() + text.matches("...").count() + text.matches('…').count();
+        let symbols = symbol_count(text);
         let stop = stop_list.map(|_| stop);
         // one pass over the lines
         let (mut nl, mut bullets, mut ellipsis, mut punct, mut short, mut js, mut cookie) = (0usize, 0, 0, 0, 0, 0, 0);
@@ -502,6 +524,13 @@ mod tests {
             (0..words.len()).filter(|&i| dup[i]).map(|i| chars[i]).sum::<usize>() as f64 / total
         };
         [top(2), top(3), dup(5), dup(10)]
+    }
+
+    #[test]
+    fn symbol_count_is_three_matches() {
+        for t in ["", "#", "a.b..c...d....e.....f......", "…#…...#", "x…", "é.. .. ...", "#hash ## and ... … end..."] {
+            assert_eq!(symbol_count(t), t.matches('#').count() + t.matches("...").count() + t.matches('…').count(), "{t}");
+        }
     }
 
     #[test]

@@ -360,7 +360,8 @@ pub fn paragraph_shares(text: &str, doc_lang: &str, doc_script: Option<Script>) 
     let mut total = 0usize;
     let mut calls = 0usize;
     for para in text.split("\n\n").map(str::trim) {
-        if para.len() < MIN_PARAGRAPH_CHARS || para.chars().take(MIN_PARAGRAPH_CHARS).count() < MIN_PARAGRAPH_CHARS {
+        // (a paragraph of 4 bytes per character or more has enough characters for sure)
+        if para.len() < MIN_PARAGRAPH_CHARS || (para.len() < 4 * MIN_PARAGRAPH_CHARS && para.chars().take(MIN_PARAGRAPH_CHARS).count() < MIN_PARAGRAPH_CHARS) {
             continue;
         }
         let mut cut = para.len().min(PARAGRAPH_BYTES);
