@@ -77,7 +77,12 @@ struct Model {
     ft: FastText,
     /// Word -> id, for models that are not quantized (the crate's tokenizer hashes and
     /// compares every token through its own table and allocates for every unknown word).
-    vocab: Option<rustc_hash::FxHashMap<Box<str>, i32>>,
+    /// Keyed by the word's 64-bit xxh3 hash, not the word: a lookup touches one small entry
+    /// instead of a string elsewhere in memory (the chain's other stages evict the model
+    /// between documents, so misses dominate). Two different words share a key with odds
+    /// of about 2^-64 per lookup against each vocabulary word; at load, vocabulary words
+    /// that collide among themselves turn the fast route off.
+    vocab: Option<rustc_hash::FxHashMap<u64, i32>>,
     /// For softmax models, the input rows projected on the output matrix (see [`Projected`]).
     proj: Option<Projected>,
 }
@@ -92,17 +97,17 @@ struct Model {
 struct Projected {
     labels: usize,
     /// Per input row (words, then hash buckets), its logits.
-    rows: Vec<f64>,
-    /// Per vocabulary word, the sum of its rows' logits, and how many rows that is.
-    words: Vec<f64>,
-    counts: Vec<u32>,
+    rows: Vec<f32>,
+    /// Per vocabulary word, `labels + 1` numbers: the sum of its rows' logits, then how many
+    /// rows that is (exact in f32), side by side so a word costs one cache line.
+    words: Vec<f32>,
 }
 
 impl Model {
     fn new(ft: FastText) -> Model {
         let fast = !ft.is_quant();
         let d = ft.dict();
-        let vocab = fast.then(|| (0..d.nwords()).map(|id| (Box::<str>::from(d.get_word(id)), id)).collect());
+        let vocab: Option<rustc_hash::FxHashMap<u64, i32>> = fast.then(|| (0..d.nwords()).map(|id| (word_key(d.get_word(id)), id)).collect()).filter(|v: &rustc_hash::FxHashMap<u64, i32>| v.len() == d.nwords() as usize);
         let softmax = fast && ft.args().loss == LossName::Softmax && ft.dict().nlabels() > 0;
         let proj = softmax.then(|| {
             let (input, output) = (ft.input_matrix(), ft.output_matrix());
@@ -112,16 +117,20 @@ impl Model {
                 let row = input.row(r);
                 rows.extend((0..labels).map(|l| output.row(l as i64).iter().zip(row).map(|(a, b)| f64::from(*a) * f64::from(*b)).sum::<f64>()));
             }
-            let mut words = vec![0f64; d.nwords() as usize * labels];
-            let mut counts = vec![0u32; d.nwords() as usize];
+            let mut words = Vec::with_capacity(d.nwords() as usize * (labels + 1));
+            let mut sum = vec![0f64; labels];
             for id in 0..d.nwords() {
                 let sub = d.get_subwords(id);
+                sum.fill(0.0);
                 for &r in sub {
-                    add(&mut words[id as usize * labels..(id as usize + 1) * labels], &rows[r as usize * labels..(r as usize + 1) * labels]);
+                    add(&mut sum, &rows[r as usize * labels..(r as usize + 1) * labels]);
                 }
-                counts[id as usize] = sub.len() as u32;
+                words.extend(sum.iter().map(|x| *x as f32));
+                words.push(sub.len() as f32);
             }
-            Projected { labels, rows, words, counts }
+            // stored as f32 (half the memory the chain's other stages evict between
+            // documents; summed in f64 when scoring)
+            Projected { labels, rows: rows.into_iter().map(|x| x as f32).collect(), words }
         });
         Model { ft, vocab, proj }
     }
@@ -156,15 +165,16 @@ impl Model {
         for w in classifier_words(text) {
             buf.clear();
             trawl_core::text::push_lowercase(&mut buf, w);
-            let id = vocab.get(buf.as_str()).copied();
+            let id = vocab.get(&word_key(&buf)).copied();
             // tokens that look like labels are not words (fastText's rule)
             if id.is_none() && buf.starts_with(a.label.as_str()) {
                 continue;
             }
             match (id, &self.proj) {
                 (Some(id), Some(p)) => {
-                    add(&mut logits, &p.words[id as usize * labels..(id as usize + 1) * labels]);
-                    n += p.counts[id as usize] as usize;
+                    let w = &p.words[id as usize * (labels + 1)..(id as usize + 1) * (labels + 1)];
+                    add(&mut logits, &w[..labels]);
+                    n += w[labels] as usize;
                 }
                 (Some(id), None) if subwords => rows.extend_from_slice(dict.get_subwords(id)),
                 (Some(id), None) => rows.push(id),
@@ -206,7 +216,7 @@ impl Model {
         if rows.is_empty() && n == 0 {
             return positive_prob_of(&[]);
         }
-        if let Some(&eos) = vocab.get(EOS) {
+        if let Some(&eos) = vocab.get(&word_key(EOS)) {
             take(&mut rows, &mut logits, &mut n, eos);
         }
         if self.proj.is_none() {
@@ -226,13 +236,18 @@ impl Model {
     }
 }
 
-fn add(acc: &mut [f64], row: &[f64]) {
+fn add<T: Copy + Into<f64>>(acc: &mut [f64], row: &[T]) {
     for (a, r) in acc.iter_mut().zip(row) {
-        *a += *r;
+        *a += (*r).into();
     }
 }
 
 const EOS: &str = "</s>";
+
+/// The key of a word in [`Model`]'s vocabulary map.
+fn word_key(w: &str) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(w.as_bytes())
+}
 
 /// fastText's character n-grams of a marked word (`<word>`), as bucket numbers: n-grams of
 /// `minn..=maxn` characters, not the lone markers, hashed with [`fnv1a`] modulo `bucket`.
