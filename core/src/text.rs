@@ -83,11 +83,25 @@ pub fn push_lowercase(buf: &mut String, word: &str) {
         // the one context-dependent mapping (word-final sigma)
         buf.push_str(&word.to_lowercase());
     } else {
-        for c in word.chars() {
+        // ASCII runs in bulk, other characters one by one
+        let b = word.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            let run = b[i..].iter().position(|&c| c >= 0x80).map_or(b.len(), |p| i + p);
+            if run > i {
+                let at = buf.len();
+                buf.push_str(&word[i..run]);
+                buf[at..].make_ascii_lowercase();
+                i = run;
+                continue;
+            }
+            // `i` is at a non-ASCII byte that follows an ASCII one or a whole character
+            let c = word[i..].chars().next().unwrap_or(' ');
             match quick_lowercase(c) {
                 Some(l) => buf.push(l),
                 None => buf.extend(c.to_lowercase()),
             }
+            i += c.len_utf8();
         }
     }
 }
@@ -182,7 +196,8 @@ mod tests {
 
     #[test]
     fn push_lowercase_is_to_lowercase() {
-        for w in ["ABC", "Straße", "ΟΔΟΣ", "ΣΑΣ", "İstanbul", "Ünïcödé", "ПРИВЕТ", "日本"] {
+        let long = "Ein LANGER Text — mit Ümlauten, ΕΛΛΗΝΙΚΑ, Кириллица, 日本語 and ASCII runs İİ. ".repeat(50);
+        for w in ["ABC", "Straße", "ΟΔΟΣ", "ΣΑΣ", "İstanbul", "Ünïcödé", "ПРИВЕТ", "日本", "aÉb", "É", &long] {
             let mut b = String::from("x");
             push_lowercase(&mut b, w);
             assert_eq!(b, format!("x{}", w.to_lowercase()), "{w}");

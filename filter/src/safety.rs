@@ -88,7 +88,9 @@ impl Safety {
             let word = |i: usize| b.get(i).is_some_and(u8::is_ascii_alphanumeric);
             return ascii.find_iter(text).filter(|m| (m.start() == 0 || !word(m.start() - 1)) && !word(m.end())).count();
         }
-        let lower = text.to_lowercase();
+        // the same string as `to_lowercase`, with arithmetic for the common blocks
+        let mut lower = String::with_capacity(text.len());
+        trawl_core::text::push_lowercase(&mut lower, text);
         let b = lower.as_bytes();
         let boundary = |i: usize| i == 0 || i >= b.len() || !lower[..i].chars().next_back().is_some_and(char::is_alphanumeric);
         let after = |i: usize| i >= b.len() || !lower[i..].chars().next().is_some_and(char::is_alphanumeric);
