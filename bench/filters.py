@@ -2,15 +2,24 @@
 """trawl filter vs datatrove's Gopher/C4/FineWeb quality chain on the same documents.
 
 Input: a folder of trawl Documents (JSONL, .zst) from `trawl extract`. The corpus is the
-documents repeated --repeat times (so timings are long enough to measure); both tools see the
-same texts. datatrove runs GopherRepetitionFilter, GopherQualityFilter, C4QualityFilter
-(filter_no_terminal_punct=False, as in FineWeb) and FineWebQualityFilter in one process;
-trawl runs `trawl filter --threads 1` with min_words 0 (which also does language ID, PII,
-safety and consent, so it does more work per document). Reports the median of --runs
-wall times, docs/s, and how often the two keep/drop decisions agree per distinct page
-(trawl's decision from its heuristic reasons in `--annotate-only` output).
+documents repeated --repeat times (so timings are long enough to measure); every tool sees
+the same texts. datatrove runs GopherRepetitionFilter, GopherQualityFilter, C4QualityFilter
+(filter_no_terminal_punct=False, as in FineWeb) and FineWebQualityFilter in one process.
+trawl runs `trawl filter --threads 1` (whole command: reading, JSON, zstd output) in two
+configurations, both with min_words 0 and the built-in English quality model:
+
+- `chain`: the chain the issue compares with datatrove's: language ID (document and
+  paragraph level), the heuristic signals and filters, and the quality model (PII and
+  safety switched off);
+- `full`: the default filter stage, which also replaces PII and scores profanity.
+
+The tools take turns, one run each per round; medians of --runs rounds. Then, with
+--speed-example (the `filter_speed` example binary), the same two configurations in process
+(no shard I/O), per stage, medians of --runs. Finally how often the trawl and datatrove
+keep/drop decisions agree per distinct page (trawl's decision from its heuristic reasons
+in `--annotate-only` output).
 """
-import argparse, json, pathlib, statistics, subprocess, sys, tempfile, time
+import argparse, atexit, json, pathlib, shutil, statistics, subprocess, sys, tempfile, time
 
 
 def load(folder):
@@ -45,40 +54,56 @@ def main():
     ap.add_argument("--annotated", required=True, help="folder of --annotate-only output of the same docs")
     ap.add_argument("--repeat", type=int, default=20)
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--quality", action="store_true", help="also score with the built-in English quality model ([filter.quality] models.eng = builtin:eng)")
     ap.add_argument("--trawl-only", action="store_true", help="time trawl only (no datatrove run, no agreement)")
+    ap.add_argument("--speed-example", help="the filter_speed example binary: also time both configurations in process, per stage")
     a = ap.parse_args()
     docs = load(a.docs)
     texts = [d["text"] for d in docs] * a.repeat
     w = pathlib.Path(tempfile.mkdtemp())
+    atexit.register(shutil.rmtree, w, True)
     corpus = w / "in" / "corpus.jsonl"
     corpus.parent.mkdir()
     with open(corpus, "w") as f:
         for r in range(a.repeat):
             for d in docs:
                 f.write(json.dumps(dict(d, id=f"{d['id']}-{r}")) + "\n")
-    (w / "cfg.toml").write_text("[filter]\nmin_words = 0\n" + ("[filter.quality.models]\neng = \"builtin:eng\"\n" if a.quality else ""))
+    model = "[filter.quality.models]\neng = \"builtin:eng\"\n"
+    configs = {
+        "chain": "[filter]\nmin_words = 0\n[filter.pii]\nenabled = false\n[filter.safety]\nenabled = false\n" + model,
+        "full": "[filter]\nmin_words = 0\n" + model,
+    }
+    for name, text in configs.items():
+        (w / f"{name}.toml").write_text(text)
     mb = sum(len(t.encode()) for t in texts) / 1e6
     print(f"{len(docs)} pages x {a.repeat} = {len(texts)} documents, {mb:.1f} MB of text")
-    tt, dt = [], []
+    times = {name: [] for name in configs}
+    dt = []
     for _ in range(a.runs):
-        t = time.perf_counter()
-        subprocess.run([a.trawl, "--threads", "1", "filter", "--quiet", "--force", "--config", str(w / "cfg.toml"), "--input", str(corpus.parent), "--output", str(w / "out")], check=True, capture_output=True)
-        tt.append(time.perf_counter() - t)
+        for name in configs:
+            t = time.perf_counter()
+            subprocess.run([a.trawl, "--threads", "1", "filter", "--quiet", "--force", "--config", str(w / f"{name}.toml"), "--input", str(corpus.parent), "--output", str(w / "out")], check=True, capture_output=True)
+            times[name].append(time.perf_counter() - t)
         if a.trawl_only:
             continue
         t = time.perf_counter()
         dkeep = datatrove_run(texts)
         dt.append(time.perf_counter() - t)
-    if a.trawl_only:
+    print(f"{'tool':<34} {'median s':>9} {'docs/s':>9} {'MB/s':>7}  runs")
+    for name, tt in times.items():
         t = statistics.median(tt)
-        print(f"trawl{' + quality model' if a.quality else ''}: median {t:.2f} s, {len(texts) / t:.0f} docs/s, {mb / t:.2f} MB/s (runs {[round(x, 2) for x in tt]})")
+        label = "trawl filter, LID+heuristics+quality" if name == "chain" else "trawl filter, default (+PII, safety)"
+        print(f"{label:<34} {t:>9.2f} {len(texts) / t:>9.0f} {mb / t:>7.2f}  {[round(x, 2) for x in tt]}")
+    if not a.trawl_only:
+        d = statistics.median(dt)
+        print(f"{'datatrove Gopher+C4+FineWeb':<34} {d:>9.2f} {len(texts) / d:>9.0f} {mb / d:>7.2f}  {[round(x, 2) for x in dt]}")
+        print(f"speed ratio trawl/datatrove: chain {d / statistics.median(times['chain']):.1f}x, default {d / statistics.median(times['full']):.1f}x")
+    if a.speed_example:
+        for name in configs:
+            print(f"in process, {name} configuration (no shard I/O):")
+            out = subprocess.run([a.speed_example, str(corpus), str(w / f"{name}.toml"), str(a.runs)], check=True, capture_output=True, text=True).stdout
+            print("  " + out.strip().replace("\n", "\n  "))
+    if a.trawl_only:
         return 0
-    t, d = statistics.median(tt), statistics.median(dt)
-    print(f"{'tool':<10} {'median s':>9} {'docs/s':>9} {'MB/s':>7}")
-    print(f"{'trawl':<10} {t:>9.2f} {len(texts) / t:>9.0f} {mb / t:>7.2f}")
-    print(f"{'datatrove':<10} {d:>9.2f} {len(texts) / d:>9.0f} {mb / d:>7.2f}")
-    print(f"speed ratio trawl/datatrove: {d / t:.1f}x (runs: trawl {[round(x, 2) for x in tt]}, datatrove {[round(x, 2) for x in dt]})")
     heur = ("gopher_", "c4_", "fineweb_")
     tkeep = {x["id"]: not any(r.startswith(heur) for r in x["attrs"].get("would_drop", [])) for x in load(a.annotated)}
     pairs = [(tkeep[x["id"]], k) for x, k in zip(docs, dkeep[: len(docs)]) if x["id"] in tkeep]

@@ -7,8 +7,10 @@
 # counts are false positives the relaxed defaults aim to keep low; exceptions worth knowing:
 # readability's synthetic test pages are lorem ipsum (c4_lorem_ipsum is right there), and
 # training_opt_out counts pages whose meta robots say noindex/noai (honoured by design).
-# Then bench/filters.py times `trawl filter` against datatrove's Gopher/C4/FineWeb chain on
-# the same documents and reports how often their decisions agree.
+# Then bench/filters.py times `trawl filter` (LID + heuristics + quality model, and the
+# default stage with PII and safety too) against datatrove's Gopher/C4/FineWeb chain on the
+# same documents, the same trawl configurations in process per stage, and reports how often
+# the decisions agree.
 # Usage: bench/filters.sh [TESTDATA_EXTRACT_DIR] [-- args of bench/filters.py]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +21,7 @@ if [ $# -gt 0 ] && [ "$1" != "--" ]; then DATA="$1"; shift; fi
 scripts/setup.sh test
 VENV="${TRAWL_CACHE:-$HOME/.cache/trawl}/venv"
 cargo build --release --locked --quiet
+cargo build --release --locked --quiet -p trawl-filter --example filter_speed
 T="$CARGO_TARGET_DIR/release/trawl"
 W="$(mktemp -d)"
 trap 'rm -rf "$W"' EXIT
@@ -53,4 +56,4 @@ for r, n in reasons.most_common():
     print(f"{r:<28} {n:>6} {n / total:>7.1%}  e.g. {examples[r][0]}")
 PY
 echo
-"$VENV/bin/python" bench/filters.py --trawl "$T" --docs "$W/all/extract" --annotated "$W/all/filter" "$@"
+"$VENV/bin/python" bench/filters.py --trawl "$T" --speed-example "$CARGO_TARGET_DIR/release/examples/filter_speed" --docs "$W/all/extract" --annotated "$W/all/filter" "$@"
