@@ -170,7 +170,7 @@ const STOP_LABELS: &[&str] = &[
 /// "Most Popular") in the second half of the text.
 fn stop_label_cut(text: &str) -> usize {
     let mut pos = 0;
-    for b in text.split("\n\n") {
+    for b in trawl_core::text::split_paragraphs(text) {
         // "Comments (12)", "Kommentare: 3" count as the label
         let label = b.trim_start_matches(['#', ' ']).trim().trim_end_matches(|c: char| c.is_ascii_digit() || matches!(c, ':' | '.' | '(' | ')' | ' ')).trim().to_lowercase();
         let heading_like = b.starts_with('#') || (label.chars().count() <= 40 && !label.contains('.'));
@@ -254,7 +254,7 @@ fn tidy(text: &str, images: Vec<ImageRef>, title: Option<&str>) -> (String, Vec<
 fn split_blocks(text: &str) -> Vec<(usize, &str)> {
     let mut blocks = Vec::new();
     let mut pos = 0;
-    for b in text.split("\n\n") {
+    for b in trawl_core::text::split_paragraphs(text) {
         blocks.push((pos, b));
         pos += b.len() + 2;
     }

@@ -395,7 +395,7 @@ impl Map for Signals {
         let dup_lines = (nl - distinct_lines.len()) as f64 / nl.max(1) as f64;
         let nl = nl.max(1) as f64;
         let (mut np, mut distinct_paras) = (0usize, rustc_hash::FxHashSet::default());
-        for p in text.split("\n\n").map(str::trim).filter(|p| !p.is_empty()) {
+        for p in trawl_core::text::split_paragraphs(text).map(str::trim).filter(|p| !p.is_empty()) {
             np += 1;
             distinct_paras.insert(p);
         }

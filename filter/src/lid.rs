@@ -359,7 +359,7 @@ pub fn paragraph_shares(text: &str, doc_lang: &str, doc_script: Option<Script>) 
     let mut by_lang: Vec<(&'static str, usize)> = Vec::new();
     let mut total = 0usize;
     let mut calls = 0usize;
-    for para in text.split("\n\n").map(str::trim) {
+    for para in trawl_core::text::split_paragraphs(text).map(str::trim) {
         // (a paragraph of 4 bytes per character or more has enough characters for sure)
         if para.len() < MIN_PARAGRAPH_CHARS || (para.len() < 4 * MIN_PARAGRAPH_CHARS && para.chars().take(MIN_PARAGRAPH_CHARS).count() < MIN_PARAGRAPH_CHARS) {
             continue;
