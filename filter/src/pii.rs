@@ -115,10 +115,10 @@ struct Scan {
 
 impl Scan {
     fn of(text: &str) -> Scan {
-        Scan::scan(text, true)
+        Scan::of_bytes(text, true)
     }
 
-    fn scan(text: &str, skip_blocks: bool) -> Scan {
+    fn of_bytes(text: &str, skip_blocks: bool) -> Scan {
         let b = text.as_bytes();
         let mut s = Scan::default();
         let (mut cur, mut gap, mut dots) = (0usize, 0usize, 0usize);
@@ -300,7 +300,7 @@ mod tests {
                     if x % 3 == 0 { alphabet[(x >> 8) as usize % alphabet.len()] as char } else { 'q' }
                 })
                 .collect();
-            assert_eq!(Scan::scan(&t, true), Scan::scan(&t, false), "{t:?}");
+            assert_eq!(Scan::of_bytes(&t, true), Scan::of_bytes(&t, false), "{t:?}");
         }
         assert_eq!(Scan::of("call +44 20 7946 0958 now").run, 12);
         assert_eq!(Scan::of("(555) 123-4567").run, 10);
