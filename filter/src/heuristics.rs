@@ -112,24 +112,8 @@ fn stopwords(lang: &str) -> Option<&'static [&'static str]> {
     })
 }
 
-/// The keys of every `k`-gram of `words` (word hashes) into `out`: a rolling polynomial
-/// hash, finalised so every bit depends on every word.
-fn ngram_keys(words: &[u64], k: usize, out: &mut Vec<u64>) {
-    const P: u64 = 0x9e37_79b9_7f4a_7c15;
-    out.clear();
-    if words.len() < k {
-        return;
-    }
-    let pk = (1..k).fold(1u64, |p, _| p.wrapping_mul(P));
-    let mut h = words[..k].iter().fold(0u64, |h, w| h.wrapping_mul(P).wrapping_add(*w));
-    out.push(finish(h, k));
-    for i in 1..=words.len() - k {
-        h = h.wrapping_sub(words[i - 1].wrapping_mul(pk)).wrapping_mul(P).wrapping_add(words[i + k - 1]);
-        out.push(finish(h, k));
-    }
-}
-
-/// The key of one `k`-gram (the same value [`ngram_keys`] gives at its position).
+/// The key of one n-gram of word hashes: a polynomial of its words' hashes, finalised so
+/// every bit depends on every word.
 fn ngram_key(words: &[u64]) -> u64 {
     const P: u64 = 0x9e37_79b9_7f4a_7c15;
     let h = words.iter().fold(0u64, |h, w| h.wrapping_mul(P).wrapping_add(*w));
@@ -147,31 +131,31 @@ fn finish(h: u64, k: usize) -> u64 {
 /// probing, reused across the n-gram sizes of a document (a third of the cost of a general
 /// hash map here).
 struct NgramTable {
-    /// (key, count, length): one cache line per probe
-    slots: Vec<(u64, u32, u32)>,
+    /// (key, count)
+    slots: Vec<(u64, u32)>,
     mask: usize,
 }
 
 impl NgramTable {
     fn with_room(n: usize) -> NgramTable {
         let cap = (2 * n.max(8)).next_power_of_two();
-        NgramTable { slots: vec![(0, 0, 0); cap], mask: cap - 1 }
+        NgramTable { slots: vec![(0, 0); cap], mask: cap - 1 }
     }
 
-    /// Adds one occurrence of `key`; returns its slot (for [`NgramTable::final_count`]),
-    /// its count so far and its length (from `len` on first sight).
-    fn count(&mut self, key: u64, len: impl FnOnce() -> u32) -> (usize, u32, u32) {
+    /// Adds one occurrence of `key`; returns its slot (for [`NgramTable::final_count`]) and
+    /// its count so far.
+    fn count(&mut self, key: u64) -> (usize, u32) {
         let key = key.max(1); // 0 marks an empty slot
         let mut i = (key as usize) & self.mask;
         loop {
             let s = &mut self.slots[i];
             if s.0 == key {
                 s.1 += 1;
-                return (i, s.1, s.2);
+                return (i, s.1);
             }
             if s.0 == 0 {
-                *s = (key, 1, len());
-                return (i, 1, s.2);
+                *s = (key, 1);
+                return (i, 1);
             }
             i = (i + 1) & self.mask;
         }
@@ -205,16 +189,16 @@ fn ngram_signals(wh: &[u64], wc: &[u32], total_chars: f64) -> [f64; 4] {
     // anywhere in the text, the top n-gram's character fraction (count x length) and the
     // fraction of characters in repeated occurrences (Gopher's duplicated n-grams; positions
     // go in order, so covered words are summed by prefix sums, each once)
-    let pass = |k: usize, starts: &[u32], keys: Option<&[u64]>| -> (Vec<bool>, f64, f64) {
+    let pass = |k: usize, starts: &[u32]| -> (Vec<bool>, f64, f64) {
         let mut table = NgramTable::with_room(starts.len());
         let mut slots: Vec<u32> = Vec::with_capacity(starts.len());
         let (mut best, mut dup_chars, mut covered) = (0usize, 0usize, 0usize);
         for &i in starts {
             let i = i as usize;
-            let key = keys.map_or_else(|| ngram_key(&wh[i..i + k]), |a| a[i]);
-            let (slot, count, len) = table.count(key, || prefix[i + k] - prefix[i]);
+            let (slot, count) = table.count(ngram_key(&wh[i..i + k]));
             if count > 1 {
-                best = best.max(count as usize * len as usize);
+                // every occurrence has the same words, so the same length
+                best = best.max(count as usize * (prefix[i + k] - prefix[i]) as usize);
                 let from = covered.max(i);
                 dup_chars += (prefix[i + k] - prefix[from.min(i + k)]) as usize;
                 covered = i + k;
@@ -227,14 +211,12 @@ fn ngram_signals(wh: &[u64], wc: &[u32], total_chars: f64) -> [f64; 4] {
         }
         (repeats, best as f64 / total_chars, dup_chars as f64 / total_chars)
     };
-    let mut keys = Vec::with_capacity(n);
-    ngram_keys(wh, 2, &mut keys);
     let all: Vec<u32> = (0..(n - 1) as u32).collect();
-    let (rep2, top2, _) = pass(2, &all, Some(&keys));
+    let (rep2, top2, _) = pass(2, &all);
     let starts = |len: usize, keep: &dyn Fn(usize) -> bool| -> Vec<u32> { (0..n.saturating_sub(len - 1)).filter(|&i| keep(i)).map(|i| i as u32).collect() };
-    let (rep3, top3, _) = pass(3, &starts(3, &|i| rep2[i] && rep2[i + 1]), None);
-    let (rep5, _, dup5) = pass(5, &starts(5, &|i| rep3[i] && rep3[i + 1] && rep3[i + 2]), None);
-    let (_, _, dup10) = pass(10, &starts(10, &|i| rep5[i] && rep5[i + 5]), None);
+    let (rep3, top3, _) = pass(3, &starts(3, &|i| rep2[i] && rep2[i + 1]));
+    let (rep5, _, dup5) = pass(5, &starts(5, &|i| rep3[i] && rep3[i + 1] && rep3[i + 2]));
+    let (_, _, dup10) = pass(10, &starts(10, &|i| rep5[i] && rep5[i + 5]));
     [top2, top3, dup5, dup10]
 }
 
@@ -594,21 +576,13 @@ mod tests {
     }
 
     #[test]
-    fn rolling_keys_equal_direct_keys() {
+    fn ngram_keys_tell_ngrams_apart() {
         let words: Vec<u64> = (0..50u64).map(|i| xxhash_rust::xxh3::xxh3_64(&(i % 7).to_le_bytes())).collect();
         for k in [1, 2, 3, 5, 10] {
-            let mut rolled = Vec::new();
-            ngram_keys(&words, k, &mut rolled);
-            assert_eq!(rolled.len(), words.len() - k + 1);
-            for (i, key) in rolled.iter().enumerate() {
-                let mut one = Vec::new();
-                ngram_keys(&words[i..i + k], k, &mut one);
-                assert_eq!(*key, one[0], "k={k} i={i}");
-            }
             // equal n-grams (the words repeat every 7) get equal keys, others differ
-            for i in 0..rolled.len() {
-                for j in 0..rolled.len() {
-                    assert_eq!(rolled[i] == rolled[j], words[i..i + k] == words[j..j + k], "k={k} {i} {j}");
+            for i in 0..=words.len() - k {
+                for j in 0..=words.len() - k {
+                    assert_eq!(ngram_key(&words[i..i + k]) == ngram_key(&words[j..j + k]), words[i..i + k] == words[j..j + k], "k={k} {i} {j}");
                 }
             }
         }

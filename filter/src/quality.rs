@@ -107,7 +107,7 @@ impl Model {
     fn new(ft: FastText) -> Model {
         let fast = !ft.is_quant();
         let d = ft.dict();
-        let vocab: Option<rustc_hash::FxHashMap<u64, i32>> = fast.then(|| (0..d.nwords()).map(|id| (word_key(d.get_word(id)), id)).collect()).filter(|v: &rustc_hash::FxHashMap<u64, i32>| v.len() == d.nwords() as usize);
+        let vocab = if fast { vocab_by_key(d) } else { None };
         let softmax = fast && ft.args().loss == LossName::Softmax && ft.dict().nlabels() > 0;
         let proj = softmax.then(|| {
             let (input, output) = (ft.input_matrix(), ft.output_matrix());
@@ -243,6 +243,12 @@ fn add<T: Copy + Into<f64>>(acc: &mut [f64], row: &[T]) {
 }
 
 const EOS: &str = "</s>";
+
+/// Word key -> id for every vocabulary word; `None` if two words share a key.
+fn vocab_by_key(d: &fasttext::dictionary::Dictionary) -> Option<rustc_hash::FxHashMap<u64, i32>> {
+    let map: rustc_hash::FxHashMap<u64, i32> = (0..d.nwords()).map(|id| (word_key(d.get_word(id)), id)).collect();
+    (map.len() == d.nwords() as usize).then_some(map)
+}
 
 /// The key of a word in [`Model`]'s vocabulary map.
 fn word_key(w: &str) -> u64 {
