@@ -83,9 +83,26 @@ pub(crate) fn extract(html: &str, base_url: &str, keep_images: bool, choose: Opt
         w.walk(body, 0);
         w.flush();
     }
-    let (text, images) = tidy(&w.out, w.images, title.as_deref());
+    let (mut text, mut images) = tidy(&w.out, w.images, title.as_deref());
+    // Pages that render their article from JSON leave a teaser in the elements, and often
+    // the whole text in JSON-LD's `articleBody`: taken when it is much longer than the walk's
+    // text (then without images: their positions were in the walk's text).
+    if let Some(body) = &meta.article_body {
+        let (found, whole) = (text.chars().count(), body.chars().count());
+        if whole >= ARTICLE_BODY_MIN_CHARS && found * 2 < whole {
+            tracing::trace!(found, whole, "content from JSON-LD articleBody");
+            text = match &title {
+                Some(t) if !body.starts_with(t.as_str()) => format!("# {t}\n\n{body}"),
+                _ => body.clone(),
+            };
+            images.clear();
+        }
+    }
     Extracted { text, images, title, meta, html_lang, noai, noimageai, noindex, llm }
 }
+
+/// Characters a JSON-LD `articleBody` needs before it can replace the extracted text.
+const ARTICLE_BODY_MIN_CHARS: usize = 500;
 
 /// A paragraph whose text is all bold, short (2+ words, at most 80 characters) and not a
 /// sentence: a subheading.
@@ -791,5 +808,22 @@ mod tests {
         let text = format!("{lead}\n\n# Haylage: better than its reputation?\n\n{para}");
         let (out, _) = tidy(&text, Vec::new(), Some("Haylage: better than its reputation?"));
         assert!(out.starts_with("A long lead"), "{out}");
+    }
+
+    #[test]
+    fn json_ld_article_body_replaces_a_teaser() {
+        let body = "The council approved the new library budget after a long debate on Tuesday evening. ".repeat(12);
+        let ld = |b: &str| format!(r#"<script type="application/ld+json">{{"@context":"https://schema.org","@type":"NewsArticle","headline":"Library budget","articleBody":{}}}</script>"#, serde_json::json!(b));
+        // the elements hold a teaser only: the JSON-LD body is taken, under the title
+        let teaser = format!("<html><head><title>Library budget</title>{}</head><body><article><h1>Library budget</h1><p>The council approved the new library budget.</p></article></body></html>", ld(&format!("{body}\nA second paragraph.")));
+        let x = extract(&teaser, "https://h.example/a", true, None);
+        assert!(x.text.starts_with("# Library budget\n\nThe council approved") && x.text.ends_with("A second paragraph."), "{}", x.text);
+        assert_eq!(x.text.matches("\n\n").count(), 2, "{}", x.text);
+        // the elements hold the article: they stay the source
+        let full = format!("<html><head><title>Library budget</title>{}</head><body><article><h1>Library budget</h1><p>{body}</p><p>Only in the page.</p></article></body></html>", ld(&body));
+        assert!(extract(&full, "https://h.example/a", true, None).text.contains("Only in the page."));
+        // a body with markup is not used
+        let marked = format!("<html><head>{}</head><body><article><p>The council approved the new library budget.</p></article></body></html>", ld(&format!("<p>{body}</p>")));
+        assert!(!extract(&marked, "https://h.example/a", true, None).text.contains("debate"));
     }
 }

@@ -12,12 +12,25 @@ pub(crate) struct PageMeta {
     pub site_name: Option<String>,
     pub description: Option<String>,
     pub canonical_url: Option<String>,
+    /// The article's JSON-LD `articleBody` as paragraphs (plain-text bodies only).
+    pub article_body: Option<String>,
     /// `<meta name="robots">` (or `name="trawl"`) directives.
     pub noai: bool,
     pub noimageai: bool,
     pub noindex: bool,
 }
 
+
+/// A JSON-LD `articleBody` as paragraphs: each line a paragraph, whitespace inside a line
+/// collapsed. Bodies holding markup are left out: the page's own elements are the better
+/// source then.
+fn body_paragraphs(s: &str) -> Option<String> {
+    if s.contains('<') && s.contains('>') {
+        return None;
+    }
+    let paras: Vec<String> = s.lines().map(crate::dom::collapse).filter(|l| !l.is_empty()).collect();
+    (!paras.is_empty()).then(|| paras.join("\n\n"))
+}
 
 fn clean(s: Option<String>) -> Option<String> {
     s.map(|v| crate::dom::collapse(&v)).filter(|v| !v.is_empty()).map(|v| v.chars().take(1000).collect())
@@ -116,7 +129,8 @@ pub(crate) fn page_meta(doc: &Html, base: Option<&url::Url>) -> PageMeta {
         Some(b) => b.join(h.trim()).ok().map(|u| u.to_string()),
         None => url::Url::parse(h.trim()).ok().map(|u| u.to_string()),
     });
-    PageMeta { title, author, published, site_name, description, canonical_url, noai, noimageai, noindex }
+    let article_body = article.and_then(|a| a.get("articleBody")).and_then(|v| v.as_str()).and_then(body_paragraphs);
+    PageMeta { title, author, published, site_name, description, canonical_url, article_body, noai, noimageai, noindex }
 }
 
 #[cfg(test)]
