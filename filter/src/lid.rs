@@ -12,9 +12,10 @@
 //!   not only its first lines). Before that, the sample's words are looked up in short
 //!   stop-word lists of 39 languages. When one language is clearly ahead (at least
 //!   [`MIN_HITS`] hits from [`MIN_DISTINCT`] different stop words, [`MIN_HIT_SHARE`] of the
-//!   words, and 1.5 times the runner-up), whatlang scores only the leader, the runner-up and
-//!   the languages of the leader's family that have no list (Latin and Esperanto beside the
-//!   Romance languages, ...) instead of every language of the script (about 2 us each).
+//!   words, and 1.5 times the runner-up), whatlang scores only the leader, the runner-up (or,
+//!   with none, the leader's listed relatives) and the languages of the leader's family that
+//!   have no list (Latin and Esperanto beside the Romance languages, ...) instead of every
+//!   language of the script (about 2 us each).
 //!   whatlang still picks the language and its confidence; its confidence comes from the best
 //!   two scores and is 1.0 once the best is clearly ahead. On the 387 labelled pages of
 //!   `../shared/testdata/extract`, 352 are narrowed and every narrowed answer, language and
@@ -238,6 +239,10 @@ impl Evidence {
         let mut langs = vec![LISTS[i].0];
         if s > 0 {
             langs.push(LISTS[j].0);
+        } else {
+            // no runner-up among the lists: the leader's listed relatives stand in, so
+            // whatlang's confidence still compares it with its nearest neighbours
+            langs.extend(LISTS.iter().filter(|l| l.1 == fam && l.0 != LISTS[i].0).map(|l| l.0));
         }
         langs.extend(RELATIVES.iter().filter(|r| r.1 == fam).map(|r| r.0));
         Some(langs)
