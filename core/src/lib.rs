@@ -40,4 +40,4 @@ pub use record::{
 pub use runner::{doc_tokens, Chain, Excluded};
 pub use stage::{DropReason, Filter, Map, Stage, Task, Verdict};
 pub use stats::{Histogram, RunStats, StageStats};
-pub use urls::{UrlBlocklist, UrlPattern};
+pub use urls::{host_matches, UrlBlocklist, UrlPattern};

@@ -22,6 +22,12 @@ fn norm(url: &str) -> String {
     format!("{}://{host}{path}", scheme.to_ascii_lowercase())
 }
 
+/// Whether `host` is `domain` or one of its subdomains (`a.b.example` of `b.example`, not
+/// `notexample` of `example`).
+pub fn host_matches(host: &str, domain: &str) -> bool {
+    host == domain || host.strip_suffix(domain).is_some_and(|rest| rest.ends_with('.'))
+}
+
 fn host_of(url: &str) -> &str {
     let rest = url.split_once("://").map_or(url, |(_, r)| r);
     let auth = rest.split(['/', '?', '#']).next().unwrap_or("");
@@ -51,8 +57,7 @@ impl UrlPattern {
             UrlPattern::Exact(u) => norm(url) == *u,
             UrlPattern::Prefix(p) => url.starts_with(p.as_str()),
             UrlPattern::Domain(d) => {
-                let h = host_of(url).to_ascii_lowercase();
-                h == *d || h.ends_with(&format!(".{d}"))
+                host_matches(&host_of(url).to_ascii_lowercase(), d)
             }
         }
     }
@@ -90,6 +95,12 @@ impl UrlBlocklist {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hosts_match_their_domain_and_subdomains_only() {
+        assert!(host_matches("example.org", "example.org") && host_matches("a.b.example.org", "example.org"));
+        assert!(!host_matches("notexample.org", "example.org") && !host_matches("example.org.evil", "example.org"));
+    }
 
     #[test]
     fn patterns() {

@@ -126,7 +126,7 @@ impl CrawlConfig {
     /// for pages and their resources alike.
     pub(crate) fn blocked(&self, u: &url::Url) -> bool {
         let host = u.host_str().unwrap_or("");
-        self.blocked_domains.iter().any(|d| host_matches(host, d)) || self.blocked_patterns.iter().any(|p| u.as_str().contains(p.as_str()))
+        self.blocked_domains.iter().any(|d| trawl_core::host_matches(host, d)) || self.blocked_patterns.iter().any(|p| u.as_str().contains(p.as_str()))
     }
 
     /// The SSRF guard this config asks for.
@@ -241,7 +241,3 @@ impl Default for PriorityConfig {
     }
 }
 
-/// Whether `host` is `domain` or one of its subdomains.
-pub(crate) fn host_matches(host: &str, domain: &str) -> bool {
-    host == domain || host.strip_suffix(domain).is_some_and(|rest| rest.ends_with('.'))
-}

@@ -149,7 +149,7 @@ impl Crawler {
 
     fn in_scope(&self, u: &Url) -> bool {
         let host = u.host_str().unwrap_or("");
-        (self.cfg.allowed_domains.is_empty() || self.cfg.allowed_domains.iter().any(|d| crate::config::host_matches(host, d))) && !self.cfg.blocked(u)
+        (self.cfg.allowed_domains.is_empty() || self.cfg.allowed_domains.iter().any(|d| trawl_core::host_matches(host, d))) && !self.cfg.blocked(u)
     }
 
     /// Runs (or resumes) the crawl under `root`, sending each committed part downstream.

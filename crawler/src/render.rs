@@ -352,7 +352,7 @@ impl Policy {
             return Some("type");
         }
         let host = u.host_str().unwrap_or("").to_ascii_lowercase();
-        if self.block_hosts.iter().any(|b| host == *b || host.ends_with(&format!(".{b}"))) {
+        if self.block_hosts.iter().any(|b| trawl_core::host_matches(&host, b)) {
             return Some("tracker");
         }
         if self.guard.check_url(&u).is_err() {

@@ -71,7 +71,7 @@ impl LlmConfig {
     /// Whether pages of this host go to the model.
     pub fn applies_to(&self, host: &str) -> bool {
         let host = host.to_ascii_lowercase();
-        !self.url.is_empty() && self.domains.iter().any(|d| host == *d || host.ends_with(&format!(".{d}")))
+        !self.url.is_empty() && self.domains.iter().any(|d| trawl_core::host_matches(&host, d))
     }
 }
 

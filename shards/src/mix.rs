@@ -75,7 +75,7 @@ impl MixConfig {
     /// The bucket of a document.
     pub fn bucket_of(&self, d: &ManifestDoc) -> String {
         for b in &self.buckets {
-            let dom = b.domains.is_empty() || b.domains.iter().any(|s| d.host == *s || d.host.ends_with(&format!(".{s}")));
+            let dom = b.domains.is_empty() || b.domains.iter().any(|s| trawl_core::host_matches(&d.host, s));
             let src = b.sources.is_empty() || b.sources.contains(&d.source);
             let lang = b.languages.is_empty() || b.languages.contains(&d.lang);
             if dom && src && lang {
