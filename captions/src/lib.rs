@@ -325,18 +325,10 @@ fn is_placeholder(alt: &str) -> bool {
     ["img_", "img-", "dsc", "dscn", "pict", "dcim"].iter().any(|p| compact.starts_with(p) && compact[p.len()..].chars().take(3).all(|c| c.is_ascii_digit()) && compact.len() > p.len())
 }
 
-fn floor_boundary(s: &str, mut i: usize) -> usize {
-    i = i.min(s.len());
-    while !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
-}
-
 /// Up to `bytes` of text on each side of `offset`, cut at whitespace so no word is split.
 fn context_around(text: &str, offset: usize, bytes: usize) -> &str {
-    let mut start = floor_boundary(text, offset.saturating_sub(bytes));
-    let mut end = floor_boundary(text, offset.saturating_add(bytes));
+    let mut start = trawl_core::text::floor_char_boundary(text, offset.saturating_sub(bytes));
+    let mut end = trawl_core::text::floor_char_boundary(text, offset.saturating_add(bytes));
     if start > 0 && !text[..start].ends_with(char::is_whitespace) {
         // skip the partial word at the front
         start = text[start..end].find(char::is_whitespace).map_or(start, |i| start + i);
@@ -638,7 +630,7 @@ impl Captioner {
         ims.sort_by_key(|(i, im)| (im.offset, *i));
         for (i, im) in ims {
             let Some(img) = ok.get(&i) else { continue };
-            let off = floor_boundary(&doc.text, im.offset).max(pos);
+            let off = trawl_core::text::floor_char_boundary(&doc.text, im.offset).max(pos);
             let seg = doc.text[pos..off].trim();
             if !seg.is_empty() {
                 texts.push(Some(seg.to_string()));

@@ -86,6 +86,25 @@ pub fn split_paragraphs(text: &str) -> impl Iterator<Item = &str> {
     })
 }
 
+/// The largest char boundary of `s` at or below `i` (clamped to `s.len()`): what
+/// `str::floor_char_boundary` does, which is newer than the project's minimum Rust.
+pub fn floor_char_boundary(s: &str, i: usize) -> usize {
+    let mut i = i.min(s.len());
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// The smallest char boundary of `s` at or above `i` (clamped to `s.len()`).
+pub fn ceil_char_boundary(s: &str, i: usize) -> usize {
+    let mut i = i.min(s.len());
+    while !s.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
 /// Whether `hay` contains `needle`, ignoring ASCII case (non-ASCII bytes must match
 /// exactly).
 pub fn contains_ascii_ci(hay: &str, needle: &str) -> bool {
@@ -260,6 +279,13 @@ mod tests {
             for_each_word(&t, |_| n += 1);
             assert_eq!(word_count(&t), n, "{t:?}");
         }
+    }
+
+    #[test]
+    fn char_boundaries() {
+        let s = "aé日b";
+        assert_eq!((0..=8).map(|i| floor_char_boundary(s, i)).collect::<Vec<_>>(), [0, 1, 1, 3, 3, 3, 6, 7, 7]);
+        assert_eq!((0..=8).map(|i| ceil_char_boundary(s, i)).collect::<Vec<_>>(), [0, 1, 3, 3, 6, 6, 6, 7, 7]);
     }
 
     #[test]

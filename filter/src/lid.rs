@@ -273,18 +273,12 @@ pub fn sample(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
     let w = max / 3;
     let mut out = String::with_capacity(max + 4);
     for k in 0..3 {
-        let mut s = text.len() * k / 3;
-        while !text.is_char_boundary(s) {
-            s += 1;
-        }
+        let mut s = trawl_core::text::ceil_char_boundary(text, text.len() * k / 3);
         if k > 0 {
             // start after the next space, so no word is cut
             s = text[s..].find(char::is_whitespace).map_or(s, |p| s + p + 1);
         }
-        let mut e = (s + w).min(text.len());
-        while !text.is_char_boundary(e) {
-            e -= 1;
-        }
+        let mut e = trawl_core::text::floor_char_boundary(text, s + w);
         if e < text.len() {
             e = text[s..e].rfind(char::is_whitespace).map_or(e, |p| s + p);
         }
@@ -398,16 +392,8 @@ pub fn paragraph_shares(text: &str, doc_lang: &str, doc_script: Option<Script>) 
         if para.len() < MIN_PARAGRAPH_CHARS || (para.len() < 4 * MIN_PARAGRAPH_CHARS && para.chars().take(MIN_PARAGRAPH_CHARS).count() < MIN_PARAGRAPH_CHARS) {
             continue;
         }
-        let mut cut = para.len().min(PARAGRAPH_BYTES);
-        while !para.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        let head = &para[..cut];
-        let mut ecut = cut.min(EVIDENCE_BYTES);
-        while !para.is_char_boundary(ecut) {
-            ecut -= 1;
-        }
-        let ev = Evidence::of(&para[..ecut]);
+        let head = &para[..trawl_core::text::floor_char_boundary(para, PARAGRAPH_BYTES)];
+        let ev = Evidence::of(&para[..trawl_core::text::floor_char_boundary(head, EVIDENCE_BYTES)]);
         let same_script = doc_script.is_some() && script_group(script_of(head)) == script_group(doc_script);
         let leader = ev.leader();
         let lang: Option<&'static str> = match (doc, leader) {

@@ -250,13 +250,9 @@ impl Map for Pii {
             }
             doc.attrs.insert("pii".into(), serde_json::Value::Object(m));
             // image offsets point into the text: keep them inside it
-            let len = text.len();
             doc.text = text;
             for im in &mut doc.images {
-                im.offset = im.offset.min(len);
-                while !doc.text.is_char_boundary(im.offset) {
-                    im.offset -= 1;
-                }
+                im.offset = trawl_core::text::floor_char_boundary(&doc.text, im.offset);
             }
         }
         Ok(())

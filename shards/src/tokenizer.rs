@@ -140,10 +140,7 @@ impl Tokenizer {
         let mut out = Vec::with_capacity(text.len() / 3);
         let mut rest = text;
         while rest.len() > CHUNK {
-            let mut cut = CHUNK;
-            while !rest.is_char_boundary(cut) {
-                cut -= 1;
-            }
+            let cut = trawl_core::text::floor_char_boundary(rest, CHUNK);
             let window = &rest[..cut];
             let at = window.rfind("\n\n").map(|i| i + 2).or_else(|| window.rfind('\n').map(|i| i + 1)).filter(|i| *i > CHUNK / 4).unwrap_or(cut);
             out.extend(self.encode_piece(&rest[..at]));
