@@ -37,9 +37,10 @@ pub fn for_each_word<'a>(text: &'a str, mut f: impl FnMut(&'a str)) {
     }
 }
 
-/// The whitespace `split_whitespace` knows among ASCII bytes.
+/// The whitespace `split_whitespace` knows among ASCII bytes: space and 9..=13 (tab, line
+/// feed, vertical tab, form feed, carriage return), without branches so loops vectorise.
 fn is_ascii_space(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C)
+    (b == b' ') | (b.wrapping_sub(9) < 5)
 }
 
 fn unicode_words<'a>(piece: &'a str, f: &mut impl FnMut(&'a str)) {
@@ -105,6 +106,18 @@ pub fn ceil_char_boundary(s: &str, i: usize) -> usize {
     i
 }
 
+/// `word` without the characters that are not alphanumeric at either end (bytes for an ASCII
+/// word, characters otherwise).
+pub fn trim_non_alphanumeric(word: &str) -> &str {
+    if !word.is_ascii() {
+        return word.trim_matches(|c: char| !c.is_alphanumeric());
+    }
+    let b = word.as_bytes();
+    let start = b.iter().position(u8::is_ascii_alphanumeric).unwrap_or(b.len());
+    let end = b.iter().rposition(u8::is_ascii_alphanumeric).map_or(start, |e| e + 1);
+    &word[start..end]
+}
+
 /// Whether `hay` contains `needle`, ignoring ASCII case (non-ASCII bytes must match
 /// exactly).
 pub fn contains_ascii_ci(hay: &str, needle: &str) -> bool {
@@ -127,7 +140,7 @@ pub fn push_lowercase(buf: &mut String, word: &str) {
         let b = word.as_bytes();
         let mut i = 0;
         while i < b.len() {
-            let run = b[i..].iter().position(|&c| c >= 0x80).map_or(b.len(), |p| i + p);
+            let run = next_non_ascii(b, i).unwrap_or(b.len());
             if run > i {
                 let at = buf.len();
                 buf.push_str(&word[i..run]);
@@ -170,15 +183,13 @@ pub fn word_count(text: &str) -> usize {
     // whitespace or dense-script characters, so it is counted again the general way and
     // replaces its count of one. The result equals counting `for_each_word`'s words.
     let b = text.as_bytes();
-    // ASCII whitespace as `split_whitespace` knows it: space and 9..=13
-    let space = |c: u8| u8::from(c == b' ') | u8::from(c.wrapping_sub(9) < 5);
-    let mut n = usize::from(b.first().is_some_and(|&c| space(c) == 0));
+    let mut n = usize::from(b.first().is_some_and(|&c| !is_ascii_space(c)));
     if b.len() > 1 {
         // a word starts where a space is followed by a non-space; summed in u32 per block
         // so the loop vectorises
         let (prev, next) = (&b[..b.len() - 1], &b[1..]);
         for (p, c) in prev.chunks(1 << 16).zip(next.chunks(1 << 16)) {
-            n += p.iter().zip(c).map(|(&p, &c)| u32::from(space(p) & !space(c) & 1)).sum::<u32>() as usize;
+            n += p.iter().zip(c).map(|(&p, &c)| u32::from(is_ascii_space(p) & !is_ascii_space(c))).sum::<u32>() as usize;
         }
     }
     if text.is_ascii() {
@@ -204,8 +215,9 @@ pub fn word_count(text: &str) -> usize {
     n
 }
 
-/// The position of the first byte at or after `from` that is not ASCII.
-fn next_non_ascii(b: &[u8], from: usize) -> Option<usize> {
+/// The position of the first byte at or after `from` that is not ASCII (16 bytes at a time
+/// over ASCII runs).
+pub fn next_non_ascii(b: &[u8], from: usize) -> Option<usize> {
     let mut i = from;
     while i + 16 <= b.len() && b[i..i + 16].is_ascii() {
         i += 16;
@@ -278,6 +290,13 @@ mod tests {
             let mut n = 0;
             for_each_word(&t, |_| n += 1);
             assert_eq!(word_count(&t), n, "{t:?}");
+        }
+    }
+
+    #[test]
+    fn trims_non_alphanumerics() {
+        for w in ["(word),", "...", "", "don't", "«mot»", "x", "—", "«»a»", "12:30."] {
+            assert_eq!(trim_non_alphanumeric(w), w.trim_matches(|c: char| !c.is_alphanumeric()), "{w}");
         }
     }
 

@@ -329,14 +329,7 @@ impl Map for Signals {
             if let Some((set, longest)) = stop_list {
                 // stop words are matched on the word without surrounding punctuation, by hash
                 // (only words short enough to be one)
-                let trimmed = if ascii {
-                    let b = lower.as_bytes();
-                    let start = b.iter().position(u8::is_ascii_alphanumeric).unwrap_or(b.len());
-                    let end = b.iter().rposition(u8::is_ascii_alphanumeric).map_or(start, |e| e + 1);
-                    &lower[start..end]
-                } else {
-                    lower.trim_matches(|c: char| !c.is_alphanumeric())
-                };
+                let trimmed = trawl_core::text::trim_non_alphanumeric(lower);
                 if trimmed.len() <= longest {
                     let th = if trimmed.len() == lower.len() { hash } else { xxhash_rust::xxh3::xxh3_64(trimmed.as_bytes()) };
                     stop += usize::from(set.contains(&th));

@@ -160,23 +160,18 @@ impl Evidence {
         let mut seen = [0u64; TABLE_BITS / 64];
         let mut buf = String::new();
         trawl_core::text::for_each_word(text, |tok| {
-            let found = if tok.is_ascii() {
-                // trimmed of non-alphanumeric bytes; short words are looked up as numbers
-                let b = tok.as_bytes();
-                let Some(start) = b.iter().position(u8::is_ascii_alphanumeric) else { return };
-                let end = b.iter().rposition(u8::is_ascii_alphanumeric).map_or(start, |e| e + 1);
-                e.words += 1;
-                let w = &b[start..end];
+            let w = trawl_core::text::trim_non_alphanumeric(tok);
+            if w.is_empty() {
+                return;
+            }
+            e.words += 1;
+            let found = if w.is_ascii() {
+                // short ASCII words are looked up as numbers
                 if w.len() > 8 {
                     return;
                 }
-                t.short.get(&ascii_key(w))
+                t.short.get(&ascii_key(w.as_bytes()))
             } else {
-                let w = tok.trim_matches(|c: char| !c.is_alphanumeric());
-                if w.is_empty() {
-                    return;
-                }
-                e.words += 1;
                 if w.len() > t.longest {
                     return;
                 }
@@ -325,11 +320,9 @@ fn latin_only(text: &str) -> Option<bool> {
     while i < b.len() {
         if latin {
             // once a letter is seen, ASCII runs only need skipping
-            while i + 16 <= b.len() && b[i..i + 16].is_ascii() {
-                i += 16;
-            }
-            if i == b.len() {
-                break;
+            match trawl_core::text::next_non_ascii(b, i) {
+                Some(at) => i = at,
+                None => break,
             }
         }
         if b[i] < 0x80 {
