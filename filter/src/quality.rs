@@ -161,7 +161,6 @@ impl Model {
         let mut hashes: Vec<i32> = Vec::with_capacity(text.len() / 4);
         let mut buf = String::new();
         let mut marked = String::new();
-        let mut oov: Vec<i32> = Vec::new();
         for w in classifier_words(text) {
             buf.clear();
             trawl_core::text::push_lowercase(&mut buf, w);
@@ -178,23 +177,12 @@ impl Model {
                 }
                 (Some(id), None) if subwords => rows.extend_from_slice(dict.get_subwords(id)),
                 (Some(id), None) => rows.push(id),
-                (None, Some(_)) if subwords && buf != EOS => {
-                    marked.clear();
-                    marked.push('<');
-                    marked.push_str(&buf);
-                    marked.push('>');
-                    char_ngrams(marked.as_bytes(), a.minn, a.maxn, a.bucket as u32, |h| take(&mut rows, &mut logits, &mut n, nwords + h));
-                }
                 (None, _) if subwords && buf != EOS => {
                     marked.clear();
                     marked.push('<');
                     marked.push_str(&buf);
                     marked.push('>');
-                    oov.clear();
-                    dict.compute_subwords(&marked, &mut oov);
-                    for &r in &oov {
-                        take(&mut rows, &mut logits, &mut n, r);
-                    }
+                    char_ngrams(marked.as_bytes(), a.minn, a.maxn, a.bucket as u32, |h| take(&mut rows, &mut logits, &mut n, nwords + h));
                 }
                 (None, _) => {}
             }
