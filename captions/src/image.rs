@@ -225,9 +225,6 @@ fn check_jpeg_turbo(data: &[u8], w: u32, h: u32, cfg: &ImageConfig) -> Option<Re
         if buf.len() < wu * hu * 4 {
             buf.resize(wu * hu * 4, 0);
         }
-        if small_buf.len() < wu * hu * 4 {
-            small_buf.resize(wu * hu * 4, 0);
-        }
         let resized = cfg.resize_shorter_side > 0 && w.min(h) > cfg.resize_shorter_side;
         let stripped = if resized { None } else { strip_jpeg_metadata(data) };
         if let Some(bytes) = stripped {
@@ -250,17 +247,19 @@ fn check_jpeg_turbo(data: &[u8], w: u32, h: u32, cfg: &ImageConfig) -> Option<Re
                 let scale = f64::from(cfg.resize_shorter_side) / f64::from(w.min(h));
                 let (nw, nh) = (((f64::from(w) * scale).round() as u32).max(1), ((f64::from(h) * scale).round() as u32).max(1));
                 // into a per-thread buffer too (no zeroing or page faults per image)
-                let small = &mut small_buf[..nw as usize * nh as usize * 4];
+                let need = nw as usize * nh as usize * 4;
+                if small_buf.len() < need {
+                    small_buf.resize(need, 0);
+                }
+                let small = &mut small_buf[..need];
                 resize_into(px, w, h, small, nw, nh, PixelType::U8x4).map_err(|e| (reasons::IMAGE_CORRUPT, format!("resizing: {e}")))?;
                 let phash = trawl_dedup::phash::phash_pixels(small, nw as usize, nh as usize, 4).unwrap_or(0);
                 let bytes = encode_jpeg_pixels(small, nw, nh, turbojpeg::PixelFormat::RGBX, cfg.jpeg_quality).map_err(|e| (reasons::IMAGE_CORRUPT, format!("encoding: {e}")))?;
                 (bytes, (nw, nh), phash)
             } else {
+                // kept at its size, and its own bytes could not be stripped (above): re-encoded
                 let phash = trawl_dedup::phash::phash_pixels(px, wu, hu, 4).unwrap_or(0);
-                let bytes = match strip_jpeg_metadata(data) {
-                    Some(b) => b,
-                    None => encode_jpeg_pixels(px, w, h, turbojpeg::PixelFormat::RGBX, cfg.jpeg_quality).map_err(|e| (reasons::IMAGE_CORRUPT, format!("encoding: {e}")))?,
-                };
+                let bytes = encode_jpeg_pixels(px, w, h, turbojpeg::PixelFormat::RGBX, cfg.jpeg_quality).map_err(|e| (reasons::IMAGE_CORRUPT, format!("encoding: {e}")))?;
                 (bytes, (w, h), phash)
             };
             let exact = xxhash_rust::xxh3::xxh3_64(&bytes);
