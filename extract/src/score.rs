@@ -279,7 +279,7 @@ pub(crate) fn score(doc: &Html) -> Scores {
     let mut own: Vec<Own> = Vec::new();
     let mut boiler: Vec<Boiler> = Vec::new();
     // the semantic bonus of each element as a content root
-    let mut content_word: Vec<f32> = Vec::new();
+    let mut bonus: Vec<f32> = Vec::new();
     let mut is_blk: Vec<bool> = Vec::new();
     let mut sig: Vec<u64> = Vec::new();
     let mut has_class: Vec<bool> = Vec::new();
@@ -300,7 +300,7 @@ pub(crate) fn score(doc: &Html) -> Scores {
                 let attrs = Attrs::of(e);
                 let cw = class_words(&attrs);
                 let b = if matches!(name, "html" | "body") { Boiler::No } else { boilerplate(name, &attrs, cw) };
-                content_word.push(content_bonus(name, &attrs, cw.content));
+                bonus.push(content_bonus(name, &attrs, cw.content));
                 order.push((node.id(), parent));
                 els.push(e);
                 index.insert(node.id(), slot);
@@ -485,7 +485,7 @@ pub(crate) fn score(doc: &Html) -> Scores {
         if s.boiler || s.mass <= 0.0 || els[i].name() == "html" {
             continue;
         }
-        let score = s.mass * (1.0 + content_word[i]);
+        let score = s.mass * (1.0 + bonus[i]);
         if best.is_none_or(|(b, _)| score >= b) {
             best = Some((score, *id));
         }

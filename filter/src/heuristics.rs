@@ -128,8 +128,8 @@ fn finish(h: u64, k: usize) -> u64 {
 }
 
 /// Counts of n-gram keys (already well mixed 64-bit hashes): open addressing with linear
-/// probing, reused across the n-gram sizes of a document (a third of the cost of a general
-/// hash map here).
+/// probing, one table per n-gram size sized to the positions counted (a third of the cost of
+/// a general hash map here).
 struct NgramTable {
     /// (key, count)
     slots: Vec<(u64, u32)>,

@@ -253,7 +253,8 @@ pub struct Detected {
     pub confidence: f64,
     /// whatlang's reliability flag.
     pub reliable: bool,
-    /// Whether whatlang scored only the leading families (see the module docs).
+    /// Whether whatlang scored only the stop-word leader and its neighbours (see the module
+    /// docs).
     pub narrowed: bool,
     /// The sample's script.
     pub script: Option<Script>,
@@ -289,12 +290,13 @@ pub fn sample(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
 pub fn detect(text: &str, evidence: &Evidence) -> Detected {
     let script = script_of(text);
     let narrowed = if script == Some(Script::Latin) { evidence.narrowed() } else { None };
-    let info = match &narrowed {
-        Some(langs) => Detector::with_allowlist(langs.clone()).detect(text),
+    let was_narrowed = narrowed.is_some();
+    let info = match narrowed {
+        Some(langs) => Detector::with_allowlist(langs).detect(text),
         None => whatlang::detect(text),
     };
     match info {
-        Some(i) => Detected { code: i.lang().code(), confidence: i.confidence(), reliable: i.is_reliable(), narrowed: narrowed.is_some(), script },
+        Some(i) => Detected { code: i.lang().code(), confidence: i.confidence(), reliable: i.is_reliable(), narrowed: was_narrowed, script },
         None => Detected { code: "und", confidence: 0.0, reliable: false, narrowed: false, script },
     }
 }

@@ -132,8 +132,6 @@ impl Scan {
                 continue;
             }
             let c = b[i];
-            i += 1;
-            let i = i - 1;
             if c.is_ascii_digit() {
                 cur += 1;
                 gap = 0;
@@ -153,6 +151,7 @@ impl Scan {
                 s.at |= c == b'@';
                 s.colons += usize::from(c == b':');
             }
+            i += 1;
         }
         s
     }
