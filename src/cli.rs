@@ -9,7 +9,12 @@ use trawl_storage::ShardSpec;
 /// trawl turns the live web into pretraining data: crawl, extract, filter, dedup, caption
 /// and shard, writing to a local folder or S3.
 #[derive(Debug, Parser)]
-#[command(name = "trawl", version, propagate_version = true, max_term_width = 100)]
+#[command(
+    name = "trawl",
+    version,
+    propagate_version = true,
+    max_term_width = 100
+)]
 pub struct Cli {
     /// No progress bars (they are also hidden when stderr is not a terminal).
     #[arg(long, short, global = true)]

@@ -29,8 +29,16 @@ fn init_logging(cli: &cli::Cli) {
         1 => "debug",
         _ => "trace",
     };
-    let filter = EnvFilter::try_from_env("TRAWL_LOG").unwrap_or_else(|_| EnvFilter::new(format!("{default},html5ever=warn,selectors=warn,hyper=warn,reqwest=warn")));
-    let b = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
+    let filter = EnvFilter::try_from_env("TRAWL_LOG").unwrap_or_else(|_| {
+        EnvFilter::new(format!(
+            "{default},html5ever=warn,selectors=warn,hyper=warn,reqwest=warn"
+        ))
+    });
+    let b = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
     match cli.log_format {
         cli::LogFormat::Text => b.init(),
         cli::LogFormat::Json => b.json().init(),

@@ -68,15 +68,39 @@ impl Pipeline {
         let filter = Chain::new("filter", cfg.filter.build_with(takedowns));
         let mut dedup_stages = Vec::new();
         if cfg.dedup.exact {
-            dedup_stages.push(trawl_core::Stage::Task(Box::new(trawl_dedup::ExactDedup::default())));
+            dedup_stages.push(trawl_core::Stage::Task(Box::new(
+                trawl_dedup::ExactDedup::default(),
+            )));
         }
         if cfg.dedup.near {
-            let index = cfg.dedup.open_index().map_err(|e| trawl_config::ConfigError { file: "config".into(), key: "dedup.index_dir".into(), reason: e })?;
-            dedup_stages.push(trawl_core::Stage::Task(Box::new(trawl_dedup::NearDedup::new(&cfg.dedup, index))));
+            let index = cfg
+                .dedup
+                .open_index()
+                .map_err(|e| trawl_config::ConfigError {
+                    file: "config".into(),
+                    key: "dedup.index_dir".into(),
+                    reason: e,
+                })?;
+            dedup_stages.push(trawl_core::Stage::Task(Box::new(
+                trawl_dedup::NearDedup::new(&cfg.dedup, index),
+            )));
         }
         let dedup = Chain::new("dedup", dedup_stages);
         let captioner = Captioner::new(cfg.captions.clone());
-        Ok(Pipeline { cfg, root, io, force, extractor, filter, dedup, captioner, scorer_loaded: false, image_dedup: Default::default(), image_fetcher: None, tokenizer: None })
+        Ok(Pipeline {
+            cfg,
+            root,
+            io,
+            force,
+            extractor,
+            filter,
+            dedup,
+            captioner,
+            scorer_loaded: false,
+            image_dedup: Default::default(),
+            image_fetcher: None,
+            tokenizer: None,
+        })
     }
 
     /// Loads the CLIP model of `[captions.alignment]` the first time the captions stage
@@ -88,11 +112,18 @@ impl Pipeline {
         self.scorer_loaded = true;
         match &self.cfg.captions.alignment.model {
             Some(dir) => {
-                let scorer = trawl_captions::align::ClipScorer::load(std::path::Path::new(dir)).map_err(|reason| trawl_config::ConfigError { file: "config".into(), key: "captions.alignment.model".into(), reason })?;
+                let scorer = trawl_captions::align::ClipScorer::load(std::path::Path::new(dir))
+                    .map_err(|reason| trawl_config::ConfigError {
+                        file: "config".into(),
+                        key: "captions.alignment.model".into(),
+                        reason,
+                    })?;
                 tracing::info!(model = %dir, "image-text alignment scores from a CLIP model");
                 self.captioner.set_scorer(std::sync::Arc::new(scorer));
             }
-            None => tracing::info!("no [captions.alignment] model configured: pairs get no alignment score"),
+            None => tracing::info!(
+                "no [captions.alignment] model configured: pairs get no alignment score"
+            ),
         }
         Ok(())
     }
@@ -102,16 +133,40 @@ impl Pipeline {
         if self.force {
             return Ok(false);
         }
-        Ok(self.io.block(markers::is_done(&self.root, stage, name, inputs, &self.cfg.fingerprint(stage)))?)
+        Ok(self.io.block(markers::is_done(
+            &self.root,
+            stage,
+            name,
+            inputs,
+            &self.cfg.fingerprint(stage),
+        ))?)
     }
 
     fn put(&self, key: &str, bytes: Vec<u8>) -> Result<()> {
-        self.io.block(self.root.put(key, bytes.into())).with_context(|| format!("writing {}", self.root.url_of(key)))
+        self.io
+            .block(self.root.put(key, bytes.into()))
+            .with_context(|| format!("writing {}", self.root.url_of(key)))
     }
 
-    fn commit(&self, stage: &str, name: &str, inputs: Vec<String>, outputs: Vec<String>, stats: RunStats) -> Result<()> {
-        let m = Marker { stage: stage.into(), shard: name.into(), inputs, outputs, stats, config: self.cfg.fingerprint(stage) };
-        self.io.block(markers::commit(&self.root, &m)).with_context(|| format!("committing {stage}/{name}"))
+    fn commit(
+        &self,
+        stage: &str,
+        name: &str,
+        inputs: Vec<String>,
+        outputs: Vec<String>,
+        stats: RunStats,
+    ) -> Result<()> {
+        let m = Marker {
+            stage: stage.into(),
+            shard: name.into(),
+            inputs,
+            outputs,
+            stats,
+            config: self.cfg.fingerprint(stage),
+        };
+        self.io
+            .block(markers::commit(&self.root, &m))
+            .with_context(|| format!("committing {stage}/{name}"))
     }
 
     /// The documents a stage before produced in this process, or else its committed output.
@@ -125,13 +180,24 @@ impl Pipeline {
     /// Reads documents from a JSONL object under the run root. Malformed lines are counted
     /// and logged, not fatal.
     pub fn read_docs(&self, key: &str) -> Result<Vec<Document>> {
-        let bytes = self.io.block(self.root.get(key)).with_context(|| format!("reading {}", self.root.url_of(key)))?;
+        let bytes = self
+            .io
+            .block(self.root.get(key))
+            .with_context(|| format!("reading {}", self.root.url_of(key)))?;
         read_docs_bytes(key, &bytes)
     }
 
     fn tokenizer(&mut self) -> Result<&Tokenizer> {
         if self.tokenizer.is_none() {
-            let t = self.cfg.shards.load_tokenizer().map_err(|e| trawl_config::ConfigError { file: "config".into(), key: "shards.tokenizer".into(), reason: e })?;
+            let t = self
+                .cfg
+                .shards
+                .load_tokenizer()
+                .map_err(|e| trawl_config::ConfigError {
+                    file: "config".into(),
+                    key: "shards.tokenizer".into(),
+                    reason: e,
+                })?;
             self.tokenizer = Some(t);
         }
         Ok(self.tokenizer.as_ref().expect("loaded above"))
@@ -139,7 +205,12 @@ impl Pipeline {
 
     /// Extracts one shard of pages. Each document gets `attrs.tokens` (its token count with
     /// the configured tokenizer) so every later stage can count tokens in and out.
-    pub fn extract(&mut self, name: &str, pages: &[FetchedPage], inputs: Vec<String>) -> Result<Vec<Document>> {
+    pub fn extract(
+        &mut self,
+        name: &str,
+        pages: &[FetchedPage],
+        inputs: Vec<String>,
+    ) -> Result<Vec<Document>> {
         let count_tokens = self.cfg.shards.enabled;
         if count_tokens {
             self.tokenizer()?;
@@ -174,20 +245,38 @@ impl Pipeline {
                 }
                 Err(reason) => {
                     st.drop_for(reason.as_str());
-                    ex.write(&ExcludedPage { stage: "extract", reason: reason.as_str(), url: &p.url, status: p.status });
+                    ex.write(&ExcludedPage {
+                        stage: "extract",
+                        reason: reason.as_str(),
+                        url: &p.url,
+                        status: p.status,
+                    });
                 }
             }
         }
         st.nanos = t0.elapsed().as_nanos() as u64;
-        let (o, e) = (jsonl_name("extract", name), jsonl_name("excluded/extract", name));
+        let (o, e) = (
+            jsonl_name("extract", name),
+            jsonl_name("excluded/extract", name),
+        );
         self.put(&o, out.finish())?;
         self.put(&e, ex.finish())?;
         self.commit("extract", name, inputs, vec![o, e], stats)?;
         Ok(docs)
     }
 
-    fn run_chain(&mut self, which: &str, name: &str, docs: Vec<Document>, inputs: Vec<String>) -> Result<Vec<Document>> {
-        let chain = if which == "filter" { &mut self.filter } else { &mut self.dedup };
+    fn run_chain(
+        &mut self,
+        which: &str,
+        name: &str,
+        docs: Vec<Document>,
+        inputs: Vec<String>,
+    ) -> Result<Vec<Document>> {
+        let chain = if which == "filter" {
+            &mut self.filter
+        } else {
+            &mut self.dedup
+        };
         let kept: Vec<Document> = docs.into_iter().filter_map(|d| chain.process(d)).collect();
         let excluded = chain.take_excluded();
         let stats = chain.take_stats();
@@ -199,18 +288,31 @@ impl Pipeline {
         for e in &excluded {
             ex.write(e);
         }
-        let (o, e) = (jsonl_name(which, name), jsonl_name(&format!("excluded/{which}"), name));
+        let (o, e) = (
+            jsonl_name(which, name),
+            jsonl_name(&format!("excluded/{which}"), name),
+        );
         self.put(&o, out.finish())?;
         self.put(&e, ex.finish())?;
         self.commit(which, name, inputs, vec![o, e], stats)?;
         Ok(kept)
     }
 
-    pub fn filter(&mut self, name: &str, docs: Vec<Document>, inputs: Vec<String>) -> Result<Vec<Document>> {
+    pub fn filter(
+        &mut self,
+        name: &str,
+        docs: Vec<Document>,
+        inputs: Vec<String>,
+    ) -> Result<Vec<Document>> {
         self.run_chain("filter", name, docs, inputs)
     }
 
-    pub fn dedup(&mut self, name: &str, docs: Vec<Document>, inputs: Vec<String>) -> Result<Vec<Document>> {
+    pub fn dedup(
+        &mut self,
+        name: &str,
+        docs: Vec<Document>,
+        inputs: Vec<String>,
+    ) -> Result<Vec<Document>> {
         self.run_chain("dedup", name, docs, inputs)
     }
 
@@ -228,9 +330,18 @@ impl Pipeline {
             return Ok(());
         }
         let key = jsonl_name("captions/pairs", name);
-        let Some(bytes) = self.io.block(self.root.get_opt(&key))? else { return Ok(()) };
-        for v in jsonl::read_lines::<serde_json::Value>(&key, &bytes)?.into_iter().flatten() {
-            let hex = |k: &str| v["attrs"][k].as_str().and_then(|h| u64::from_str_radix(h, 16).ok());
+        let Some(bytes) = self.io.block(self.root.get_opt(&key))? else {
+            return Ok(());
+        };
+        for v in jsonl::read_lines::<serde_json::Value>(&key, &bytes)?
+            .into_iter()
+            .flatten()
+        {
+            let hex = |k: &str| {
+                v["attrs"][k]
+                    .as_str()
+                    .and_then(|h| u64::from_str_radix(h, 16).ok())
+            };
             if let (Some(sha), Some(ph), Some(k)) = (hex("sha"), hex("phash"), v["key"].as_str()) {
                 self.image_dedup.insert(sha, ph, k);
             }
@@ -254,8 +365,11 @@ impl Pipeline {
         let plan = self.captioner.plan(docs);
         let fetcher = self.image_fetcher()?;
         let fetched = self.io.block(fetch_images(&fetcher, &plan.urls, None));
-        let out = self.captioner.assemble(docs, plan, fetched, &mut self.image_dedup);
-        let (pair_tar, pair_idx, inter_tar, inter_idx) = trawl_captions::write_shards(&out).context("writing WebDataset shards")?;
+        let out = self
+            .captioner
+            .assemble(docs, plan, fetched, &mut self.image_dedup);
+        let (pair_tar, pair_idx, inter_tar, inter_idx) =
+            trawl_captions::write_shards(&out).context("writing WebDataset shards")?;
         let mut stats = RunStats::default();
         let st = stats.stage_mut("captions");
         *st += &out.stats;
@@ -287,7 +401,12 @@ impl Pipeline {
     }
 
     /// Tokenizes one input shard into `shards/parts/<name>.*` (input order).
-    pub fn shards(&mut self, name: &str, docs: &[Document], inputs: Vec<String>) -> Result<ShardManifest> {
+    pub fn shards(
+        &mut self,
+        name: &str,
+        docs: &[Document],
+        inputs: Vec<String>,
+    ) -> Result<ShardManifest> {
         self.tokenizer()?;
         let tok = self.tokenizer.as_ref().expect("loaded above");
         let t0 = std::time::Instant::now();
@@ -326,13 +445,21 @@ impl Pipeline {
         if done < expected {
             return Ok(None);
         }
-        let report = self.io.block(trawl_shards::pack::pack(&self.root, &self.cfg.shards)).context("packing token shards")?;
+        let report = self
+            .io
+            .block(trawl_shards::pack::pack(&self.root, &self.cfg.shards))
+            .context("packing token shards")?;
         Ok(Some(report))
     }
 
     /// Runs extract -> filter -> dedup -> captions -> shards for one crawl part, skipping
     /// stages whose shard is already committed. `pages` is only read if extraction runs.
-    pub fn process_part(&mut self, name: &str, warc: &str, pages: impl FnOnce() -> Result<Vec<FetchedPage>>) -> Result<()> {
+    pub fn process_part(
+        &mut self,
+        name: &str,
+        warc: &str,
+        pages: impl FnOnce() -> Result<Vec<FetchedPage>>,
+    ) -> Result<()> {
         let c = self.cfg.clone();
         let ex_out = jsonl_name("extract", name);
         let fi_out = jsonl_name("filter", name);
@@ -387,13 +514,21 @@ pub fn image_fetcher(cfg: &PipelineConfig) -> Result<trawl_crawler::ResourceFetc
         max_bytes: c.images.max_bytes,
         timeout: std::time::Duration::from_secs(c.fetch.timeout_secs),
         concurrency: c.fetch.concurrency,
-        content_types: vec!["image/".into(), "application/octet-stream".into(), "binary/octet-stream".into()],
+        content_types: vec![
+            "image/".into(),
+            "application/octet-stream".into(),
+            "binary/octet-stream".into(),
+        ],
     };
     trawl_crawler::ResourceFetcher::new(&cfg.crawl, limits).context("image fetcher")
 }
 
 /// Fetches image URLs (one outcome per URL, in order) in the form the captions checks take.
-pub async fn fetch_images(fetcher: &trawl_crawler::ResourceFetcher, urls: &[String], progress: Option<std::sync::Arc<dyn Fn(u64) + Send + Sync>>) -> Vec<trawl_captions::FetchOutcome> {
+pub async fn fetch_images(
+    fetcher: &trawl_crawler::ResourceFetcher,
+    urls: &[String],
+    progress: Option<std::sync::Arc<dyn Fn(u64) + Send + Sync>>,
+) -> Vec<trawl_captions::FetchOutcome> {
     let outcomes = fetcher.fetch_all(urls, progress).await;
     outcomes
         .into_iter()

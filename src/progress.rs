@@ -19,8 +19,15 @@ pub fn bar(show: bool, len: Option<u64>, what: &str) -> ProgressBar {
         return pb;
     }
     let style = match len {
-        Some(_) => ProgressStyle::with_template("{prefix:>9} [{bar:30}] {pos}/{len} {msg} ({per_sec}, eta {eta})").expect("template").progress_chars("=> "),
-        None => ProgressStyle::with_template("{prefix:>9} {spinner} {pos} {msg} ({per_sec}, {elapsed})").expect("template"),
+        Some(_) => ProgressStyle::with_template(
+            "{prefix:>9} [{bar:30}] {pos}/{len} {msg} ({per_sec}, eta {eta})",
+        )
+        .expect("template")
+        .progress_chars("=> "),
+        None => {
+            ProgressStyle::with_template("{prefix:>9} {spinner} {pos} {msg} ({per_sec}, {elapsed})")
+                .expect("template")
+        }
     };
     pb.set_style(style);
     pb.set_prefix(what.to_string());

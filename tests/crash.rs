@@ -7,7 +7,15 @@ use crate::support::{demo_port, files, ok, trawl};
 /// Data outputs compared byte for byte. Stats, markers and the report hold timings, so
 /// they are evidence of the run, not its data, and are left out.
 fn data_files(dir: &std::path::Path) -> std::collections::BTreeMap<String, Vec<u8>> {
-    files(dir).into_iter().filter(|(k, _)| !(k.starts_with("stats/") || k.starts_with("_done/") || k.starts_with("report/") || k == "run.json")).collect()
+    files(dir)
+        .into_iter()
+        .filter(|(k, _)| {
+            !(k.starts_with("stats/")
+                || k.starts_with("_done/")
+                || k.starts_with("report/")
+                || k == "run.json")
+        })
+        .collect()
 }
 
 #[test]
@@ -15,7 +23,17 @@ fn kill_9_at_random_moments_then_rerun_is_byte_identical() {
     let port = demo_port();
     let args = |out: &std::path::Path| {
         let mut c = trawl();
-        c.args(["run", "--quiet", "--demo-port", &port.to_string(), "--demo-delay-ms", "15", "--output"]).arg(out).env("SOURCE_DATE_EPOCH", "1767225600");
+        c.args([
+            "run",
+            "--quiet",
+            "--demo-port",
+            &port.to_string(),
+            "--demo-delay-ms",
+            "15",
+            "--output",
+        ])
+        .arg(out)
+        .env("SOURCE_DATE_EPOCH", "1767225600");
         c
     };
     let clean = tempfile::tempdir().unwrap();
@@ -26,10 +44,14 @@ fn kill_9_at_random_moments_then_rerun_is_byte_identical() {
     assert!(expected.keys().any(|k| k.ends_with(".bin")));
 
     // moments spread over the run, plus a random jitter from the clock
-    let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos() as u64;
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos() as u64;
     let mut moments = Vec::new();
     for i in 1..=5u64 {
-        let frac = (i as f64 / 6.0) + ((seed.wrapping_mul(i * 2654435761) % 100) as f64 / 1000.0 - 0.05);
+        let frac =
+            (i as f64 / 6.0) + ((seed.wrapping_mul(i * 2654435761) % 100) as f64 / 1000.0 - 0.05);
         moments.push(full.mul_f64(frac.clamp(0.02, 0.98)));
     }
     eprintln!("uninterrupted run took {full:?}; killing at {moments:?}");
@@ -44,12 +66,18 @@ fn kill_9_at_random_moments_then_rerun_is_byte_identical() {
         }
         child.wait().unwrap();
     }
-    assert!(killed >= 2, "the run finished before most kills ({killed} killed); slow it down");
+    assert!(
+        killed >= 2,
+        "the run finished before most kills ({killed} killed); slow it down"
+    );
     ok(&mut args(crashed.path()));
     let got = data_files(crashed.path());
     let missing: Vec<_> = expected.keys().filter(|k| !got.contains_key(*k)).collect();
     let extra: Vec<_> = got.keys().filter(|k| !expected.contains_key(*k)).collect();
-    assert!(missing.is_empty() && extra.is_empty(), "missing {missing:?}, extra {extra:?}");
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "missing {missing:?}, extra {extra:?}"
+    );
     for (k, v) in &expected {
         assert!(got[k] == *v, "{k} differs after kill and rerun");
     }
@@ -69,16 +97,24 @@ fn dedup_batch_phases_survive_kill_9() {
         let mut out = String::new();
         for d in 0..1500usize {
             let base = (f * 1500 + d) % 4000;
-            let mut words: Vec<String> = (0..120).map(|i| word((base * 7919 + i * 104_729) % 60_000)).collect();
+            let mut words: Vec<String> = (0..120)
+                .map(|i| word((base * 7919 + i * 104_729) % 60_000))
+                .collect();
             words[(f * 7 + d) % 120] = word(f);
-            out.push_str(&format!("{}\n", serde_json::json!({ "id": format!("f{f}-d{d}"), "text": words.join(" ") })));
+            out.push_str(&format!(
+                "{}\n",
+                serde_json::json!({ "id": format!("f{f}-d{d}"), "text": words.join(" ") })
+            ));
         }
         std::fs::write(input.join(format!("part-{f}.jsonl")), out).unwrap();
     }
     let phases = ["signatures", "buckets", "clusters", "apply"];
     let cmd = |phase: &str, root: &std::path::Path| {
         let mut c = trawl();
-        c.args(["dedup", phase, "--quiet", "--input"]).arg(&input).arg("--output").arg(root);
+        c.args(["dedup", phase, "--quiet", "--input"])
+            .arg(&input)
+            .arg("--output")
+            .arg(root);
         c
     };
     let clean = dir.path().join("clean");
@@ -89,11 +125,15 @@ fn dedup_batch_phases_survive_kill_9() {
         durations.push(t0.elapsed());
     }
     let crashed = dir.path().join("crashed");
-    let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos() as u64;
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos() as u64;
     let mut killed = 0;
     for (p, d) in phases.iter().zip(&durations) {
         for i in 1..=2u64 {
-            let frac = (i as f64 / 3.0) + ((seed.wrapping_mul(i * 31 + 7) % 100) as f64 / 1000.0 - 0.05);
+            let frac =
+                (i as f64 / 3.0) + ((seed.wrapping_mul(i * 31 + 7) % 100) as f64 / 1000.0 - 0.05);
             let mut child = cmd(p, &crashed).spawn().unwrap();
             std::thread::sleep(d.mul_f64(frac.clamp(0.05, 0.95)));
             if child.try_wait().unwrap().is_none() {
@@ -105,15 +145,25 @@ fn dedup_batch_phases_survive_kill_9() {
         ok(&mut cmd(p, &crashed));
     }
     eprintln!("phase durations {durations:?}; {killed} kills landed");
-    assert!(killed >= 4, "only {killed} of 8 kills landed before the phase finished");
+    assert!(
+        killed >= 4,
+        "only {killed} of 8 kills landed before the phase finished"
+    );
     let keep = |k: &String| !(k.starts_with("stats/") || k.starts_with("_done/"));
-    let a: std::collections::BTreeMap<_, _> = files(&clean).into_iter().filter(|(k, _)| keep(k)).collect();
-    let b: std::collections::BTreeMap<_, _> = files(&crashed).into_iter().filter(|(k, _)| keep(k)).collect();
+    let a: std::collections::BTreeMap<_, _> =
+        files(&clean).into_iter().filter(|(k, _)| keep(k)).collect();
+    let b: std::collections::BTreeMap<_, _> = files(&crashed)
+        .into_iter()
+        .filter(|(k, _)| keep(k))
+        .collect();
     assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
     for (k, v) in &a {
         assert!(b[k] == *v, "{k} differs after kills and reruns");
     }
-    assert!(a.keys().any(|k| k.starts_with("excluded/dedup/")), "some near duplicates were found");
+    assert!(
+        a.keys().any(|k| k.starts_with("excluded/dedup/")),
+        "some near duplicates were found"
+    );
 }
 
 /// A crawl killed with SIGKILL and resumed requests again only what was in flight at the
@@ -123,15 +173,27 @@ fn dedup_batch_phases_survive_kill_9() {
 #[test]
 fn killed_crawl_resumes_without_fetching_any_page_twice() {
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let web = rt.block_on(trawl_testweb::TestWeb::start_with_delay(trawl_testweb::demo::sites(), Duration::from_millis(40))).unwrap();
-    let seeds: Vec<String> = trawl_testweb::demo::seeds(&web).iter().map(|s| format!("\"{s}\"")).collect();
+    let web = rt
+        .block_on(trawl_testweb::TestWeb::start_with_delay(
+            trawl_testweb::demo::sites(),
+            Duration::from_millis(40),
+        ))
+        .unwrap();
+    let seeds: Vec<String> = trawl_testweb::demo::seeds(&web)
+        .iter()
+        .map(|s| format!("\"{s}\""))
+        .collect();
     let dir = tempfile::tempdir().unwrap();
     let cfg = dir.path().join("c.toml");
     std::fs::write(&cfg, format!("[crawl]\nseeds = [{}]\ndelay_ms = 0\npages_per_part = 4\nallow_private_addresses = true\nstate_dir = \"{}\"\n", seeds.join(", "), dir.path().join("journal").display())).unwrap();
     let root = dir.path().join("run");
     let cmd = || {
         let mut c = trawl();
-        c.args(["crawl", "--quiet", "--config"]).arg(&cfg).arg("--output").arg(&root).env("SOURCE_DATE_EPOCH", "1767225600");
+        c.args(["crawl", "--quiet", "--config"])
+            .arg(&cfg)
+            .arg("--output")
+            .arg(&root)
+            .env("SOURCE_DATE_EPOCH", "1767225600");
         c
     };
     let pages = |reqs: &[(String, String)]| reqs.iter().filter(|(_, p)| p != "/robots.txt").count();
@@ -139,7 +201,10 @@ fn killed_crawl_resumes_without_fetching_any_page_twice() {
     for wait_for in [6, 14, 22] {
         let mut child = cmd().spawn().unwrap();
         let t0 = Instant::now();
-        while pages(&web.requests()) < wait_for && t0.elapsed() < Duration::from_secs(20) && child.try_wait().unwrap().is_none() {
+        while pages(&web.requests()) < wait_for
+            && t0.elapsed() < Duration::from_secs(20)
+            && child.try_wait().unwrap().is_none()
+        {
             std::thread::sleep(Duration::from_millis(5));
         }
         if child.try_wait().unwrap().is_none() {
@@ -159,17 +224,40 @@ fn killed_crawl_resumes_without_fetching_any_page_twice() {
         }
     }
     // one request per host at a time: at most one in flight per host (5 hosts) per kill
-    assert!(repeated.len() <= kills * 5, "{} pages fetched again after {kills} kills: {repeated:?}", repeated.len());
-    eprintln!("{kills} kills, {} page requests, {} repeated (in flight at a kill)", seen.len(), repeated.len());
+    assert!(
+        repeated.len() <= kills * 5,
+        "{} pages fetched again after {kills} kills: {repeated:?}",
+        repeated.len()
+    );
+    eprintln!(
+        "{kills} kills, {} page requests, {} repeated (in flight at a kill)",
+        seen.len(),
+        repeated.len()
+    );
     let robots = reqs.iter().filter(|(_, p)| p == "/robots.txt").count();
-    assert!(robots <= 5 + kills * 5, "robots.txt is journaled too: {robots} fetches for 5 hosts");
+    assert!(
+        robots <= 5 + kills * 5,
+        "robots.txt is journaled too: {robots} fetches for 5 hosts"
+    );
     eprintln!("robots.txt fetched {robots} times for 5 hosts");
     // the same pages as a crawl that was never interrupted
     let clean = dir.path().join("clean");
     let cfg2 = dir.path().join("c2.toml");
     std::fs::write(&cfg2, format!("[crawl]\nseeds = [{}]\ndelay_ms = 0\npages_per_part = 4\nallow_private_addresses = true\nstate_dir = \"{}\"\n", seeds.join(", "), dir.path().join("journal2").display())).unwrap();
-    ok(trawl().args(["crawl", "--quiet", "--config"]).arg(&cfg2).arg("--output").arg(&clean).env("SOURCE_DATE_EPOCH", "1767225600"));
+    ok(trawl()
+        .args(["crawl", "--quiet", "--config"])
+        .arg(&cfg2)
+        .arg("--output")
+        .arg(&clean)
+        .env("SOURCE_DATE_EPOCH", "1767225600"));
     let warcs = |r: &std::path::Path| files(&r.join("crawl/warc"));
-    assert_eq!(warcs(&root), warcs(&clean), "resumed WARC parts equal an uninterrupted crawl, byte for byte");
-    assert!(!dir.path().join("journal").exists(), "the journal is removed once the crawl is committed");
+    assert_eq!(
+        warcs(&root),
+        warcs(&clean),
+        "resumed WARC parts equal an uninterrupted crawl, byte for byte"
+    );
+    assert!(
+        !dir.path().join("journal").exists(),
+        "the journal is removed once the crawl is committed"
+    );
 }

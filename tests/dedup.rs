@@ -13,14 +13,19 @@ fn corpus(dir: &Path) {
     std::fs::create_dir_all(dir).unwrap();
     let mut files: Vec<String> = vec![String::new(); 4];
     for c in 0..40usize {
-        let base: Vec<String> = (0..300).map(|i| word((c * 1_000_003 + i * 7919) % 50_000)).collect();
+        let base: Vec<String> = (0..300)
+            .map(|i| word((c * 1_000_003 + i * 7919) % 50_000))
+            .collect();
         let mut near = base.clone();
         near[150] = "edited".into();
         let mut far = base.clone();
         for i in (0..300).step_by(5) {
             far[i] = format!("x{}", word(i + c));
         }
-        for (k, (suffix, text)) in [("base", base), ("near", near), ("far", far)].into_iter().enumerate() {
+        for (k, (suffix, text)) in [("base", base), ("near", near), ("far", far)]
+            .into_iter()
+            .enumerate()
+        {
             let doc = serde_json::json!({ "id": format!("c{c}-{suffix}"), "text": text.join(" ") });
             files[(c + k) % 4].push_str(&format!("{doc}\n"));
         }
@@ -31,17 +36,37 @@ fn corpus(dir: &Path) {
 }
 
 fn batch(input: &Path, root: &Path, workers: &[usize; 3]) {
-    for phase_workers in [("signatures", workers[0]), ("buckets", workers[1]), ("clusters", 1), ("apply", workers[2])] {
+    for phase_workers in [
+        ("signatures", workers[0]),
+        ("buckets", workers[1]),
+        ("clusters", 1),
+        ("apply", workers[2]),
+    ] {
         let (phase, n) = phase_workers;
         for i in 0..n {
-            ok(trawl().args(["dedup", phase, "--quiet", "--shard", &format!("{i}/{n}"), "--input"]).arg(input).arg("--output").arg(root));
+            ok(trawl()
+                .args([
+                    "dedup",
+                    phase,
+                    "--quiet",
+                    "--shard",
+                    &format!("{i}/{n}"),
+                    "--input",
+                ])
+                .arg(input)
+                .arg("--output")
+                .arg(root));
         }
     }
 }
 
 fn read(p: &Path) -> Vec<serde_json::Value> {
     let b = std::fs::read(p).unwrap();
-    trawl_storage::jsonl::read_lines::<serde_json::Value>(&p.to_string_lossy(), &b).unwrap().into_iter().map(Result::unwrap).collect()
+    trawl_storage::jsonl::read_lines::<serde_json::Value>(&p.to_string_lossy(), &b)
+        .unwrap()
+        .into_iter()
+        .map(Result::unwrap)
+        .collect()
 }
 
 #[test]
@@ -53,18 +78,41 @@ fn batch_phases_are_deterministic_across_worker_counts_and_idempotent() {
     let many = dir.path().join("many");
     batch(&input, &one, &[1, 1, 1]);
     batch(&input, &many, &[3, 2, 4]);
-    let data = |root: &Path| files(root).into_iter().filter(|(k, _)| k.starts_with("dedup/0") || k.starts_with("excluded/") || k.starts_with("dedup/batch/remove")).collect::<std::collections::BTreeMap<_, _>>();
+    let data = |root: &Path| {
+        files(root)
+            .into_iter()
+            .filter(|(k, _)| {
+                k.starts_with("dedup/0")
+                    || k.starts_with("excluded/")
+                    || k.starts_with("dedup/batch/remove")
+            })
+            .collect::<std::collections::BTreeMap<_, _>>()
+    };
     let (a, b) = (data(&one), data(&many));
     assert!(a.len() >= 12, "{:?}", a.keys().collect::<Vec<_>>());
-    assert_eq!(a, b, "the same survivors with 1 and with several workers per phase");
+    assert_eq!(
+        a, b,
+        "the same survivors with 1 and with several workers per phase"
+    );
 
     let mut kept = Vec::new();
     let mut removed = Vec::new();
     for i in 0..4 {
-        kept.extend(read(&one.join(format!("dedup/{:05}.jsonl.zst", i))).into_iter().map(|d| d["id"].as_str().unwrap().to_string()));
-        removed.extend(read(&one.join(format!("excluded/dedup/{:05}.jsonl.zst", i))));
+        kept.extend(
+            read(&one.join(format!("dedup/{:05}.jsonl.zst", i)))
+                .into_iter()
+                .map(|d| d["id"].as_str().unwrap().to_string()),
+        );
+        removed.extend(read(
+            &one.join(format!("excluded/dedup/{:05}.jsonl.zst", i)),
+        ));
     }
-    assert_eq!(removed.len(), 40, "one of each base/near pair removed: {}", removed.len());
+    assert_eq!(
+        removed.len(),
+        40,
+        "one of each base/near pair removed: {}",
+        removed.len()
+    );
     for r in &removed {
         let id = r["doc"]["id"].as_str().unwrap();
         let (c, which) = id.split_once('-').unwrap();
@@ -73,15 +121,26 @@ fn batch_phases_are_deterministic_across_worker_counts_and_idempotent() {
         let expect_removed = if (c + 1) % 4 > c % 4 { "near" } else { "base" };
         assert_eq!(which, expect_removed, "{id} removed");
         let other = if which == "near" { "base" } else { "near" };
-        assert_eq!(r["doc"]["attrs"]["dedup"]["near_of"], format!("c{c}-{other}"), "the earliest document (by input order) survives");
+        assert_eq!(
+            r["doc"]["attrs"]["dedup"]["near_of"],
+            format!("c{c}-{other}"),
+            "the earliest document (by input order) survives"
+        );
         assert_eq!(r["reason"], "near_duplicate");
     }
-    assert!(kept.iter().filter(|k| k.ends_with("-far")).count() == 40, "dissimilar variants are kept");
+    assert!(
+        kept.iter().filter(|k| k.ends_with("-far")).count() == 40,
+        "dissimilar variants are kept"
+    );
 
     // rerunning any phase (as after a crash) rewrites identical bytes
     let before = files(&one);
     for phase in ["signatures", "buckets", "clusters", "apply"] {
-        ok(trawl().args(["dedup", phase, "--quiet", "--force", "--input"]).arg(&input).arg("--output").arg(&one));
+        ok(trawl()
+            .args(["dedup", phase, "--quiet", "--force", "--input"])
+            .arg(&input)
+            .arg("--output")
+            .arg(&one));
     }
     let after = files(&one);
     for (k, v) in &before {
@@ -92,7 +151,12 @@ fn batch_phases_are_deterministic_across_worker_counts_and_idempotent() {
     // a phase run before its inputs exist is a usage error, not a crash
     let empty = dir.path().join("empty");
     let o = run(trawl().args(["dedup", "buckets", "--output"]).arg(&empty));
-    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 }
 
 #[test]
@@ -100,20 +164,56 @@ fn persistent_index_dedups_a_later_batch() {
     let dir = tempfile::tempdir().unwrap();
     let idx = dir.path().join("index");
     let cfg = dir.path().join("d.toml");
-    std::fs::write(&cfg, format!("[dedup]\nindex_dir = \"{}\"\n", idx.display())).unwrap();
+    std::fs::write(
+        &cfg,
+        format!("[dedup]\nindex_dir = \"{}\"\n", idx.display()),
+    )
+    .unwrap();
     let text: Vec<String> = (0..200).map(|i| word((i * 7919) % 5000)).collect();
     let b1 = dir.path().join("b1");
     std::fs::create_dir_all(&b1).unwrap();
-    std::fs::write(b1.join("a.jsonl"), format!("{}\n", serde_json::json!({"id": "monday", "text": text.join(" ")}))).unwrap();
+    std::fs::write(
+        b1.join("a.jsonl"),
+        format!(
+            "{}\n",
+            serde_json::json!({"id": "monday", "text": text.join(" ")})
+        ),
+    )
+    .unwrap();
     let mut v = text.clone();
     v[3] = "changed".into();
     let b2 = dir.path().join("b2");
     std::fs::create_dir_all(&b2).unwrap();
-    std::fs::write(b2.join("a.jsonl"), format!("{}\n{}\n", serde_json::json!({"id": "tuesday", "text": v.join(" ")}), serde_json::json!({"id": "new", "text": "an entirely new document with other words"}))).unwrap();
-    ok(trawl().args(["dedup", "--quiet", "--config"]).arg(&cfg).arg("--input").arg(&b1).arg("--output").arg(dir.path().join("run1")));
-    ok(trawl().args(["dedup", "--quiet", "--config"]).arg(&cfg).arg("--input").arg(&b2).arg("--output").arg(dir.path().join("run2")));
+    std::fs::write(
+        b2.join("a.jsonl"),
+        format!(
+            "{}\n{}\n",
+            serde_json::json!({"id": "tuesday", "text": v.join(" ")}),
+            serde_json::json!({"id": "new", "text": "an entirely new document with other words"})
+        ),
+    )
+    .unwrap();
+    ok(trawl()
+        .args(["dedup", "--quiet", "--config"])
+        .arg(&cfg)
+        .arg("--input")
+        .arg(&b1)
+        .arg("--output")
+        .arg(dir.path().join("run1")));
+    ok(trawl()
+        .args(["dedup", "--quiet", "--config"])
+        .arg(&cfg)
+        .arg("--input")
+        .arg(&b2)
+        .arg("--output")
+        .arg(dir.path().join("run2")));
     let kept = read(&dir.path().join("run2/dedup/00000.jsonl.zst"));
-    assert_eq!(kept.iter().map(|d| d["id"].as_str().unwrap()).collect::<Vec<_>>(), vec!["new"]);
+    assert_eq!(
+        kept.iter()
+            .map(|d| d["id"].as_str().unwrap())
+            .collect::<Vec<_>>(),
+        vec!["new"]
+    );
     let ex = read(&dir.path().join("run2/excluded/dedup/00000.jsonl.zst"));
     assert_eq!(ex[0]["doc"]["attrs"]["dedup"]["near_of"], "monday");
 }
@@ -127,9 +227,14 @@ fn spilled_signature_runs_give_the_same_result() {
         let mut out = String::new();
         for d in 0..2000usize {
             let base = (f * 2000 + d) % 3000;
-            let mut words: Vec<String> = (0..80).map(|i| word((base * 7919 + i * 104_729) % 60_000)).collect();
+            let mut words: Vec<String> = (0..80)
+                .map(|i| word((base * 7919 + i * 104_729) % 60_000))
+                .collect();
             words[(f + d) % 80] = "spill".into();
-            out.push_str(&format!("{}\n", serde_json::json!({ "id": format!("f{f}-d{d}"), "text": words.join(" ") })));
+            out.push_str(&format!(
+                "{}\n",
+                serde_json::json!({ "id": format!("f{f}-d{d}"), "text": words.join(" ") })
+            ));
         }
         std::fs::write(input.join(format!("part-{f}.jsonl")), out).unwrap();
     }
@@ -138,11 +243,32 @@ fn spilled_signature_runs_give_the_same_result() {
     let (a, b) = (dir.path().join("a"), dir.path().join("b"));
     batch(&input, &a, &[1, 1, 1]);
     for phase in ["signatures", "buckets", "clusters", "apply"] {
-        ok(trawl().args(["dedup", phase, "--quiet", "--config"]).arg(&small).arg("--input").arg(&input).arg("--output").arg(&b));
+        ok(trawl()
+            .args(["dedup", phase, "--quiet", "--config"])
+            .arg(&small)
+            .arg("--input")
+            .arg(&input)
+            .arg("--output")
+            .arg(&b));
     }
-    let runs = files(&b).keys().filter(|k| k.starts_with("dedup/batch/bands/000/") && k.contains('-')).count();
-    assert!(runs >= 3, "the small budget spilled extra sorted runs ({runs})");
-    let pick = |root: &Path| files(root).into_iter().filter(|(k, _)| k.starts_with("dedup/0") || k.starts_with("excluded/dedup/") || k.starts_with("dedup/batch/remove/")).collect::<std::collections::BTreeMap<_, _>>();
+    let runs = files(&b)
+        .keys()
+        .filter(|k| k.starts_with("dedup/batch/bands/000/") && k.contains('-'))
+        .count();
+    assert!(
+        runs >= 3,
+        "the small budget spilled extra sorted runs ({runs})"
+    );
+    let pick = |root: &Path| {
+        files(root)
+            .into_iter()
+            .filter(|(k, _)| {
+                k.starts_with("dedup/0")
+                    || k.starts_with("excluded/dedup/")
+                    || k.starts_with("dedup/batch/remove/")
+            })
+            .collect::<std::collections::BTreeMap<_, _>>()
+    };
     let (pa, pb) = (pick(&a), pick(&b));
     assert_eq!(pa, pb, "spilling changes nothing in the result");
     assert!(pa.keys().any(|k| k.starts_with("excluded/dedup/")));

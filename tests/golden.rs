@@ -9,8 +9,12 @@ use crate::support::{ok, trawl};
 
 fn decompressed(p: &Path) -> String {
     let bytes = std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-    let lines = trawl_storage::jsonl::read_lines::<serde_json::Value>(&p.to_string_lossy(), &bytes).unwrap();
-    lines.into_iter().map(|l| serde_json::to_string(&l.unwrap()).unwrap() + "\n").collect()
+    let lines = trawl_storage::jsonl::read_lines::<serde_json::Value>(&p.to_string_lossy(), &bytes)
+        .unwrap();
+    lines
+        .into_iter()
+        .map(|l| serde_json::to_string(&l.unwrap()).unwrap() + "\n")
+        .collect()
 }
 
 #[test]
@@ -22,7 +26,13 @@ fn golden_cases() {
         let case = case.unwrap().path();
         let command = std::fs::read_to_string(case.join("command")).unwrap();
         let out = tempfile::tempdir().unwrap();
-        ok(trawl().args(["--quiet", command.trim(), "--config"]).arg(case.join("pipeline.toml")).arg("--input").arg(case.join("input")).arg("--output").arg(out.path()));
+        ok(trawl()
+            .args(["--quiet", command.trim(), "--config"])
+            .arg(case.join("pipeline.toml"))
+            .arg("--input")
+            .arg(case.join("input"))
+            .arg("--output")
+            .arg(out.path()));
         let expected_dir = case.join("expected");
         for e in walk(&expected_dir) {
             let rel = e.strip_prefix(&expected_dir).unwrap();
@@ -32,7 +42,13 @@ fn golden_cases() {
                 std::fs::write(&e, &got).unwrap();
             } else {
                 let want = std::fs::read_to_string(&e).unwrap();
-                assert_eq!(got, want, "golden case {} differs at {}", case.display(), rel.display());
+                assert_eq!(
+                    got,
+                    want,
+                    "golden case {} differs at {}",
+                    case.display(),
+                    rel.display()
+                );
             }
         }
         cases += 1;

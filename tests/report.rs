@@ -45,29 +45,67 @@ fn report_renders_in_chromium_without_running_any_script() {
     )
     .unwrap();
     let root = dir.path().join("run");
-    ok(trawl().args(["run", "--quiet", "--config"]).arg(&cfg).arg("--output").arg(&root));
+    ok(trawl()
+        .args(["run", "--quiet", "--config"])
+        .arg(&cfg)
+        .arg("--output")
+        .arg(&root));
     let report = root.join("report/index.html");
     let html = std::fs::read_to_string(&report).unwrap();
     assert!(!html.contains("<script"), "no script element in the report");
-    assert!(html.contains("&lt;script&gt;"), "hostile text is shown, escaped");
-    assert!(html.contains("<img class=\"th\" src=\"data:image/jpeg;base64,"), "image pairs show their thumbnail");
+    assert!(
+        html.contains("&lt;script&gt;"),
+        "hostile text is shown, escaped"
+    );
+    assert!(
+        html.contains("<img class=\"th\" src=\"data:image/jpeg;base64,"),
+        "image pairs show their thumbnail"
+    );
 
     let url = format!("file://{}", report.display());
     let profile = dir.path().join("chrome-profile");
-    let (dom, log) = chromium_run(&chrome, &profile, &["--dump-dom", "--virtual-time-budget=2000"], &url);
+    let (dom, log) = chromium_run(
+        &chrome,
+        &profile,
+        &["--dump-dom", "--virtual-time-budget=2000"],
+        &url,
+    );
     assert!(dom.contains("<svg"), "charts are rendered");
-    assert!(dom.contains("class=\"th\""), "thumbnails are in the rendered page");
-    assert!(dom.matches("<svg").count() >= 6, "funnel and distribution charts");
-    assert!(!dom.contains("data-pwned=\"1\""), "a script from a page ran in the report");
+    assert!(
+        dom.contains("class=\"th\""),
+        "thumbnails are in the rendered page"
+    );
+    assert!(
+        dom.matches("<svg").count() >= 6,
+        "funnel and distribution charts"
+    );
+    assert!(
+        !dom.contains("data-pwned=\"1\""),
+        "a script from a page ran in the report"
+    );
     let console: Vec<&str> = log.lines().filter(|l| l.contains("CONSOLE")).collect();
     assert!(console.is_empty(), "console messages: {console:#?}");
     // a screenshot for reviewers (kept next to the build output)
     let shot = dir.path().join("report.png");
-    chromium_run(&chrome, &profile, &[&format!("--screenshot={}", shot.display()), "--window-size=1280,2400"], &url);
+    chromium_run(
+        &chrome,
+        &profile,
+        &[
+            &format!("--screenshot={}", shot.display()),
+            "--window-size=1280,2400",
+        ],
+        &url,
+    );
     let png = std::fs::read(&shot).expect("screenshot written");
-    assert!(png.len() > 20_000 && png.starts_with(b"\x89PNG"), "a real screenshot");
+    assert!(
+        png.len() > 20_000 && png.starts_with(b"\x89PNG"),
+        "a real screenshot"
+    );
     if let Ok(target) = std::env::var("CARGO_TARGET_DIR") {
-        let _ = std::fs::copy(&shot, std::path::Path::new(&target).join("report-screenshot.png"));
+        let _ = std::fs::copy(
+            &shot,
+            std::path::Path::new(&target).join("report-screenshot.png"),
+        );
     }
     drop(web);
     let _ = Duration::ZERO;
@@ -79,23 +117,64 @@ fn compare_shows_both_runs_and_documents_kept_in_one_only() {
     let port = demo_port().to_string();
     let a = dir.path().join("a");
     let b = dir.path().join("b");
-    ok(trawl().args(["run", "--quiet", "--demo-port", &port, "--output"]).arg(&a));
+    ok(trawl()
+        .args(["run", "--quiet", "--demo-port", &port, "--output"])
+        .arg(&a));
     let strict = dir.path().join("strict.toml");
     std::fs::write(&strict, "[filter]\nmin_words = 150\n").unwrap();
     // B re-filters A's extraction with a stricter threshold, then dedup and shards
-    ok(trawl().args(["filter", "--quiet", "--config"]).arg(&strict).arg("--input").arg(a.join("extract")).arg("--output").arg(&b));
-    ok(trawl().args(["dedup", "--quiet", "--input"]).arg(b.join("filter")).arg("--output").arg(&b));
+    ok(trawl()
+        .args(["filter", "--quiet", "--config"])
+        .arg(&strict)
+        .arg("--input")
+        .arg(a.join("extract"))
+        .arg("--output")
+        .arg(&b));
+    ok(trawl()
+        .args(["dedup", "--quiet", "--input"])
+        .arg(b.join("filter"))
+        .arg("--output")
+        .arg(&b));
     let out = ok(trawl().args(["report", "--compare"]).arg(&b).arg(&a));
     assert!(out.contains("index.html"));
     let html = std::fs::read_to_string(a.join("report/index.html")).unwrap();
     assert!(html.contains("Δ out (B−A)"), "deltas shown");
-    let n: usize = html.split("Kept in A, removed in B: ").nth(1).and_then(|r| r.split('<').next()).and_then(|x| x.replace(',', "").parse().ok()).unwrap();
-    assert!(n > 0, "documents kept in A and dropped by B's stricter filter are listed");
+    let n: usize = html
+        .split("Kept in A, removed in B: ")
+        .nth(1)
+        .and_then(|r| r.split('<').next())
+        .and_then(|x| x.replace(',', "").parse().ok())
+        .unwrap();
+    assert!(
+        n > 0,
+        "documents kept in A and dropped by B's stricter filter are listed"
+    );
     assert!(html.contains("too_few_words"));
     // and the terminal sampler
-    let s = ok(trawl().args(["sample", "--stage", "filter", "--reason", "too_few_words", "-n", "3"]).arg(&b));
+    let s = ok(trawl()
+        .args([
+            "sample",
+            "--stage",
+            "filter",
+            "--reason",
+            "too_few_words",
+            "-n",
+            "3",
+        ])
+        .arg(&b));
     assert!(s.contains("too_few_words"), "{s}");
-    let j = ok(trawl().args(["sample", "--stage", "filter", "--reason", "too_few_words", "-n", "2", "--jsonl"]).arg(&b));
+    let j = ok(trawl()
+        .args([
+            "sample",
+            "--stage",
+            "filter",
+            "--reason",
+            "too_few_words",
+            "-n",
+            "2",
+            "--jsonl",
+        ])
+        .arg(&b));
     for line in j.lines() {
         let v: serde_json::Value = serde_json::from_str(line).unwrap();
         assert_eq!(v["reason"], "too_few_words");

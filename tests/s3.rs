@@ -40,7 +40,11 @@ fn s3_put_get_list_multipart_and_missing_bucket() {
         // wrong credentials are refused by the server, with a clear error
         let mut bad = cfg.clone();
         bad.secret_access_key = Some("wrong".into());
-        let err = Storage::open("s3://trawl-test/run1", &bad).unwrap().get("a/1.txt").await.unwrap_err();
+        let err = Storage::open("s3://trawl-test/run1", &bad)
+            .unwrap()
+            .get("a/1.txt")
+            .await
+            .unwrap_err();
         assert!(!matches!(err, StorageError::NotFound(_)), "{err}");
     });
 }
@@ -50,34 +54,70 @@ fn whole_run_to_s3() {
     let Some(bin) = s3s_fs() else { return };
     let server = S3Server::start(&bin, &["runs"]);
     let mut c = trawl();
-    c.args(["run", "--quiet", "--demo-port", &demo_port().to_string(), "--output", "s3://runs/nightly/2026-11-21"]);
+    c.args([
+        "run",
+        "--quiet",
+        "--demo-port",
+        &demo_port().to_string(),
+        "--output",
+        "s3://runs/nightly/2026-11-21",
+    ]);
     server.env(&mut c);
     let out = ok(&mut c);
-    assert!(out.contains("s3://runs/nightly/2026-11-21/shards/manifest.json"), "{out}");
+    assert!(
+        out.contains("s3://runs/nightly/2026-11-21/shards/manifest.json"),
+        "{out}"
+    );
     let root = server.dir.path().join("runs/nightly/2026-11-21");
-    for f in ["shards/manifest.json", "report/index.html", "crawl/warc/00000.warc.gz", "_done/shards/00000", "shards/tokens/00000.bin"] {
+    for f in [
+        "shards/manifest.json",
+        "report/index.html",
+        "crawl/warc/00000.warc.gz",
+        "_done/shards/00000",
+        "shards/tokens/00000.bin",
+    ] {
         assert!(root.join(f).exists(), "{f} missing on the S3 server");
     }
     // a takedown on S3 rewrites the shard holding the URL and the manifest
-    let m: trawl_shards::Manifest = serde_json::from_slice(&std::fs::read(root.join("shards/manifest.json")).unwrap()).unwrap();
+    let m: trawl_shards::Manifest =
+        serde_json::from_slice(&std::fs::read(root.join("shards/manifest.json")).unwrap()).unwrap();
     let victim = m.shards[0].docs[0].url.clone();
     let list = server.dir.path().join("takedown.txt");
     std::fs::write(&list, format!("{victim}\n")).unwrap();
     let mut c = trawl();
-    c.args(["shards", "takedown", "--output", "s3://runs/nightly/2026-11-21", "--urls"]).arg(&list);
+    c.args([
+        "shards",
+        "takedown",
+        "--output",
+        "s3://runs/nightly/2026-11-21",
+        "--urls",
+    ])
+    .arg(&list);
     server.env(&mut c);
     let out = ok(&mut c);
     assert!(out.contains("1 shards rewritten"), "{out}");
-    let m2: trawl_shards::Manifest = serde_json::from_slice(&std::fs::read(root.join("shards/manifest.json")).unwrap()).unwrap();
+    let m2: trawl_shards::Manifest =
+        serde_json::from_slice(&std::fs::read(root.join("shards/manifest.json")).unwrap()).unwrap();
     assert_eq!(m2.documents + 1, m.documents);
     assert!(root.join("takedown/urls.txt").exists());
     // a missing bucket is a clear failure, not a panic
     let mut c = trawl();
-    c.args(["run", "--quiet", "--demo-port", &demo_port().to_string(), "--output", "s3://absent/x"]);
+    c.args([
+        "run",
+        "--quiet",
+        "--demo-port",
+        &demo_port().to_string(),
+        "--output",
+        "s3://absent/x",
+    ]);
     server.env(&mut c);
     let o = c.output().unwrap();
     assert_eq!(o.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("bucket `absent` does not exist"), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("bucket `absent` does not exist"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 }
 
 /// N worker processes per phase, started together against the S3 server, produce the same
@@ -87,7 +127,14 @@ fn many_workers_on_one_bucket_equal_one_worker() {
     let Some(bin) = s3s_fs() else { return };
     let server = S3Server::start(&bin, &["work"]);
     let mut c = trawl();
-    c.args(["run", "--quiet", "--demo-port", &demo_port().to_string(), "--output", "s3://work/crawl"]);
+    c.args([
+        "run",
+        "--quiet",
+        "--demo-port",
+        &demo_port().to_string(),
+        "--output",
+        "s3://work/crawl",
+    ]);
     server.env(&mut c);
     ok(&mut c);
     let phases: Vec<(Vec<&str>, Option<&str>)> = vec![
@@ -102,35 +149,71 @@ fn many_workers_on_one_bucket_equal_one_worker() {
     ];
     for (root, workers) in [("single", 1usize), ("many", 3)] {
         for (cmd, input) in &phases {
-            let n = if cmd == &vec!["dedup", "clusters"] { 1 } else { workers };
+            let n = if cmd == &vec!["dedup", "clusters"] {
+                1
+            } else {
+                workers
+            };
             let children: Vec<_> = (0..n)
                 .map(|i| {
                     let mut c = trawl();
-                    c.args(cmd).args(["--quiet", "--wait", "60", "--shard", &format!("{i}/{n}"), "--output", &format!("s3://work/{root}")]);
+                    c.args(cmd).args([
+                        "--quiet",
+                        "--wait",
+                        "60",
+                        "--shard",
+                        &format!("{i}/{n}"),
+                        "--output",
+                        &format!("s3://work/{root}"),
+                    ]);
                     if let Some(inp) = input {
                         // the crawl is shared; every later phase reads what the previous one wrote
-                        let src = if inp.starts_with("crawl/") { format!("s3://work/{inp}") } else { format!("s3://work/{root}/{inp}") };
+                        let src = if inp.starts_with("crawl/") {
+                            format!("s3://work/{inp}")
+                        } else {
+                            format!("s3://work/{root}/{inp}")
+                        };
                         c.args(["--input", &src]);
                     }
                     server.env(&mut c);
-                    c.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped()).spawn().unwrap()
+                    c.stdout(std::process::Stdio::null())
+                        .stderr(std::process::Stdio::piped())
+                        .spawn()
+                        .unwrap()
                 })
                 .collect();
             for ch in children {
                 let o = ch.wait_with_output().unwrap();
-                assert!(o.status.success(), "{cmd:?} on {root}: {}", String::from_utf8_lossy(&o.stderr));
+                assert!(
+                    o.status.success(),
+                    "{cmd:?} on {root}: {}",
+                    String::from_utf8_lossy(&o.stderr)
+                );
             }
         }
     }
     let objects = |root: &str| {
         crate::support::files(&server.dir.path().join("work").join(root))
             .into_iter()
-            .filter(|(k, _)| !(k.starts_with("stats/") || k.starts_with("_done/") || k.starts_with("report/") || k == "run.json" || k.contains(".s3s")))
+            .filter(|(k, _)| {
+                !(k.starts_with("stats/")
+                    || k.starts_with("_done/")
+                    || k.starts_with("report/")
+                    || k == "run.json"
+                    || k.contains(".s3s"))
+            })
             .collect::<std::collections::BTreeMap<_, _>>()
     };
     let (one, many) = (objects("single"), objects("many"));
-    assert!(one.keys().any(|k| k.starts_with("shards/tokens/")), "{:?}", one.keys().collect::<Vec<_>>());
-    assert_eq!(one.keys().collect::<Vec<_>>(), many.keys().collect::<Vec<_>>());
+    assert!(
+        one.keys().any(|k| k.starts_with("shards/tokens/")),
+        "{:?}",
+        one.keys().collect::<Vec<_>>()
+    );
+    assert_eq!(
+        one.keys().collect::<Vec<_>>(),
+        many.keys().collect::<Vec<_>>()
+    );
     for (k, v) in &one {
         assert!(many[k] == *v, "{k} differs between 1 and 3 workers");
     }
@@ -145,7 +228,17 @@ fn kill_9_against_s3_then_rerun_is_byte_identical() {
     let port = demo_port().to_string();
     let run = |root: &str| {
         let mut c = trawl();
-        c.args(["run", "--quiet", "--demo-port", &port, "--demo-delay-ms", "15", "--output", root]).env("SOURCE_DATE_EPOCH", "1767225600");
+        c.args([
+            "run",
+            "--quiet",
+            "--demo-port",
+            &port,
+            "--demo-delay-ms",
+            "15",
+            "--output",
+            root,
+        ])
+        .env("SOURCE_DATE_EPOCH", "1767225600");
         server.env(&mut c);
         c
     };
@@ -167,7 +260,13 @@ fn kill_9_against_s3_then_rerun_is_byte_identical() {
     let objects = |root: &str| {
         crate::support::files(&server.dir.path().join("crash").join(root))
             .into_iter()
-            .filter(|(k, _)| !(k.starts_with("stats/") || k.starts_with("_done/") || k.starts_with("report/") || k == "run.json" || k.contains(".s3s")))
+            .filter(|(k, _)| {
+                !(k.starts_with("stats/")
+                    || k.starts_with("_done/")
+                    || k.starts_with("report/")
+                    || k == "run.json"
+                    || k.contains(".s3s"))
+            })
             .collect::<std::collections::BTreeMap<_, _>>()
     };
     let (a, b) = (objects("clean"), objects("killed"));

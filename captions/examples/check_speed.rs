@@ -4,7 +4,10 @@
 use std::time::Instant;
 
 fn main() {
-    let files: Vec<Vec<u8>> = std::env::args().skip(1).map(|f| std::fs::read(f).expect("read")).collect();
+    let files: Vec<Vec<u8>> = std::env::args()
+        .skip(1)
+        .map(|f| std::fs::read(f).expect("read"))
+        .collect();
     let cfg = trawl_captions::ImageConfig::default();
     let n = 20;
     let t = Instant::now();
@@ -21,5 +24,9 @@ fn main() {
         }
     }
     let all = t.elapsed().as_secs_f64() / (n * files.len()) as f64;
-    println!("decode {:.2} ms, whole check {:.2} ms per image", decode * 1e3, all * 1e3);
+    println!(
+        "decode {:.2} ms, whole check {:.2} ms per image",
+        decode * 1e3,
+        all * 1e3
+    );
 }

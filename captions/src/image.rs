@@ -53,7 +53,15 @@ pub struct ImageConfig {
 
 impl Default for ImageConfig {
     fn default() -> Self {
-        ImageConfig { max_bytes: 20 * 1024 * 1024, max_pixels: 40_000_000, max_decoder_bytes: 512 * 1024 * 1024, min_side: 64, max_aspect: 4.0, resize_shorter_side: 512, jpeg_quality: 90 }
+        ImageConfig {
+            max_bytes: 20 * 1024 * 1024,
+            max_pixels: 40_000_000,
+            max_decoder_bytes: 512 * 1024 * 1024,
+            min_side: 64,
+            max_aspect: 4.0,
+            resize_shorter_side: 512,
+            jpeg_quality: 90,
+        }
     }
 }
 
@@ -61,13 +69,25 @@ impl ImageConfig {
     /// Checks values; returns the offending key and reason.
     pub fn validate(&self) -> Result<(), (String, String)> {
         if self.jpeg_quality > 100 {
-            return Err(("captions.images.jpeg_quality".into(), format!("{} is above 100", self.jpeg_quality)));
+            return Err((
+                "captions.images.jpeg_quality".into(),
+                format!("{} is above 100", self.jpeg_quality),
+            ));
         }
         if self.max_aspect < 1.0 {
-            return Err(("captions.images.max_aspect".into(), format!("{} is below 1 (longer side / shorter side)", self.max_aspect)));
+            return Err((
+                "captions.images.max_aspect".into(),
+                format!(
+                    "{} is below 1 (longer side / shorter side)",
+                    self.max_aspect
+                ),
+            ));
         }
         if self.max_pixels == 0 || self.max_bytes == 0 {
-            return Err(("captions.images.max_pixels".into(), "max_pixels and max_bytes must be positive".into()));
+            return Err((
+                "captions.images.max_pixels".into(),
+                "max_pixels and max_bytes must be positive".into(),
+            ));
         }
         Ok(())
     }
@@ -115,29 +135,59 @@ fn truncated(format: &str, data: &[u8]) -> Option<String> {
         "jpeg" => tail.windows(2).any(|w| w == [0xff, 0xd9]),
         "png" => tail.windows(4).any(|w| w == b"IEND"),
         "gif" => tail.last() == Some(&0x3b),
-        "webp" => data.len() >= 12 && u64::from(u32::from_le_bytes([data[4], data[5], data[6], data[7]])) + 8 <= data.len() as u64,
+        "webp" => {
+            data.len() >= 12
+                && u64::from(u32::from_le_bytes([data[4], data[5], data[6], data[7]])) + 8
+                    <= data.len() as u64
+        }
         _ => true,
     };
     (!ok).then(|| format!("truncated {format} ({} bytes, no end marker)", data.len()))
 }
 
 /// Decodes and checks `data`; `content_type` is the response's header, if any.
-pub fn check(data: &[u8], content_type: Option<&str>, cfg: &ImageConfig) -> Result<CheckedImage, (DropReason, String)> {
+pub fn check(
+    data: &[u8],
+    content_type: Option<&str>,
+    cfg: &ImageConfig,
+) -> Result<CheckedImage, (DropReason, String)> {
     if data.len() > cfg.max_bytes {
-        return Err((reasons::IMAGE_TOO_LARGE, format!("{} bytes (limit {})", data.len(), cfg.max_bytes)));
+        return Err((
+            reasons::IMAGE_TOO_LARGE,
+            format!("{} bytes (limit {})", data.len(), cfg.max_bytes),
+        ));
     }
-    let reader = ImageReader::new(Cursor::new(data)).with_guessed_format().map_err(|e| (reasons::IMAGE_CORRUPT, e.to_string()))?;
+    let reader = ImageReader::new(Cursor::new(data))
+        .with_guessed_format()
+        .map_err(|e| (reasons::IMAGE_CORRUPT, e.to_string()))?;
     let Some(format) = reader.format().and_then(format_name) else {
-        return Err((reasons::IMAGE_FORMAT, format!("not JPEG, PNG, WebP or GIF ({:?})", reader.format())));
+        return Err((
+            reasons::IMAGE_FORMAT,
+            format!("not JPEG, PNG, WebP or GIF ({:?})", reader.format()),
+        ));
     };
     // decoders fill a cut-off image with grey rather than fail: check the file's end marker
     if let Some(why) = truncated(format, data) {
         return Err((reasons::IMAGE_CORRUPT, why));
     }
-    if let Some(ct) = content_type.map(|c| c.split(';').next().unwrap_or("").trim().to_ascii_lowercase()).filter(|c| !c.is_empty()) {
-        let ok = ct.starts_with("image/") || ct == "application/octet-stream" || ct == "binary/octet-stream";
+    if let Some(ct) = content_type
+        .map(|c| {
+            c.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase()
+        })
+        .filter(|c| !c.is_empty())
+    {
+        let ok = ct.starts_with("image/")
+            || ct == "application/octet-stream"
+            || ct == "binary/octet-stream";
         if !ok {
-            return Err((reasons::IMAGE_FORMAT, format!("Content-Type {ct} for {format} bytes")));
+            return Err((
+                reasons::IMAGE_FORMAT,
+                format!("Content-Type {ct} for {format} bytes"),
+            ));
         }
     }
     // the header's dimensions first: a bomb declares its size before its pixels
@@ -145,20 +195,33 @@ pub fn check(data: &[u8], content_type: Option<&str>, cfg: &ImageConfig) -> Resu
     limits.max_alloc = Some(cfg.max_decoder_bytes);
     let mut reader = reader;
     reader.limits(limits.clone());
-    let mut decoder = reader.into_decoder().map_err(|e| (reasons::IMAGE_CORRUPT, e.to_string()))?;
+    let mut decoder = reader
+        .into_decoder()
+        .map_err(|e| (reasons::IMAGE_CORRUPT, e.to_string()))?;
     let (w, h) = decoder.dimensions();
     if u64::from(w) * u64::from(h) > cfg.max_pixels {
-        return Err((reasons::IMAGE_TOO_LARGE, format!("{w}x{h} pixels declared (limit {})", cfg.max_pixels)));
+        return Err((
+            reasons::IMAGE_TOO_LARGE,
+            format!("{w}x{h} pixels declared (limit {})", cfg.max_pixels),
+        ));
     }
-    let orientation = decoder.orientation().unwrap_or(image::metadata::Orientation::NoTransforms);
+    let orientation = decoder
+        .orientation()
+        .unwrap_or(image::metadata::Orientation::NoTransforms);
     let unrotated = orientation == image::metadata::Orientation::NoTransforms;
-    if format == "jpeg" && unrotated && cfg.jpeg_quality > 0 && u64::from(w) * u64::from(h) * 4 <= cfg.max_decoder_bytes {
+    if format == "jpeg"
+        && unrotated
+        && cfg.jpeg_quality > 0
+        && u64::from(w) * u64::from(h) * 4 <= cfg.max_decoder_bytes
+    {
         if let Some(r) = check_jpeg_turbo(data, w, h, cfg) {
             return r;
         }
         // libjpeg-turbo refused it (CMYK, an odd encoding): the image crate decides below
     }
-    decoder.set_limits(limits).map_err(|e| (reasons::IMAGE_TOO_LARGE, e.to_string()))?;
+    decoder
+        .set_limits(limits)
+        .map_err(|e| (reasons::IMAGE_TOO_LARGE, e.to_string()))?;
     let mut img = DynamicImage::from_decoder(decoder).map_err(|e| match e {
         image::ImageError::Limits(l) => (reasons::IMAGE_TOO_LARGE, l.to_string()),
         other => (reasons::IMAGE_CORRUPT, other.to_string()),
@@ -171,30 +234,57 @@ pub fn check(data: &[u8], content_type: Option<&str>, cfg: &ImageConfig) -> Resu
     let resized = cfg.resize_shorter_side > 0 && w.min(h) > cfg.resize_shorter_side;
     if resized {
         let scale = f64::from(cfg.resize_shorter_side) / f64::from(w.min(h));
-        let (nw, nh) = (((f64::from(w) * scale).round() as u32).max(1), ((f64::from(h) * scale).round() as u32).max(1));
-        rgb = resize_rgb(&rgb, nw, nh).map_err(|e| (reasons::IMAGE_CORRUPT, format!("resizing: {e}")))?;
+        let (nw, nh) = (
+            ((f64::from(w) * scale).round() as u32).max(1),
+            ((f64::from(h) * scale).round() as u32).max(1),
+        );
+        rgb = resize_rgb(&rgb, nw, nh)
+            .map_err(|e| (reasons::IMAGE_CORRUPT, format!("resizing: {e}")))?;
     }
-    let phash = trawl_dedup::phash::phash_rgb(rgb.as_raw(), rgb.width() as usize, rgb.height() as usize).unwrap_or(0);
+    let phash =
+        trawl_dedup::phash::phash_rgb(rgb.as_raw(), rgb.width() as usize, rgb.height() as usize)
+            .unwrap_or(0);
     let (bytes, extension) = if cfg.jpeg_quality == 0 {
         (data.to_vec(), if format == "jpeg" { "jpg" } else { format })
-    } else if let Some(stripped) = (format == "jpeg" && !resized && unrotated).then(|| strip_jpeg_metadata(data)).flatten() {
+    } else if let Some(stripped) = (format == "jpeg" && !resized && unrotated)
+        .then(|| strip_jpeg_metadata(data))
+        .flatten()
+    {
         // a JPEG kept at its size: its own bytes minus metadata (no generation loss, no encode)
         (stripped, "jpg")
     } else {
-        (encode_jpeg(&rgb, cfg.jpeg_quality).map_err(|e| (reasons::IMAGE_CORRUPT, format!("encoding: {e}")))?, "jpg")
+        (
+            encode_jpeg(&rgb, cfg.jpeg_quality)
+                .map_err(|e| (reasons::IMAGE_CORRUPT, format!("encoding: {e}")))?,
+            "jpg",
+        )
     };
     let exact = xxhash_rust::xxh3::xxh3_64(&bytes);
-    Ok(CheckedImage { format, original: (w, h), size: (rgb.width(), rgb.height()), bytes, extension, phash, exact })
+    Ok(CheckedImage {
+        format,
+        original: (w, h),
+        size: (rgb.width(), rgb.height()),
+        bytes,
+        extension,
+        phash,
+        exact,
+    })
 }
 
 /// Size bounds: both sides at least `min_side`, aspect ratio at most `max_aspect`.
 fn check_size(w: u32, h: u32, cfg: &ImageConfig) -> Result<(), (DropReason, String)> {
     if w.min(h) < cfg.min_side {
-        return Err((reasons::IMAGE_TOO_SMALL, format!("{w}x{h} (minimum side {})", cfg.min_side)));
+        return Err((
+            reasons::IMAGE_TOO_SMALL,
+            format!("{w}x{h} (minimum side {})", cfg.min_side),
+        ));
     }
     let aspect = f64::from(w.max(h)) / f64::from(w.min(h));
     if aspect > cfg.max_aspect {
-        return Err((reasons::IMAGE_ASPECT, format!("{w}x{h}, aspect {aspect:.1} (limit {})", cfg.max_aspect)));
+        return Err((
+            reasons::IMAGE_ASPECT,
+            format!("{w}x{h}, aspect {aspect:.1} (limit {})", cfg.max_aspect),
+        ));
     }
     Ok(())
 }
@@ -207,7 +297,12 @@ type JpegScratch = (turbojpeg::Decompressor, Vec<u8>, Vec<u8>);
 /// fastest kernels), the pHash reads the buffer, and libjpeg-turbo encodes; a JPEG kept at
 /// its size is stored as its own bytes minus metadata. `None` when libjpeg-turbo cannot
 /// decode the file (the caller falls back to the `image` crate, which gives the verdict).
-fn check_jpeg_turbo(data: &[u8], w: u32, h: u32, cfg: &ImageConfig) -> Option<Result<CheckedImage, (DropReason, String)>> {
+fn check_jpeg_turbo(
+    data: &[u8],
+    w: u32,
+    h: u32,
+    cfg: &ImageConfig,
+) -> Option<Result<CheckedImage, (DropReason, String)>> {
     use fast_image_resize::PixelType;
     thread_local! {
         static DECODER: std::cell::RefCell<Option<JpegScratch>> = const { std::cell::RefCell::new(None) };
@@ -226,7 +321,11 @@ fn check_jpeg_turbo(data: &[u8], w: u32, h: u32, cfg: &ImageConfig) -> Option<Re
             buf.resize(wu * hu * 4, 0);
         }
         let resized = cfg.resize_shorter_side > 0 && w.min(h) > cfg.resize_shorter_side;
-        let stripped = if resized { None } else { strip_jpeg_metadata(data) };
+        let stripped = if resized {
+            None
+        } else {
+            strip_jpeg_metadata(data)
+        };
         if let Some(bytes) = stripped {
             // kept at its size and stored as its own bytes: only the pHash needs pixels, and
             // a 1/8-scale decode (each pixel an 8x8 block's mean, libjpeg-turbo's DC-only
@@ -234,36 +333,87 @@ fn check_jpeg_turbo(data: &[u8], w: u32, h: u32, cfg: &ImageConfig) -> Option<Re
             // the scan (so corrupt data is still caught)
             let (sw, sh) = (wu.div_ceil(8), hu.div_ceil(8));
             let px = &mut buf[..sw * sh * 4];
-            dec.decompress(data, turbojpeg::Image { pixels: &mut *px, width: sw, pitch: sw * 4, height: sh, format: turbojpeg::PixelFormat::RGBX }).ok()?;
-            let phash = trawl_dedup::phash::phash_pixels(&buf[..sw * sh * 4], sw, sh, 4).unwrap_or(0);
+            dec.decompress(
+                data,
+                turbojpeg::Image {
+                    pixels: &mut *px,
+                    width: sw,
+                    pitch: sw * 4,
+                    height: sh,
+                    format: turbojpeg::PixelFormat::RGBX,
+                },
+            )
+            .ok()?;
+            let phash =
+                trawl_dedup::phash::phash_pixels(&buf[..sw * sh * 4], sw, sh, 4).unwrap_or(0);
             let exact = xxhash_rust::xxh3::xxh3_64(&bytes);
-            return Some(Ok(CheckedImage { format: "jpeg", original: (w, h), size: (w, h), bytes, extension: "jpg", phash, exact }));
+            return Some(Ok(CheckedImage {
+                format: "jpeg",
+                original: (w, h),
+                size: (w, h),
+                bytes,
+                extension: "jpg",
+                phash,
+                exact,
+            }));
         }
         let px = &mut buf[..wu * hu * 4];
-        dec.decompress(data, turbojpeg::Image { pixels: &mut *px, width: wu, pitch: wu * 4, height: hu, format: turbojpeg::PixelFormat::RGBX }).ok()?;
+        dec.decompress(
+            data,
+            turbojpeg::Image {
+                pixels: &mut *px,
+                width: wu,
+                pitch: wu * 4,
+                height: hu,
+                format: turbojpeg::PixelFormat::RGBX,
+            },
+        )
+        .ok()?;
         let px = &buf[..wu * hu * 4];
         let out = (|| {
             let (bytes, size, phash) = if resized {
                 let scale = f64::from(cfg.resize_shorter_side) / f64::from(w.min(h));
-                let (nw, nh) = (((f64::from(w) * scale).round() as u32).max(1), ((f64::from(h) * scale).round() as u32).max(1));
+                let (nw, nh) = (
+                    ((f64::from(w) * scale).round() as u32).max(1),
+                    ((f64::from(h) * scale).round() as u32).max(1),
+                );
                 // into a per-thread buffer too (no zeroing or page faults per image)
                 let need = nw as usize * nh as usize * 4;
                 if small_buf.len() < need {
                     small_buf.resize(need, 0);
                 }
                 let small = &mut small_buf[..need];
-                resize_into(px, w, h, small, nw, nh, PixelType::U8x4).map_err(|e| (reasons::IMAGE_CORRUPT, format!("resizing: {e}")))?;
-                let phash = trawl_dedup::phash::phash_pixels(small, nw as usize, nh as usize, 4).unwrap_or(0);
-                let bytes = encode_jpeg_pixels(small, nw, nh, turbojpeg::PixelFormat::RGBX, cfg.jpeg_quality).map_err(|e| (reasons::IMAGE_CORRUPT, format!("encoding: {e}")))?;
+                resize_into(px, w, h, small, nw, nh, PixelType::U8x4)
+                    .map_err(|e| (reasons::IMAGE_CORRUPT, format!("resizing: {e}")))?;
+                let phash = trawl_dedup::phash::phash_pixels(small, nw as usize, nh as usize, 4)
+                    .unwrap_or(0);
+                let bytes = encode_jpeg_pixels(
+                    small,
+                    nw,
+                    nh,
+                    turbojpeg::PixelFormat::RGBX,
+                    cfg.jpeg_quality,
+                )
+                .map_err(|e| (reasons::IMAGE_CORRUPT, format!("encoding: {e}")))?;
                 (bytes, (nw, nh), phash)
             } else {
                 // kept at its size, and its own bytes could not be stripped (above): re-encoded
                 let phash = trawl_dedup::phash::phash_pixels(px, wu, hu, 4).unwrap_or(0);
-                let bytes = encode_jpeg_pixels(px, w, h, turbojpeg::PixelFormat::RGBX, cfg.jpeg_quality).map_err(|e| (reasons::IMAGE_CORRUPT, format!("encoding: {e}")))?;
+                let bytes =
+                    encode_jpeg_pixels(px, w, h, turbojpeg::PixelFormat::RGBX, cfg.jpeg_quality)
+                        .map_err(|e| (reasons::IMAGE_CORRUPT, format!("encoding: {e}")))?;
                 (bytes, (w, h), phash)
             };
             let exact = xxhash_rust::xxh3::xxh3_64(&bytes);
-            Ok(CheckedImage { format: "jpeg", original: (w, h), size, bytes, extension: "jpg", phash, exact })
+            Ok(CheckedImage {
+                format: "jpeg",
+                original: (w, h),
+                size,
+                bytes,
+                extension: "jpg",
+                phash,
+                exact,
+            })
         })();
         Some(out)
     })
@@ -314,35 +464,78 @@ pub fn strip_jpeg_metadata(data: &[u8]) -> Option<Vec<u8>> {
 /// time.
 fn resize_rgb(src: &image::RgbImage, w: u32, h: u32) -> Result<image::RgbImage, String> {
     let mut out = vec![0u8; w as usize * h as usize * 3];
-    resize_into(src.as_raw(), src.width(), src.height(), &mut out, w, h, fast_image_resize::PixelType::U8x3)?;
+    resize_into(
+        src.as_raw(),
+        src.width(),
+        src.height(),
+        &mut out,
+        w,
+        h,
+        fast_image_resize::PixelType::U8x3,
+    )?;
     image::RgbImage::from_raw(w, h, out).ok_or_else(|| "resize buffer size".to_string())
 }
 
 /// [`resize_rgb`] on raw pixels of `kind` (U8x3 or U8x4) into `dst` (exactly `w * h`
 /// pixels of `kind`).
-fn resize_into(src: &[u8], sw: u32, sh: u32, dst: &mut [u8], w: u32, h: u32, kind: fast_image_resize::PixelType) -> Result<(), String> {
+fn resize_into(
+    src: &[u8],
+    sw: u32,
+    sh: u32,
+    dst: &mut [u8],
+    w: u32,
+    h: u32,
+    kind: fast_image_resize::PixelType,
+) -> Result<(), String> {
     use fast_image_resize::{images::Image, FilterType, ResizeAlg, ResizeOptions, Resizer};
-    let view = fast_image_resize::images::ImageRef::new(sw, sh, src, kind).map_err(|e| e.to_string())?;
+    let view =
+        fast_image_resize::images::ImageRef::new(sw, sh, src, kind).map_err(|e| e.to_string())?;
     let mut dst = Image::from_slice_u8(w, h, dst, kind).map_err(|e| e.to_string())?;
     // the fourth byte is padding (RGBX), not alpha: no premultiplication
-    let opts = ResizeOptions::new().resize_alg(ResizeAlg::Convolution(FilterType::Box)).use_alpha(false);
-    Resizer::new().resize(&view, &mut dst, &opts).map_err(|e| e.to_string())
+    let opts = ResizeOptions::new()
+        .resize_alg(ResizeAlg::Convolution(FilterType::Box))
+        .use_alpha(false);
+    Resizer::new()
+        .resize(&view, &mut dst, &opts)
+        .map_err(|e| e.to_string())
 }
 
 /// Baseline JPEG (4:2:0) with libjpeg-turbo, which writes no metadata; one compressor per
 /// thread. (The `image` crate's encoder and `jpeg-encoder` took 3x as long.)
 fn encode_jpeg(rgb: &image::RgbImage, quality: u8) -> Result<Vec<u8>, String> {
-    encode_jpeg_pixels(rgb.as_raw(), rgb.width(), rgb.height(), turbojpeg::PixelFormat::RGB, quality)
+    encode_jpeg_pixels(
+        rgb.as_raw(),
+        rgb.width(),
+        rgb.height(),
+        turbojpeg::PixelFormat::RGB,
+        quality,
+    )
 }
 
 /// [`encode_jpeg`] of raw pixels in `format` (RGB or RGBX).
-fn encode_jpeg_pixels(px: &[u8], w: u32, h: u32, format: turbojpeg::PixelFormat, quality: u8) -> Result<Vec<u8>, String> {
+fn encode_jpeg_pixels(
+    px: &[u8],
+    w: u32,
+    h: u32,
+    format: turbojpeg::PixelFormat,
+    quality: u8,
+) -> Result<Vec<u8>, String> {
     thread_local! {
         static COMPRESSOR: std::cell::RefCell<Option<turbojpeg::Compressor>> = const { std::cell::RefCell::new(None) };
     }
     let (w, h) = (w as usize, h as usize);
-    let bpp = if format == turbojpeg::PixelFormat::RGB { 3 } else { 4 };
-    let img = turbojpeg::Image { pixels: px, width: w, pitch: w * bpp, height: h, format };
+    let bpp = if format == turbojpeg::PixelFormat::RGB {
+        3
+    } else {
+        4
+    };
+    let img = turbojpeg::Image {
+        pixels: px,
+        width: w,
+        pitch: w * bpp,
+        height: h,
+        format,
+    };
     COMPRESSOR.with(|c| {
         let mut c = c.borrow_mut();
         if c.is_none() {
@@ -362,19 +555,28 @@ mod tests {
     fn png(w: u32, h: u32) -> Vec<u8> {
         // a picture that scales: smooth shapes relative to the size
         let img = image::RgbImage::from_fn(w, h, |x, y| {
-            let (u, v) = (f64::from(x) / f64::from(w.max(1)), f64::from(y) / f64::from(h.max(1)));
+            let (u, v) = (
+                f64::from(x) / f64::from(w.max(1)),
+                f64::from(y) / f64::from(h.max(1)),
+            );
             let wave = ((u * 6.0).sin() * (v * 4.0).cos() * 110.0 + 128.0) as u8;
             image::Rgb([(u * 255.0) as u8, wave, (v * 255.0) as u8])
         });
         let mut out = Vec::new();
-        DynamicImage::ImageRgb8(img).write_to(&mut Cursor::new(&mut out), ImageFormat::Png).unwrap();
+        DynamicImage::ImageRgb8(img)
+            .write_to(&mut Cursor::new(&mut out), ImageFormat::Png)
+            .unwrap();
         out
     }
 
     fn jpeg(w: u32, h: u32) -> Vec<u8> {
-        let img = image::RgbImage::from_fn(w, h, |x, y| image::Rgb([(x % 256) as u8, (y % 256) as u8, 128]));
+        let img = image::RgbImage::from_fn(w, h, |x, y| {
+            image::Rgb([(x % 256) as u8, (y % 256) as u8, 128])
+        });
         let mut out = Vec::new();
-        image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 85).encode_image(&img).unwrap();
+        image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 85)
+            .encode_image(&img)
+            .unwrap();
         out
     }
 
@@ -389,26 +591,63 @@ mod tests {
         with.extend_from_slice(&[0xff, 0xfe, 0x00, 0x05, b'h', b'i', b'!']);
         with.extend_from_slice(&j[2..]);
         let stripped = strip_jpeg_metadata(&with).unwrap();
-        assert_eq!(stripped, strip_jpeg_metadata(&j).unwrap(), "only the metadata went");
+        assert_eq!(
+            stripped,
+            strip_jpeg_metadata(&j).unwrap(),
+            "only the metadata went"
+        );
         assert!(!stripped.windows(4).any(|w| w == b"Exif"));
         assert!(image::load_from_memory(&stripped).is_ok());
-        let c = check(&with, Some("image/jpeg"), &ImageConfig { min_side: 16, ..Default::default() }).unwrap();
-        assert_eq!(c.bytes, stripped, "a JPEG kept at its size is stored without re-encoding");
-        assert!(strip_jpeg_metadata(b"\xff\xd8\xff\xe1\xff\xff").is_none(), "a segment running past the end");
+        let c = check(
+            &with,
+            Some("image/jpeg"),
+            &ImageConfig {
+                min_side: 16,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            c.bytes, stripped,
+            "a JPEG kept at its size is stored without re-encoding"
+        );
+        assert!(
+            strip_jpeg_metadata(b"\xff\xd8\xff\xe1\xff\xff").is_none(),
+            "a segment running past the end"
+        );
     }
 
     #[test]
     fn good_images_are_resized_and_reencoded() {
         let cfg = ImageConfig::default();
         let c = check(&png(1200, 800), Some("image/png"), &cfg).unwrap();
-        assert_eq!((c.format, c.original, c.size, c.extension), ("png", (1200, 800), (768, 512), "jpg"));
+        assert_eq!(
+            (c.format, c.original, c.size, c.extension),
+            ("png", (1200, 800), (768, 512), "jpg")
+        );
         assert!(c.bytes.starts_with(&[0xff, 0xd8]), "JPEG output");
         let again = check(&png(1200, 800), None, &cfg).unwrap();
-        assert_eq!((again.phash, again.exact), (c.phash, c.exact), "deterministic");
+        assert_eq!(
+            (again.phash, again.exact),
+            (c.phash, c.exact),
+            "deterministic"
+        );
         // the same picture at another size: same pHash neighbourhood
         let small = check(&png(600, 400), None, &cfg).unwrap();
-        assert!((small.phash ^ c.phash).count_ones() <= 8, "pHash distance {}", (small.phash ^ c.phash).count_ones());
-        let keep = check(&jpeg(300, 200), Some("image/jpeg"), &ImageConfig { jpeg_quality: 0, ..cfg.clone() }).unwrap();
+        assert!(
+            (small.phash ^ c.phash).count_ones() <= 8,
+            "pHash distance {}",
+            (small.phash ^ c.phash).count_ones()
+        );
+        let keep = check(
+            &jpeg(300, 200),
+            Some("image/jpeg"),
+            &ImageConfig {
+                jpeg_quality: 0,
+                ..cfg.clone()
+            },
+        )
+        .unwrap();
         assert_eq!((keep.extension, keep.size), ("jpg", (300, 200)));
     }
 
@@ -416,12 +655,27 @@ mod tests {
     fn bad_images_are_dropped_with_their_reason() {
         let cfg = ImageConfig::default();
         let r = |d: &[u8], ct: Option<&str>| check(d, ct, &cfg).unwrap_err().0;
-        assert_eq!(r(&png(1, 1), None), reasons::IMAGE_TOO_SMALL, "tracking pixel");
+        assert_eq!(
+            r(&png(1, 1), None),
+            reasons::IMAGE_TOO_SMALL,
+            "tracking pixel"
+        );
         assert_eq!(r(&png(1000, 100), None), reasons::IMAGE_ASPECT, "banner");
         let full = jpeg(400, 300);
-        assert_eq!(r(&full[..full.len() / 2], None), reasons::IMAGE_CORRUPT, "truncated JPEG");
-        assert_eq!(r(b"<html>not an image</html>", Some("image/png")), reasons::IMAGE_FORMAT);
-        assert_eq!(r(&png(200, 200), Some("text/html")), reasons::IMAGE_FORMAT, "wrong Content-Type");
+        assert_eq!(
+            r(&full[..full.len() / 2], None),
+            reasons::IMAGE_CORRUPT,
+            "truncated JPEG"
+        );
+        assert_eq!(
+            r(b"<html>not an image</html>", Some("image/png")),
+            reasons::IMAGE_FORMAT
+        );
+        assert_eq!(
+            r(&png(200, 200), Some("text/html")),
+            reasons::IMAGE_FORMAT,
+            "wrong Content-Type"
+        );
         // a decompression bomb: a valid PNG header declaring 100,000 x 100,000 pixels, refused
         // before any pixel is decoded
         let mut bomb = png(100, 100);
@@ -433,8 +687,29 @@ mod tests {
         assert_eq!(reason, reasons::IMAGE_TOO_LARGE, "{why}");
         assert!(why.contains("100000x100000"), "{why}");
         // over the byte cap
-        assert_eq!(check(&png(300, 300), None, &ImageConfig { max_bytes: 100, ..cfg.clone() }).unwrap_err().0, reasons::IMAGE_TOO_LARGE);
-        assert_eq!(ImageConfig { jpeg_quality: 101, ..cfg }.validate().unwrap_err().0, "captions.images.jpeg_quality");
+        assert_eq!(
+            check(
+                &png(300, 300),
+                None,
+                &ImageConfig {
+                    max_bytes: 100,
+                    ..cfg.clone()
+                }
+            )
+            .unwrap_err()
+            .0,
+            reasons::IMAGE_TOO_LARGE
+        );
+        assert_eq!(
+            ImageConfig {
+                jpeg_quality: 101,
+                ..cfg
+            }
+            .validate()
+            .unwrap_err()
+            .0,
+            "captions.images.jpeg_quality"
+        );
     }
 
     fn crc32(data: &[u8]) -> u32 {
@@ -442,7 +717,11 @@ mod tests {
         for &b in data {
             c ^= u32::from(b);
             for _ in 0..8 {
-                c = if c & 1 == 1 { 0xedb8_8320 ^ (c >> 1) } else { c >> 1 };
+                c = if c & 1 == 1 {
+                    0xedb8_8320 ^ (c >> 1)
+                } else {
+                    c >> 1
+                };
             }
         }
         !c

@@ -74,7 +74,10 @@ pub struct FetchConfig {
 
 impl Default for FetchConfig {
     fn default() -> Self {
-        FetchConfig { concurrency: 16, timeout_secs: 20 }
+        FetchConfig {
+            concurrency: 16,
+            timeout_secs: 20,
+        }
     }
 }
 
@@ -158,20 +161,41 @@ impl CaptionsConfig {
             return Err(("captions.context_bytes".into(), "at most 100000".into()));
         }
         if self.max_alt_words < self.min_alt_words {
-            return Err(("captions.max_alt_words".into(), format!("{} is below min_alt_words ({})", self.max_alt_words, self.min_alt_words)));
+            return Err((
+                "captions.max_alt_words".into(),
+                format!(
+                    "{} is below min_alt_words ({})",
+                    self.max_alt_words, self.min_alt_words
+                ),
+            ));
         }
         if self.phash_max_distance > 7 {
-            return Err(("captions.phash_max_distance".into(), format!("{} is above 7 (the index finds every hash within 7 bits)", self.phash_max_distance)));
+            return Err((
+                "captions.phash_max_distance".into(),
+                format!(
+                    "{} is above 7 (the index finds every hash within 7 bits)",
+                    self.phash_max_distance
+                ),
+            ));
         }
         if self.fetch.concurrency == 0 {
-            return Err(("captions.fetch.concurrency".into(), "must be at least 1".into()));
+            return Err((
+                "captions.fetch.concurrency".into(),
+                "must be at least 1".into(),
+            ));
         }
         if self.fetch.timeout_secs == 0 {
-            return Err(("captions.fetch.timeout_secs".into(), "must be at least 1".into()));
+            return Err((
+                "captions.fetch.timeout_secs".into(),
+                "must be at least 1".into(),
+            ));
         }
         for l in &self.alt_languages {
             if whatlang::Lang::from_code(l).is_none() {
-                return Err(("captions.alt_languages".into(), format!("`{l}` is not a whatlang language code (ISO 639-3, like `eng`)")));
+                return Err((
+                    "captions.alt_languages".into(),
+                    format!("`{l}` is not a whatlang language code (ISO 639-3, like `eng`)"),
+                ));
             }
         }
         for (d, kws) in &self.domains {
@@ -184,13 +208,19 @@ impl CaptionsConfig {
             // rest of the configuration
             for f in ["config.json", "model.safetensors", "tokenizer.json"] {
                 if !std::path::Path::new(dir).join(f).is_file() {
-                    return Err(("captions.alignment.model".into(), format!("{dir} has no {f} (a Hugging Face CLIP directory is expected)")));
+                    return Err((
+                        "captions.alignment.model".into(),
+                        format!("{dir} has no {f} (a Hugging Face CLIP directory is expected)"),
+                    ));
                 }
             }
         }
         if let Some(t) = self.alignment.threshold {
             if !(-1.0..=1.0).contains(&t) {
-                return Err(("captions.alignment.threshold".into(), format!("{t} is outside [-1, 1] (a cosine similarity)")));
+                return Err((
+                    "captions.alignment.threshold".into(),
+                    format!("{t} is outside [-1, 1] (a cosine similarity)"),
+                ));
             }
         }
         self.images.validate()
@@ -220,7 +250,12 @@ pub type CheckOutcome = Result<Arc<CheckedImage>, (DropReason, String)>;
 pub type InterleavedWithImages = (InterleavedDoc, Vec<(String, Arc<CheckedImage>)>);
 
 /// A shard's WebDataset files: (pairs tar, pairs index rows, interleaved tar, its rows).
-pub type ShardFiles = (Vec<u8>, Vec<serde_json::Value>, Vec<u8>, Vec<serde_json::Value>);
+pub type ShardFiles = (
+    Vec<u8>,
+    Vec<serde_json::Value>,
+    Vec<u8>,
+    Vec<serde_json::Value>,
+);
 
 /// One image of one document.
 #[derive(Debug, Clone)]
@@ -291,7 +326,12 @@ impl ImageDedup {
         if let Some(k) = self.exact.get(&exact) {
             return Some((reasons::DUPLICATE_EXACT, format!("same bytes as {k}")));
         }
-        self.phash.find(phash, max_distance).map(|(k, d)| (reasons::DUPLICATE_PHASH, format!("pHash within {d} bits of {k}")))
+        self.phash.find(phash, max_distance).map(|(k, d)| {
+            (
+                reasons::DUPLICATE_PHASH,
+                format!("pHash within {d} bits of {k}"),
+            )
+        })
     }
 }
 
@@ -305,14 +345,45 @@ pub struct Captioner {
 
 impl std::fmt::Debug for Captioner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Captioner").field("cfg", &self.cfg).field("scorer", &self.scorer.as_ref().map(|s| s.name())).finish()
+        f.debug_struct("Captioner")
+            .field("cfg", &self.cfg)
+            .field("scorer", &self.scorer.as_ref().map(|s| s.name()))
+            .finish()
     }
 }
 
-const PLACEHOLDERS: &[&str] = &["image", "img", "photo", "picture", "logo", "icon", "spacer", "banner", "thumbnail", "untitled", "placeholder", "blank", "pixel", "null", "undefined", "alt", "image description", "no image", "loading", "avatar", "profile picture", "click here", "click to enlarge", "advertisement"];
+const PLACEHOLDERS: &[&str] = &[
+    "image",
+    "img",
+    "photo",
+    "picture",
+    "logo",
+    "icon",
+    "spacer",
+    "banner",
+    "thumbnail",
+    "untitled",
+    "placeholder",
+    "blank",
+    "pixel",
+    "null",
+    "undefined",
+    "alt",
+    "image description",
+    "no image",
+    "loading",
+    "avatar",
+    "profile picture",
+    "click here",
+    "click to enlarge",
+    "advertisement",
+];
 
 fn is_placeholder(alt: &str) -> bool {
-    let a = alt.trim().trim_matches(|c: char| c.is_ascii_punctuation()).to_lowercase();
+    let a = alt
+        .trim()
+        .trim_matches(|c: char| c.is_ascii_punctuation())
+        .to_lowercase();
     if PLACEHOLDERS.contains(&a.as_str()) {
         return true;
     }
@@ -322,7 +393,16 @@ fn is_placeholder(alt: &str) -> bool {
     }
     // camera file names: IMG_1234, DSC01234, dscn0001
     let compact: String = a.chars().filter(|c| !c.is_whitespace()).collect();
-    ["img_", "img-", "dsc", "dscn", "pict", "dcim"].iter().any(|p| compact.starts_with(p) && compact[p.len()..].chars().take(3).all(|c| c.is_ascii_digit()) && compact.len() > p.len())
+    ["img_", "img-", "dsc", "dscn", "pict", "dcim"]
+        .iter()
+        .any(|p| {
+            compact.starts_with(p)
+                && compact[p.len()..]
+                    .chars()
+                    .take(3)
+                    .all(|c| c.is_ascii_digit())
+                && compact.len() > p.len()
+        })
 }
 
 /// Up to `bytes` of text on each side of `offset`, cut at whitespace so no word is split.
@@ -331,10 +411,14 @@ fn context_around(text: &str, offset: usize, bytes: usize) -> &str {
     let mut end = trawl_core::text::floor_char_boundary(text, offset.saturating_add(bytes));
     if start > 0 && !text[..start].ends_with(char::is_whitespace) {
         // skip the partial word at the front
-        start = text[start..end].find(char::is_whitespace).map_or(start, |i| start + i);
+        start = text[start..end]
+            .find(char::is_whitespace)
+            .map_or(start, |i| start + i);
     }
     if end < text.len() && !text[end..].starts_with(char::is_whitespace) {
-        end = text[start..end].rfind(char::is_whitespace).map_or(end, |i| start + i);
+        end = text[start..end]
+            .rfind(char::is_whitespace)
+            .map_or(end, |i| start + i);
     }
     text[start..end].trim()
 }
@@ -346,7 +430,10 @@ fn host_of(url: &str) -> &str {
 
 /// Whether an X-Robots-Tag value opts the image out of AI training.
 fn opts_out(x_robots_tag: &str) -> bool {
-    x_robots_tag.to_ascii_lowercase().split([',', ' ', ';', ':']).any(|t| t == "noai" || t == "noimageai")
+    x_robots_tag
+        .to_ascii_lowercase()
+        .split([',', ' ', ';', ':'])
+        .any(|t| t == "noai" || t == "noimageai")
 }
 
 impl Captioner {
@@ -361,9 +448,20 @@ impl Captioner {
             }
         }
         let keywords = (!patterns.is_empty())
-            .then(|| aho_corasick::AhoCorasick::builder().ascii_case_insensitive(true).match_kind(aho_corasick::MatchKind::LeftmostLongest).build(&patterns).ok().map(|ac| (ac, owners)))
+            .then(|| {
+                aho_corasick::AhoCorasick::builder()
+                    .ascii_case_insensitive(true)
+                    .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+                    .build(&patterns)
+                    .ok()
+                    .map(|ac| (ac, owners))
+            })
             .flatten();
-        Captioner { cfg, keywords, scorer: None }
+        Captioner {
+            cfg,
+            keywords,
+            scorer: None,
+        }
     }
 
     /// Adds an alignment scorer: scores go to `attrs.alignment`, and pairs under
@@ -384,13 +482,17 @@ impl Captioner {
     }
 
     fn tag_domains(&self, texts: &[&str]) -> Vec<String> {
-        let Some((ac, owners)) = &self.keywords else { return Vec::new() };
+        let Some((ac, owners)) = &self.keywords else {
+            return Vec::new();
+        };
         let mut out = BTreeSet::new();
         for t in texts {
             for m in ac.find_iter(t) {
                 let before = t[..m.start()].chars().next_back();
                 let after = t[m.end()..].chars().next();
-                if before.is_none_or(|c| !c.is_alphanumeric()) && after.is_none_or(|c| !c.is_alphanumeric()) {
+                if before.is_none_or(|c| !c.is_alphanumeric())
+                    && after.is_none_or(|c| !c.is_alphanumeric())
+                {
                     out.insert(owners[m.pattern().as_usize()].clone());
                 }
             }
@@ -408,37 +510,64 @@ impl Captioner {
             for im in &d.images {
                 let alt = im.alt.trim().to_lowercase();
                 if !alt.is_empty() {
-                    alt_images.entry((host_of(&d.url), alt)).or_default().insert(im.src.as_str());
+                    alt_images
+                        .entry((host_of(&d.url), alt))
+                        .or_default()
+                        .insert(im.src.as_str());
                 }
             }
         }
         let mut urls = BTreeSet::new();
         for (di, doc) in docs.iter().enumerate() {
-            let page_opt_out = doc.consent.noimageai || doc.consent.noai || doc.consent.training_allowed == Some(false);
+            let page_opt_out = doc.consent.noimageai
+                || doc.consent.noai
+                || doc.consent.training_allowed == Some(false);
             for (ii, im) in doc.images.iter().enumerate() {
-                let context = context_around(&doc.text, im.offset, self.cfg.context_bytes).to_string();
+                let context =
+                    context_around(&doc.text, im.offset, self.cfg.context_bytes).to_string();
                 let words = im.alt.split_whitespace().count();
                 let mut attrs = Attrs::new();
                 attrs.insert("alt_words".into(), json!(words));
                 // whatlang guesses wildly on a few words: only confident guesses count
-                let lang = (words >= 3).then(|| whatlang::detect(&im.alt)).flatten().filter(|l| l.confidence() >= 0.5);
+                let lang = (words >= 3)
+                    .then(|| whatlang::detect(&im.alt))
+                    .flatten()
+                    .filter(|l| l.confidence() >= 0.5);
                 if let Some(l) = &lang {
                     attrs.insert("alt_lang".into(), json!(l.lang().code()));
-                    attrs.insert("alt_lang_confidence".into(), json!((l.confidence() * 1000.0).round() / 1000.0));
+                    attrs.insert(
+                        "alt_lang_confidence".into(),
+                        json!((l.confidence() * 1000.0).round() / 1000.0),
+                    );
                 }
-                let domains = self.tag_domains(&[&im.alt, im.caption.as_deref().unwrap_or(""), &context]);
+                let domains =
+                    self.tag_domains(&[&im.alt, im.caption.as_deref().unwrap_or(""), &context]);
                 if !domains.is_empty() {
                     attrs.insert("domains".into(), json!(domains));
                 }
                 if let (Some(w), Some(h)) = (im.width, im.height) {
                     attrs.insert("declared_size".into(), json!([w, h]));
                 }
-                let repeats = alt_images.get(&(host_of(&doc.url), im.alt.trim().to_lowercase())).map_or(0, HashSet::len);
-                let decorative = im.width.is_some_and(|w| w < self.cfg.min_declared_side) || im.height.is_some_and(|h| h < self.cfg.min_declared_side);
+                let repeats = alt_images
+                    .get(&(host_of(&doc.url), im.alt.trim().to_lowercase()))
+                    .map_or(0, HashSet::len);
+                let decorative = im.width.is_some_and(|w| w < self.cfg.min_declared_side)
+                    || im.height.is_some_and(|h| h < self.cfg.min_declared_side);
                 let early = if page_opt_out {
-                    Some((reasons::IMAGE_OPT_OUT, "the page opts out (noimageai/noai or robots.txt for the training token)".to_string()))
+                    Some((
+                        reasons::IMAGE_OPT_OUT,
+                        "the page opts out (noimageai/noai or robots.txt for the training token)"
+                            .to_string(),
+                    ))
                 } else if decorative {
-                    Some((reasons::DECORATIVE, format!("declared {}x{}", im.width.map_or("?".into(), |w| w.to_string()), im.height.map_or("?".into(), |h| h.to_string()))))
+                    Some((
+                        reasons::DECORATIVE,
+                        format!(
+                            "declared {}x{}",
+                            im.width.map_or("?".into(), |w| w.to_string()),
+                            im.height.map_or("?".into(), |h| h.to_string())
+                        ),
+                    ))
                 } else if im.alt.trim().is_empty() {
                     Some((reasons::ALT_MISSING, String::new()))
                 } else if is_placeholder(&im.alt) {
@@ -448,9 +577,20 @@ impl Captioner {
                 } else if words > self.cfg.max_alt_words {
                     Some((reasons::ALT_TOO_LONG, format!("{words} words")))
                 } else if self.cfg.max_alt_repeats > 0 && repeats >= self.cfg.max_alt_repeats {
-                    Some((reasons::ALT_REPEATED, format!("on {repeats} images of {}", host_of(&doc.url))))
-                } else if !self.cfg.alt_languages.is_empty() && lang.as_ref().is_some_and(|l| !self.cfg.alt_languages.iter().any(|a| a == l.lang().code())) {
-                    Some((reasons::ALT_LANGUAGE, lang.map(|l| l.lang().code().to_string()).unwrap_or_default()))
+                    Some((
+                        reasons::ALT_REPEATED,
+                        format!("on {repeats} images of {}", host_of(&doc.url)),
+                    ))
+                } else if !self.cfg.alt_languages.is_empty()
+                    && lang.as_ref().is_some_and(|l| {
+                        !self.cfg.alt_languages.iter().any(|a| a == l.lang().code())
+                    })
+                {
+                    Some((
+                        reasons::ALT_LANGUAGE,
+                        lang.map(|l| l.lang().code().to_string())
+                            .unwrap_or_default(),
+                    ))
                 } else {
                     None
                 };
@@ -469,7 +609,13 @@ impl Captioner {
                     attrs,
                     consent: doc.consent.clone(),
                 };
-                plan.candidates.push(Candidate { doc: di, index: ii, pair, early, for_interleaved });
+                plan.candidates.push(Candidate {
+                    doc: di,
+                    index: ii,
+                    pair,
+                    early,
+                    for_interleaved,
+                });
             }
         }
         plan.urls = urls.into_iter().collect();
@@ -479,18 +625,37 @@ impl Captioner {
     /// Decodes and checks the fetched images (in parallel), then builds the shard's kept
     /// and dropped pairs and its interleaved documents. `fetched` holds one outcome per URL
     /// of `plan.urls`; `dedup` holds the images of earlier shards and learns this one's.
-    pub fn assemble(&self, docs: &[Document], plan: Plan, fetched: Vec<FetchOutcome>, dedup: &mut ImageDedup) -> ShardOutput {
+    pub fn assemble(
+        &self,
+        docs: &[Document],
+        plan: Plan,
+        fetched: Vec<FetchOutcome>,
+        dedup: &mut ImageDedup,
+    ) -> ShardOutput {
         let mut out = ShardOutput::default();
         let mut fetched = fetched;
-        fetched.resize_with(plan.urls.len(), || Err((DropReason::new("fetch_error"), "no fetch result".into())));
+        fetched.resize_with(plan.urls.len(), || {
+            Err((DropReason::new("fetch_error"), "no fetch result".into()))
+        });
         let checked = self.check_images(fetched);
-        let images: HashMap<&str, &CheckOutcome> = plan.urls.iter().map(String::as_str).zip(checked.iter()).collect();
+        let images: HashMap<&str, &CheckOutcome> = plan
+            .urls
+            .iter()
+            .map(String::as_str)
+            .zip(checked.iter())
+            .collect();
         let st = &mut out.stats;
         st.count("images_fetch_planned", plan.urls.len() as u64);
-        st.count("images_ok", checked.iter().filter(|c| c.is_ok()).count() as u64);
+        st.count(
+            "images_ok",
+            checked.iter().filter(|c| c.is_ok()).count() as u64,
+        );
         for c in &checked {
             if let Err((r, _)) = c {
-                st.count(&format!("image_{}", r.as_str().trim_start_matches("image_")), 1);
+                st.count(
+                    &format!("image_{}", r.as_str().trim_start_matches("image_")),
+                    1,
+                );
             }
         }
         // pairs: early reasons, then the image, then alignment, then duplicates (so a copy
@@ -510,16 +675,22 @@ impl Captioner {
                     survivors.push((c, img.clone()));
                 }
                 Some(Err((r, d))) => out.dropped.push((pair, *r, d.clone())),
-                None => out.dropped.push((pair, trawl_core::DropReason::new("fetch_error"), "not fetched".into())),
+                None => out.dropped.push((
+                    pair,
+                    trawl_core::DropReason::new("fetch_error"),
+                    "not fetched".into(),
+                )),
             }
         }
         let scores = self.score(&survivors);
         for ((cand, img), score) in survivors.into_iter().zip(scores) {
             let mut pair = cand.pair;
             if let Some(s) = score {
-                pair.attrs.insert("alignment".into(), json!((s * 10000.0).round() / 10000.0));
+                pair.attrs
+                    .insert("alignment".into(), json!((s * 10000.0).round() / 10000.0));
                 if self.cfg.alignment.threshold.is_some_and(|t| s < t) {
-                    out.dropped.push((pair, reasons::LOW_ALIGNMENT, format!("score {s:.3}")));
+                    out.dropped
+                        .push((pair, reasons::LOW_ALIGNMENT, format!("score {s:.3}")));
                     continue;
                 }
             }
@@ -527,11 +698,22 @@ impl Captioner {
                 out.dropped.push((pair, r, d));
                 continue;
             }
-            let key = format!("{}-{:04}", pair.doc_id.as_ref().map(|d| d.to_string()).unwrap_or_default(), cand.index);
+            let key = format!(
+                "{}-{:04}",
+                pair.doc_id
+                    .as_ref()
+                    .map(|d| d.to_string())
+                    .unwrap_or_default(),
+                cand.index
+            );
             if self.cfg.dedup {
                 dedup.insert(img.exact, img.phash, &key);
             }
-            out.pairs.push(KeptPair { key, pair, image: img });
+            out.pairs.push(KeptPair {
+                key,
+                pair,
+                image: img,
+            });
         }
         st.seen += plan.candidates.len() as u64;
         st.kept += out.pairs.len() as u64;
@@ -568,14 +750,24 @@ impl Captioner {
     /// Applies each image's own opt-out and decodes and checks it ([`image::check`]), on
     /// `threads` threads; one result per input, in order.
     pub fn check_images(&self, fetched: Vec<FetchOutcome>) -> Vec<CheckOutcome> {
-        let threads = if self.cfg.threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { self.cfg.threads };
+        let threads = if self.cfg.threads == 0 {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        } else {
+            self.cfg.threads
+        };
         let one = |f: FetchOutcome| -> CheckOutcome {
             let f = f?;
             if f.x_robots_tag.as_deref().is_some_and(opts_out) {
-                return Err((reasons::IMAGE_OPT_OUT, format!("X-Robots-Tag: {}", f.x_robots_tag.unwrap_or_default())));
+                return Err((
+                    reasons::IMAGE_OPT_OUT,
+                    format!("X-Robots-Tag: {}", f.x_robots_tag.unwrap_or_default()),
+                ));
             }
             if !f.training_allowed {
-                return Err((reasons::IMAGE_OPT_OUT, "robots.txt disallows the training token".into()));
+                return Err((
+                    reasons::IMAGE_OPT_OUT,
+                    "robots.txt disallows the training token".into(),
+                ));
             }
             image::check(&f.body, f.content_type.as_deref(), &self.cfg.images).map(Arc::new)
         };
@@ -583,8 +775,13 @@ impl Captioner {
             return fetched.into_iter().map(one).collect();
         }
         let next = std::sync::atomic::AtomicUsize::new(0);
-        let inputs: Vec<std::sync::Mutex<Option<FetchOutcome>>> = fetched.into_iter().map(|f| std::sync::Mutex::new(Some(f))).collect();
-        let results: Vec<std::sync::Mutex<Option<CheckOutcome>>> = (0..inputs.len()).map(|_| std::sync::Mutex::new(None)).collect();
+        let inputs: Vec<std::sync::Mutex<Option<FetchOutcome>>> = fetched
+            .into_iter()
+            .map(|f| std::sync::Mutex::new(Some(f)))
+            .collect();
+        let results: Vec<std::sync::Mutex<Option<CheckOutcome>>> = (0..inputs.len())
+            .map(|_| std::sync::Mutex::new(None))
+            .collect();
         std::thread::scope(|s| {
             for _ in 0..threads.min(inputs.len()) {
                 s.spawn(|| loop {
@@ -592,20 +789,37 @@ impl Captioner {
                     if i >= inputs.len() {
                         break;
                     }
-                    let f = inputs[i].lock().expect("input lock").take().expect("each input taken once");
+                    let f = inputs[i]
+                        .lock()
+                        .expect("input lock")
+                        .take()
+                        .expect("each input taken once");
                     *results[i].lock().expect("result lock") = Some(one(f));
                 });
             }
         });
-        results.into_iter().map(|r| r.into_inner().expect("result lock").expect("every result filled")).collect()
+        results
+            .into_iter()
+            .map(|r| {
+                r.into_inner()
+                    .expect("result lock")
+                    .expect("every result filled")
+            })
+            .collect()
     }
 
     fn score(&self, survivors: &[(Candidate, Arc<CheckedImage>)]) -> Vec<Option<f32>> {
-        let Some(scorer) = &self.scorer else { return vec![None; survivors.len()] };
-        let items: Vec<(&CheckedImage, String)> = survivors.iter().map(|(c, img)| (img.as_ref(), align::caption_text(&c.pair))).collect();
+        let Some(scorer) = &self.scorer else {
+            return vec![None; survivors.len()];
+        };
+        let items: Vec<(&CheckedImage, String)> = survivors
+            .iter()
+            .map(|(c, img)| (img.as_ref(), align::caption_text(&c.pair)))
+            .collect();
         let mut out = Vec::with_capacity(items.len());
         for chunk in items.chunks(32) {
-            let refs: Vec<(&CheckedImage, &str)> = chunk.iter().map(|(i, t)| (*i, t.as_str())).collect();
+            let refs: Vec<(&CheckedImage, &str)> =
+                chunk.iter().map(|(i, t)| (*i, t.as_str())).collect();
             match scorer.score_batch(&refs) {
                 Ok(s) => out.extend(s.into_iter().map(Some)),
                 Err(e) => {
@@ -620,7 +834,11 @@ impl Captioner {
     /// The OBELICS-style interleaved form of a document: text segments and the images in
     /// `ok` (by image index) in their original order, each image with its metadata and the
     /// file name it has in the interleaved shard's sample.
-    pub fn interleave(&self, doc: &Document, ok: &HashMap<usize, Arc<CheckedImage>>) -> (InterleavedDoc, Vec<(String, Arc<CheckedImage>)>) {
+    pub fn interleave(
+        &self,
+        doc: &Document,
+        ok: &HashMap<usize, Arc<CheckedImage>>,
+    ) -> (InterleavedDoc, Vec<(String, Arc<CheckedImage>)>) {
         let mut texts = Vec::new();
         let mut images = Vec::new();
         let mut image_meta = Vec::new();
@@ -657,11 +875,26 @@ impl Captioner {
             images.push(None);
             image_meta.push(None);
         }
-        (InterleavedDoc { id: Some(doc.id.clone()), url: doc.url.clone(), texts, images, image_meta, consent: doc.consent.clone(), meta: doc.meta.clone() }, files)
+        (
+            InterleavedDoc {
+                id: Some(doc.id.clone()),
+                url: doc.url.clone(),
+                texts,
+                images,
+                image_meta,
+                consent: doc.consent.clone(),
+                meta: doc.meta.clone(),
+            },
+            files,
+        )
     }
 }
 
-fn dedup_or(cfg: &CaptionsConfig, dedup: &ImageDedup, img: &CheckedImage) -> Option<(DropReason, String)> {
+fn dedup_or(
+    cfg: &CaptionsConfig,
+    dedup: &ImageDedup,
+    img: &CheckedImage,
+) -> Option<(DropReason, String)> {
     if !cfg.dedup {
         return None;
     }
@@ -670,7 +903,10 @@ fn dedup_or(cfg: &CaptionsConfig, dedup: &ImageDedup, img: &CheckedImage) -> Opt
 
 fn add_image_attrs(attrs: &mut Attrs, img: &CheckedImage) {
     attrs.insert("image_format".into(), json!(img.format));
-    attrs.insert("image_original_size".into(), json!([img.original.0, img.original.1]));
+    attrs.insert(
+        "image_original_size".into(),
+        json!([img.original.0, img.original.1]),
+    );
     attrs.insert("image_size".into(), json!([img.size.0, img.size.1]));
     attrs.insert("image_bytes".into(), json!(img.bytes.len()));
     attrs.insert("phash".into(), json!(format!("{:016x}", img.phash)));
@@ -691,7 +927,10 @@ pub fn write_shards(out: &ShardOutput) -> std::io::Result<ShardFiles> {
         pt.append(&img_name, &p.image.bytes)?;
         pt.append(&format!("{}.json", p.key), &body)?;
         let n = pt.len();
-        v["tar_members"] = json!(pt.members[n - 2..].iter().map(|(name, off, size)| json!({"name": name, "offset": off, "size": size})).collect::<Vec<_>>());
+        v["tar_members"] = json!(pt.members[n - 2..]
+            .iter()
+            .map(|(name, off, size)| json!({"name": name, "offset": off, "size": size}))
+            .collect::<Vec<_>>());
         pidx.push(v);
     }
     let mut it = wds::TarWriter::new();
@@ -700,11 +939,17 @@ pub fn write_shards(out: &ShardOutput) -> std::io::Result<ShardFiles> {
         let key = doc.id.as_ref().map(|d| d.to_string()).unwrap_or_default();
         let mut v = serde_json::to_value(doc).map_err(std::io::Error::other)?;
         v["key"] = json!(key);
-        it.append(&format!("{key}.json"), &serde_json::to_vec(&v).map_err(std::io::Error::other)?)?;
+        it.append(
+            &format!("{key}.json"),
+            &serde_json::to_vec(&v).map_err(std::io::Error::other)?,
+        )?;
         for (name, img) in files {
             it.append(&format!("{key}.{name}"), &img.bytes)?;
         }
-        v["tar_members"] = json!(it.members[it.len() - 1 - files.len()..].iter().map(|(name, off, size)| json!({"name": name, "offset": off, "size": size})).collect::<Vec<_>>());
+        v["tar_members"] = json!(it.members[it.len() - 1 - files.len()..]
+            .iter()
+            .map(|(name, off, size)| json!({"name": name, "offset": off, "size": size}))
+            .collect::<Vec<_>>());
         iidx.push(v);
     }
     Ok((pt.finish()?, pidx, it.finish()?, iidx))
@@ -718,7 +963,12 @@ mod tests {
     fn doc_with(alts: &[&str]) -> Document {
         let mut d = Document::new("https://h/p", "Before the images. After the images.");
         for (i, a) in alts.iter().enumerate() {
-            d.images.push(ImageRef { src: format!("https://h/{i}.jpg"), alt: a.to_string(), offset: 18, ..Default::default() });
+            d.images.push(ImageRef {
+                src: format!("https://h/{i}.jpg"),
+                alt: a.to_string(),
+                offset: 18,
+                ..Default::default()
+            });
         }
         d
     }
@@ -727,7 +977,12 @@ mod tests {
     /// which keeps its pHash when scaled.
     fn png(seed: u32, w: u32, h: u32) -> Vec<u8> {
         let mut out = Vec::new();
-        ::image::DynamicImage::ImageRgb8(trawl_testweb::demo::picture(seed, w, h)).write_to(&mut std::io::Cursor::new(&mut out), ::image::ImageFormat::Png).unwrap();
+        ::image::DynamicImage::ImageRgb8(trawl_testweb::demo::picture(seed, w, h))
+            .write_to(
+                &mut std::io::Cursor::new(&mut out),
+                ::image::ImageFormat::Png,
+            )
+            .unwrap();
         out
     }
 
@@ -735,12 +990,22 @@ mod tests {
     fn png_half(seed: u32, w: u32, h: u32) -> Vec<u8> {
         let full = ::image::load_from_memory(&png(seed, w, h)).unwrap();
         let mut out = Vec::new();
-        full.resize_exact(w / 2, h / 2, ::image::imageops::FilterType::Triangle).write_to(&mut std::io::Cursor::new(&mut out), ::image::ImageFormat::Png).unwrap();
+        full.resize_exact(w / 2, h / 2, ::image::imageops::FilterType::Triangle)
+            .write_to(
+                &mut std::io::Cursor::new(&mut out),
+                ::image::ImageFormat::Png,
+            )
+            .unwrap();
         out
     }
 
     fn ok(body: Vec<u8>) -> FetchOutcome {
-        Ok(FetchedImage { body, content_type: Some("image/png".into()), x_robots_tag: None, training_allowed: true })
+        Ok(FetchedImage {
+            body,
+            content_type: Some("image/png".into()),
+            x_robots_tag: None,
+            training_allowed: true,
+        })
     }
 
     #[test]
@@ -749,49 +1014,140 @@ mod tests {
         assert_eq!(context_around(t, 17, 8), "gamma delta");
         assert_eq!(context_around(t, 0, 8), "alpha");
         assert_eq!(context_around(t, t.len(), 100), t);
-        assert_eq!(context_around("ééé ééé ééé", 7, 9), "ééé ééé", "char boundaries");
-        assert_eq!(context_around("ééé ééé", 7, 3), "", "a window inside partial words is empty");
+        assert_eq!(
+            context_around("ééé ééé ééé", 7, 9),
+            "ééé ééé",
+            "char boundaries"
+        );
+        assert_eq!(
+            context_around("ééé ééé", 7, 3),
+            "",
+            "a window inside partial words is empty"
+        );
     }
 
     #[test]
     fn alt_filters_decide_before_fetching() {
         let c = Captioner::new(Default::default());
-        let p = c.plan(&[doc_with(&["A grey cat asleep on a sofa", "", "logo", "IMG_1234.JPG", "two words", "DSC01234"])]);
-        let reasons: Vec<Option<&str>> = p.candidates.iter().map(|c| c.early.as_ref().map(|(r, _)| r.as_str())).collect();
-        assert_eq!(reasons, vec![None, Some("alt_missing"), Some("alt_placeholder"), Some("alt_placeholder"), Some("alt_too_short"), Some("alt_placeholder")]);
+        let p = c.plan(&[doc_with(&[
+            "A grey cat asleep on a sofa",
+            "",
+            "logo",
+            "IMG_1234.JPG",
+            "two words",
+            "DSC01234",
+        ])]);
+        let reasons: Vec<Option<&str>> = p
+            .candidates
+            .iter()
+            .map(|c| c.early.as_ref().map(|(r, _)| r.as_str()))
+            .collect();
+        assert_eq!(
+            reasons,
+            vec![
+                None,
+                Some("alt_missing"),
+                Some("alt_placeholder"),
+                Some("alt_placeholder"),
+                Some("alt_too_short"),
+                Some("alt_placeholder")
+            ]
+        );
         assert!(p.candidates[0].pair.context.contains("Before the images."));
         // interleaved documents want every image, whatever its alt
         assert_eq!(p.urls.len(), 6);
-        let c = Captioner::new(CaptionsConfig { interleaved: false, ..Default::default() });
-        assert_eq!(c.plan(&[doc_with(&["A grey cat asleep on a sofa", ""])]).urls, vec!["https://h/0.jpg".to_string()]);
+        let c = Captioner::new(CaptionsConfig {
+            interleaved: false,
+            ..Default::default()
+        });
+        assert_eq!(
+            c.plan(&[doc_with(&["A grey cat asleep on a sofa", ""])])
+                .urls,
+            vec!["https://h/0.jpg".to_string()]
+        );
     }
 
     #[test]
     fn repeated_alts_languages_and_domains() {
-        let cfg = CaptionsConfig { alt_languages: vec!["eng".into()], domains: BTreeMap::from([("astronomy".into(), vec!["telescope".into(), "night sky".into()])]), ..Default::default() };
+        let cfg = CaptionsConfig {
+            alt_languages: vec!["eng".into()],
+            domains: BTreeMap::from([(
+                "astronomy".into(),
+                vec!["telescope".into(), "night sky".into()],
+            )]),
+            ..Default::default()
+        };
         let c = Captioner::new(cfg);
-        let mut d = doc_with(&["Company banner with our brand", "Company banner with our brand", "Company banner with our brand", "Ein großes Teleskop steht unter dem klaren Nachthimmel in den Bergen", "The new telescope under a clear night sky"]);
+        let mut d = doc_with(&[
+            "Company banner with our brand",
+            "Company banner with our brand",
+            "Company banner with our brand",
+            "Ein großes Teleskop steht unter dem klaren Nachthimmel in den Bergen",
+            "The new telescope under a clear night sky",
+        ]);
         d.images[4].src = "https://h/scope.jpg".into();
         let p = c.plan(&[d]);
-        let r: Vec<Option<&str>> = p.candidates.iter().map(|c| c.early.as_ref().map(|(r, _)| r.as_str())).collect();
-        assert_eq!(r, vec![Some("alt_repeated"), Some("alt_repeated"), Some("alt_repeated"), Some("alt_language"), None]);
+        let r: Vec<Option<&str>> = p
+            .candidates
+            .iter()
+            .map(|c| c.early.as_ref().map(|(r, _)| r.as_str()))
+            .collect();
+        assert_eq!(
+            r,
+            vec![
+                Some("alt_repeated"),
+                Some("alt_repeated"),
+                Some("alt_repeated"),
+                Some("alt_language"),
+                None
+            ]
+        );
         assert_eq!(p.candidates[4].pair.attrs["domains"], json!(["astronomy"]));
-        assert!(!p.candidates[3].pair.attrs.contains_key("domains"), "telescopes is not the whole word telescope");
+        assert!(
+            !p.candidates[3].pair.attrs.contains_key("domains"),
+            "telescopes is not the whole word telescope"
+        );
     }
 
     #[test]
     fn assemble_checks_images_dedups_and_interleaves_in_order() {
-        let c = Captioner::new(CaptionsConfig { threads: 2, ..Default::default() });
-        let mut a = Document::new("https://h/a", "First paragraph. Second paragraph. Third paragraph.");
-        let alts = ["A red kite above the hills", "A harbour at dawn with boats", "Corrupt file of a lighthouse", "An opted out picture of a bridge", "The same red kite, scaled down"];
+        let c = Captioner::new(CaptionsConfig {
+            threads: 2,
+            ..Default::default()
+        });
+        let mut a = Document::new(
+            "https://h/a",
+            "First paragraph. Second paragraph. Third paragraph.",
+        );
+        let alts = [
+            "A red kite above the hills",
+            "A harbour at dawn with boats",
+            "Corrupt file of a lighthouse",
+            "An opted out picture of a bridge",
+            "The same red kite, scaled down",
+        ];
         for (i, alt) in alts.iter().enumerate() {
-            a.images.push(ImageRef { src: format!("https://h/{i}.png"), alt: alt.to_string(), offset: [17, 35, 35, 52, 52][i], ..Default::default() });
+            a.images.push(ImageRef {
+                src: format!("https://h/{i}.png"),
+                alt: alt.to_string(),
+                offset: [17, 35, 35, 52, 52][i],
+                ..Default::default()
+            });
         }
         let mut b = Document::new("https://h/b", "Another page.");
-        b.images.push(ImageRef { src: "https://h/0.png".into(), alt: "A red kite above the hills again".into(), offset: 0, ..Default::default() });
+        b.images.push(ImageRef {
+            src: "https://h/0.png".into(),
+            alt: "A red kite above the hills again".into(),
+            offset: 0,
+            ..Default::default()
+        });
         let docs = vec![a, b];
         let plan = c.plan(&docs);
-        assert_eq!(plan.urls.len(), 5, "the image both pages use is fetched once");
+        assert_eq!(
+            plan.urls.len(),
+            5,
+            "the image both pages use is fetched once"
+        );
         let mut corrupt = png(2, 200, 150);
         corrupt.truncate(corrupt.len() / 2);
         let fetched: Vec<FetchOutcome> = plan
@@ -801,36 +1157,93 @@ mod tests {
                 "https://h/0.png" => ok(png(0, 300, 200)),
                 "https://h/1.png" => ok(png(1, 300, 200)),
                 "https://h/2.png" => ok(corrupt.clone()),
-                "https://h/3.png" => Ok(FetchedImage { body: png(3, 300, 200), content_type: Some("image/png".into()), x_robots_tag: Some("noimageai".into()), training_allowed: true }),
+                "https://h/3.png" => Ok(FetchedImage {
+                    body: png(3, 300, 200),
+                    content_type: Some("image/png".into()),
+                    x_robots_tag: Some("noimageai".into()),
+                    training_allowed: true,
+                }),
                 _ => ok(png_half(0, 300, 200)),
             })
             .collect();
         let mut dedup = ImageDedup::default();
         let out = c.assemble(&docs, plan, fetched, &mut dedup);
         let kept: Vec<&str> = out.pairs.iter().map(|p| p.pair.alt.as_str()).collect();
-        assert_eq!(kept, vec!["A red kite above the hills", "A harbour at dawn with boats"]);
-        let mut dropped: Vec<(&str, &str)> = out.dropped.iter().map(|(p, r, _)| (p.image_url.as_str(), r.as_str())).collect();
+        assert_eq!(
+            kept,
+            vec!["A red kite above the hills", "A harbour at dawn with boats"]
+        );
+        let mut dropped: Vec<(&str, &str)> = out
+            .dropped
+            .iter()
+            .map(|(p, r, _)| (p.image_url.as_str(), r.as_str()))
+            .collect();
         dropped.sort();
-        assert_eq!(dropped, vec![("https://h/0.png", "image_duplicate_exact"), ("https://h/2.png", "image_corrupt"), ("https://h/3.png", "image_opt_out"), ("https://h/4.png", "image_duplicate_phash")]);
+        assert_eq!(
+            dropped,
+            vec![
+                ("https://h/0.png", "image_duplicate_exact"),
+                ("https://h/2.png", "image_corrupt"),
+                ("https://h/3.png", "image_opt_out"),
+                ("https://h/4.png", "image_duplicate_phash")
+            ]
+        );
         assert_eq!(out.stats.seen, 6);
-        assert_eq!(out.stats.seen, out.stats.kept + out.stats.dropped.values().sum::<u64>());
+        assert_eq!(
+            out.stats.seen,
+            out.stats.kept + out.stats.dropped.values().sum::<u64>()
+        );
         // interleaved: page order, only images that passed the image checks
         let (il, files) = &out.interleaved[0];
-        assert_eq!(il.texts, vec![Some("First paragraph.".into()), None, Some("Second paragraph.".into()), None, Some("Third paragraph.".into()), None]);
-        assert_eq!(il.images, vec![None, Some("https://h/0.png".into()), None, Some("https://h/1.png".into()), None, Some("https://h/4.png".into())]);
-        assert_eq!(files.iter().map(|(f, _)| f.as_str()).collect::<Vec<_>>(), ["0000.jpg", "0001.jpg", "0002.jpg"]);
-        assert_eq!(il.image_meta[1].as_ref().unwrap()["file"], json!("0000.jpg"));
+        assert_eq!(
+            il.texts,
+            vec![
+                Some("First paragraph.".into()),
+                None,
+                Some("Second paragraph.".into()),
+                None,
+                Some("Third paragraph.".into()),
+                None
+            ]
+        );
+        assert_eq!(
+            il.images,
+            vec![
+                None,
+                Some("https://h/0.png".into()),
+                None,
+                Some("https://h/1.png".into()),
+                None,
+                Some("https://h/4.png".into())
+            ]
+        );
+        assert_eq!(
+            files.iter().map(|(f, _)| f.as_str()).collect::<Vec<_>>(),
+            ["0000.jpg", "0001.jpg", "0002.jpg"]
+        );
+        assert_eq!(
+            il.image_meta[1].as_ref().unwrap()["file"],
+            json!("0000.jpg")
+        );
         // the tars hold what the indexes say
         let (pt, pidx, it, iidx) = write_shards(&out).unwrap();
         assert_eq!(pidx.len(), 2);
         assert_eq!(iidx.len(), 2);
         let mut ar = tar::Archive::new(std::io::Cursor::new(&pt));
-        let names: Vec<String> = ar.entries().unwrap().map(|e| e.unwrap().path().unwrap().to_string_lossy().into_owned()).collect();
+        let names: Vec<String> = ar
+            .entries()
+            .unwrap()
+            .map(|e| e.unwrap().path().unwrap().to_string_lossy().into_owned())
+            .collect();
         assert_eq!(names[0], format!("{}.jpg", out.pairs[0].key));
         assert_eq!(names[1], format!("{}.json", out.pairs[0].key));
         let m = &pidx[1]["tar_members"][0];
         let off = m["offset"].as_u64().unwrap() as usize;
-        assert_eq!(&pt[off..off + 3], &[0xff, 0xd8, 0xff], "index offsets point at the JPEG");
+        assert_eq!(
+            &pt[off..off + 3],
+            &[0xff, 0xd8, 0xff],
+            "index offsets point at the JPEG"
+        );
         assert!(it.len() > 1024);
     }
 
@@ -840,7 +1253,10 @@ mod tests {
         let mut d = doc_with(&["A grey cat asleep on a sofa"]);
         d.consent.noimageai = true;
         let plan = c.plan(std::slice::from_ref(&d));
-        assert!(plan.urls.is_empty(), "nothing is fetched for a page that opts out");
+        assert!(
+            plan.urls.is_empty(),
+            "nothing is fetched for a page that opts out"
+        );
         let out = c.assemble(&[d], plan, Vec::new(), &mut ImageDedup::default());
         assert_eq!(out.dropped[0].1, reasons::IMAGE_OPT_OUT);
         assert!(out.interleaved.is_empty());

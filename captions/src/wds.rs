@@ -12,7 +12,10 @@ pub struct TarWriter {
 
 impl std::fmt::Debug for TarWriter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TarWriter").field("members", &self.members.len()).field("bytes", &self.offset).finish()
+        f.debug_struct("TarWriter")
+            .field("members", &self.members.len())
+            .field("bytes", &self.offset)
+            .finish()
     }
 }
 
@@ -27,7 +30,11 @@ impl TarWriter {
     pub fn new() -> TarWriter {
         let mut out = tar::Builder::new(Vec::new());
         out.mode(tar::HeaderMode::Deterministic);
-        TarWriter { out, members: Vec::new(), offset: 0 }
+        TarWriter {
+            out,
+            members: Vec::new(),
+            offset: 0,
+        }
     }
 
     /// Appends a file. Keys must not contain dots or slashes (WebDataset splits on them).
@@ -43,7 +50,8 @@ impl TarWriter {
         self.out.append_data(&mut h, name, data)?;
         self.offset = self.out.get_ref().len() as u64;
         let data_at = self.offset - (data.len() as u64).div_ceil(512) * 512;
-        self.members.push((name.to_string(), data_at, data.len() as u64));
+        self.members
+            .push((name.to_string(), data_at, data.len() as u64));
         Ok(())
     }
 
@@ -83,7 +91,11 @@ mod tests {
         let (a, b) = (build(), build());
         assert_eq!(a, b);
         let mut ar = tar::Archive::new(std::io::Cursor::new(a));
-        let names: Vec<String> = ar.entries().unwrap().map(|e| e.unwrap().path().unwrap().to_string_lossy().into_owned()).collect();
+        let names: Vec<String> = ar
+            .entries()
+            .unwrap()
+            .map(|e| e.unwrap().path().unwrap().to_string_lossy().into_owned())
+            .collect();
         assert_eq!(names, ["abc-0001.jpg", "abc-0001.json"]);
         assert!(valid_key("abc-0001") && !valid_key("a.b") && !valid_key(""));
     }

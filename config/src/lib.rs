@@ -84,7 +84,10 @@ impl PipelineConfig {
             "captions" => serde_json::json!([upstream, &self.captions]),
             _ => serde_json::json!([upstream, &self.shards]),
         };
-        format!("{:016x}", xxhash_rust::xxh3::xxh3_64(parts.to_string().as_bytes()))
+        format!(
+            "{:016x}",
+            xxhash_rust::xxh3::xxh3_64(parts.to_string().as_bytes())
+        )
     }
 
     /// Parses and validates TOML text; `file` names it in errors.
@@ -99,7 +102,11 @@ impl PipelineConfig {
             if let Some(rest) = msg.strip_prefix("unknown field `") {
                 if let Some(name) = rest.split('`').next() {
                     if !key.ends_with(name) {
-                        key = if key.is_empty() { name.to_string() } else { format!("{key}.{name}") };
+                        key = if key.is_empty() {
+                            name.to_string()
+                        } else {
+                            format!("{key}.{name}")
+                        };
                     }
                 }
             }
@@ -107,16 +114,28 @@ impl PipelineConfig {
                 let line = text[..s.start.min(text.len())].matches('\n').count() + 1;
                 format!(" (line {line})")
             });
-            ConfigError { file: file.to_string(), key, reason: format!("{msg}{}", location.unwrap_or_default()) }
+            ConfigError {
+                file: file.to_string(),
+                key,
+                reason: format!("{msg}{}", location.unwrap_or_default()),
+            }
         })?;
-        cfg.validate().map_err(|(key, reason)| ConfigError { file: file.to_string(), key, reason })?;
+        cfg.validate().map_err(|(key, reason)| ConfigError {
+            file: file.to_string(),
+            key,
+            reason,
+        })?;
         Ok(cfg)
     }
 
     /// Reads, parses and validates a file.
     pub fn load(path: &Path) -> Result<PipelineConfig, ConfigError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError { file: file.clone(), key: String::new(), reason: format!("cannot read: {e}") })?;
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+            file: file.clone(),
+            key: String::new(),
+            reason: format!("cannot read: {e}"),
+        })?;
         Self::parse(&text, &file)
     }
 
@@ -150,22 +169,46 @@ mod tests {
         let mut b = a.clone();
         b.filter.min_words += 1;
         assert_ne!(a.fingerprint("filter"), b.fingerprint("filter"));
-        assert_eq!(a.fingerprint("extract"), b.fingerprint("extract"), "upstream stages keep theirs");
+        assert_eq!(
+            a.fingerprint("extract"),
+            b.fingerprint("extract"),
+            "upstream stages keep theirs"
+        );
         for stage in ["dedup", "dedup-buckets", "captions", "shards"] {
-            assert_ne!(a.fingerprint(stage), b.fingerprint(stage), "{stage}: downstream of the change");
+            assert_ne!(
+                a.fingerprint(stage),
+                b.fingerprint(stage),
+                "{stage}: downstream of the change"
+            );
         }
         let mut c = a.clone();
         c.shards.shuffle_seed += 1;
-        assert_eq!(a.fingerprint("captions"), c.fingerprint("captions"), "captions do not read [shards]");
+        assert_eq!(
+            a.fingerprint("captions"),
+            c.fingerprint("captions"),
+            "captions do not read [shards]"
+        );
         assert_ne!(a.fingerprint("shards"), c.fingerprint("shards"));
-        assert_eq!(a.fingerprint("crawl"), "", "committed crawl parts stay valid");
-        assert_eq!(a.fingerprint("filter"), PipelineConfig::default().fingerprint("filter"), "stable");
+        assert_eq!(
+            a.fingerprint("crawl"),
+            "",
+            "committed crawl parts stay valid"
+        );
+        assert_eq!(
+            a.fingerprint("filter"),
+            PipelineConfig::default().fingerprint("filter"),
+            "stable"
+        );
     }
 
     #[test]
     fn commented_default_equals_code_default() {
         let parsed = PipelineConfig::parse(DEFAULT_TOML, "default.toml").unwrap();
-        assert_eq!(parsed, PipelineConfig::default(), "examples/default.toml is out of date with the code defaults");
+        assert_eq!(
+            parsed,
+            PipelineConfig::default(),
+            "examples/default.toml is out of date with the code defaults"
+        );
     }
 
     #[test]
@@ -175,7 +218,11 @@ mod tests {
         fn walk(prefix: &str, v: &toml::Value, missing: &mut Vec<String>) {
             if let toml::Value::Table(t) = v {
                 for (k, x) in t {
-                    let path = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+                    let path = if prefix.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{prefix}.{k}")
+                    };
                     if x.is_table() && !matches!(k.as_str(), "resolve" | "path_weights") {
                         walk(&path, x, missing);
                     } else if !DEFAULT_TOML.lines().any(|l| {
@@ -188,7 +235,10 @@ mod tests {
             }
         }
         walk("", &v, &mut missing);
-        assert!(missing.is_empty(), "keys without an entry in examples/default.toml: {missing:?}");
+        assert!(
+            missing.is_empty(),
+            "keys without an entry in examples/default.toml: {missing:?}"
+        );
     }
 
     #[test]
@@ -217,7 +267,10 @@ mod tests {
     #[test]
     fn errors_name_file_key_and_reason() {
         let e = PipelineConfig::parse("[crawl]\nmax_pages = \"many\"\n", "p.toml").unwrap_err();
-        assert_eq!((e.file.as_str(), e.key.as_str()), ("p.toml", "crawl.max_pages"));
+        assert_eq!(
+            (e.file.as_str(), e.key.as_str()),
+            ("p.toml", "crawl.max_pages")
+        );
         assert!(e.reason.contains("line 2"), "{}", e.reason);
         let e = PipelineConfig::parse("[crawl]\nseeds = [\"ftp://x/\"]\n", "p.toml").unwrap_err();
         assert_eq!(e.key, "crawl.seeds");
@@ -229,9 +282,16 @@ mod tests {
         assert!(e.reason.contains("line 1"), "{e}");
         let e = PipelineConfig::parse("[render]\nmode = \"sometimes\"\n", "p.toml").unwrap_err();
         assert_eq!(e.key, "render.mode");
-        let e = PipelineConfig::parse("[render]\nmode = \"auto\"\nchromium = \"/nonexistent/chromium\"\n", "p.toml").unwrap_err();
+        let e = PipelineConfig::parse(
+            "[render]\nmode = \"auto\"\nchromium = \"/nonexistent/chromium\"\n",
+            "p.toml",
+        )
+        .unwrap_err();
         assert_eq!(e.key, "render.chromium");
         assert!(e.reason.contains("setup.sh"), "{e}");
-        assert!(PipelineConfig::load(Path::new("/nonexistent.toml")).unwrap_err().reason.contains("cannot read"));
+        assert!(PipelineConfig::load(Path::new("/nonexistent.toml"))
+            .unwrap_err()
+            .reason
+            .contains("cannot read"));
     }
 }

@@ -18,14 +18,28 @@ pub fn check_stage(stage: Stage, docs: Vec<Document>) -> (Vec<Document>, RunStat
     let st = stats.stage(name).expect("runner recorded the stage");
     assert_eq!(st.seen, n, "seen must count every input");
     assert_eq!(st.kept, kept.len() as u64, "kept must count every output");
-    assert_eq!(st.seen, st.kept + st.dropped_total(), "seen == kept + dropped");
-    assert_eq!(excluded.len() as u64, st.dropped_total(), "every drop reaches the exclusion sink");
+    assert_eq!(
+        st.seen,
+        st.kept + st.dropped_total(),
+        "seen == kept + dropped"
+    );
+    assert_eq!(
+        excluded.len() as u64,
+        st.dropped_total(),
+        "every drop reaches the exclusion sink"
+    );
     for (reason, count) in &st.dropped {
-        assert!(is_snake(reason), "drop reason `{reason}` must be snake_case");
+        assert!(
+            is_snake(reason),
+            "drop reason `{reason}` must be snake_case"
+        );
         assert!(*count > 0);
     }
     for e in &excluded {
-        assert!(st.dropped.contains_key(&e.reason), "excluded record with uncounted reason");
+        assert!(
+            st.dropped.contains_key(&e.reason),
+            "excluded record with uncounted reason"
+        );
         assert_eq!(e.stage, name);
     }
     if is_filter {
@@ -36,6 +50,7 @@ pub fn check_stage(stage: Stage, docs: Vec<Document>) -> (Vec<Document>, RunStat
 
 fn is_snake(s: &str) -> bool {
     !s.is_empty()
-        && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        && s.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
         && !s.starts_with('_')
 }

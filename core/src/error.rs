@@ -14,7 +14,10 @@ pub struct RecordError {
 impl RecordError {
     /// A record error of the given kind.
     pub fn new(kind: &'static str, message: impl Into<String>) -> Self {
-        Self { kind, message: message.into() }
+        Self {
+            kind,
+            message: message.into(),
+        }
     }
 }
 

@@ -34,8 +34,8 @@ mod urls;
 
 pub use error::{RecordError, StageError};
 pub use record::{
-    Attrs, Consent, ConsentBasis, DocId, Document, FetchedPage, ImageRef, ImageTextPair, RenderInfo,
-    InterleavedDoc, Meta, WarcLocation,
+    Attrs, Consent, ConsentBasis, DocId, Document, FetchedPage, ImageRef, ImageTextPair,
+    InterleavedDoc, Meta, RenderInfo, WarcLocation,
 };
 pub use runner::{doc_tokens, Chain, Excluded};
 pub use stage::{DropReason, Filter, Map, Stage, Task, Verdict};

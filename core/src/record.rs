@@ -183,7 +183,10 @@ pub struct FetchedPage {
 impl FetchedPage {
     /// The first header with this (lowercase) name.
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
     }
 }
 
@@ -405,7 +408,12 @@ mod tests {
     fn document_json_shape() {
         let mut d = Document::new("https://h.example/p", "hello world");
         d.meta.lang = Some("eng".into());
-        d.images.push(ImageRef { src: "https://h.example/i.png".into(), alt: "a cat".into(), offset: 5, ..Default::default() });
+        d.images.push(ImageRef {
+            src: "https://h.example/i.png".into(),
+            alt: "a cat".into(),
+            offset: 5,
+            ..Default::default()
+        });
         let v: Value = serde_json::to_value(&d).unwrap();
         for key in ["id", "url", "text", "images", "attrs", "consent", "meta"] {
             assert!(v.get(key).is_some(), "missing {key}");
@@ -433,7 +441,10 @@ mod tests {
 
     #[test]
     fn host_of_url() {
-        assert_eq!(Document::new("http://127.0.0.2:8080/a?b", "").host(), Some("127.0.0.2:8080"));
+        assert_eq!(
+            Document::new("http://127.0.0.2:8080/a?b", "").host(),
+            Some("127.0.0.2:8080")
+        );
         assert_eq!(Document::new("", "").host(), None);
     }
 }

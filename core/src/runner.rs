@@ -4,7 +4,7 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{DropReason, Document, RunStats, Stage, Verdict};
+use crate::{Document, DropReason, RunStats, Stage, Verdict};
 
 /// A dropped record with the stage and reason, as written to `excluded/<stage>/`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -23,7 +23,10 @@ pub struct Excluded {
 /// The token count recorded on a document (`attrs.tokens`, written after extraction), so
 /// the funnel can show tokens as well as documents.
 pub fn doc_tokens(doc: &Document) -> u64 {
-    doc.attrs.get("tokens").and_then(|v| v.as_u64()).unwrap_or(0)
+    doc.attrs
+        .get("tokens")
+        .and_then(|v| v.as_u64())
+        .unwrap_or(0)
 }
 
 /// An ordered chain of stages with per-stage accounting. Dropped documents are collected
@@ -43,7 +46,12 @@ impl Chain {
         for s in &stages {
             stats.stage_mut(s.name());
         }
-        Chain { group: group.into(), stages, stats, excluded: Vec::new() }
+        Chain {
+            group: group.into(),
+            stages,
+            stats,
+            excluded: Vec::new(),
+        }
     }
 
     /// The name of the chain (its output folder).

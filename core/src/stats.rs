@@ -18,12 +18,19 @@ impl Histogram {
     /// An empty histogram with these bucket upper bounds.
     pub fn with_bounds(bounds: Vec<f64>) -> Self {
         let n = bounds.len() + 1;
-        Histogram { bounds, counts: vec![0; n] }
+        Histogram {
+            bounds,
+            counts: vec![0; n],
+        }
     }
 
     /// Count one value.
     pub fn add(&mut self, v: f64) {
-        let i = self.bounds.iter().position(|b| v <= *b).unwrap_or(self.bounds.len());
+        let i = self
+            .bounds
+            .iter()
+            .position(|b| v <= *b)
+            .unwrap_or(self.bounds.len());
         if self.counts.len() != self.bounds.len() + 1 {
             self.counts.resize(self.bounds.len() + 1, 0);
         }
@@ -155,9 +162,17 @@ mod tests {
 
     #[test]
     fn stats_add() {
-        let mut a = StageStats { seen: 3, kept: 2, ..Default::default() };
+        let mut a = StageStats {
+            seen: 3,
+            kept: 2,
+            ..Default::default()
+        };
         a.drop_for("x");
-        let mut b = StageStats { seen: 1, kept: 0, ..Default::default() };
+        let mut b = StageStats {
+            seen: 1,
+            kept: 0,
+            ..Default::default()
+        };
         b.drop_for("x");
         let mut h = Histogram::with_bounds(vec![1.0, 2.0]);
         h.add(1.5);

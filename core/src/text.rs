@@ -113,8 +113,14 @@ pub fn trim_non_alphanumeric(word: &str) -> &str {
         return word.trim_matches(|c: char| !c.is_alphanumeric());
     }
     let b = word.as_bytes();
-    let start = b.iter().position(u8::is_ascii_alphanumeric).unwrap_or(b.len());
-    let end = b.iter().rposition(u8::is_ascii_alphanumeric).map_or(start, |e| e + 1);
+    let start = b
+        .iter()
+        .position(u8::is_ascii_alphanumeric)
+        .unwrap_or(b.len());
+    let end = b
+        .iter()
+        .rposition(u8::is_ascii_alphanumeric)
+        .map_or(start, |e| e + 1);
     &word[start..end]
 }
 
@@ -167,10 +173,18 @@ pub fn push_lowercase(buf: &mut String, word: &str) {
 fn quick_lowercase(c: char) -> Option<char> {
     let u = c as u32;
     let l = match u {
-        0x41..=0x5A | 0xC0..=0xD6 | 0xD8..=0xDE | 0x391..=0x3A1 | 0x3A3..=0x3AB | 0x410..=0x42F => u + 0x20,
+        0x41..=0x5A | 0xC0..=0xD6 | 0xD8..=0xDE | 0x391..=0x3A1 | 0x3A3..=0x3AB | 0x410..=0x42F => {
+            u + 0x20
+        }
         0x400..=0x40F => u + 0x50,
         0..=0x40 | 0x5B..=0xBF | 0xD7 | 0xDF..=0xFF | 0x3AC..=0x3CE | 0x430..=0x45F => u,
-        _ if is_dense_script(c) || (0x2000..=0x206F).contains(&u) || (0x3000..=0x303F).contains(&u) || (0xFF01..=0xFF20).contains(&u) => u,
+        _ if is_dense_script(c)
+            || (0x2000..=0x206F).contains(&u)
+            || (0x3000..=0x303F).contains(&u)
+            || (0xFF01..=0xFF20).contains(&u) =>
+        {
+            u
+        }
         _ => return None,
     };
     char::from_u32(l)
@@ -189,7 +203,11 @@ pub fn word_count(text: &str) -> usize {
         // so the loop vectorises
         let (prev, next) = (&b[..b.len() - 1], &b[1..]);
         for (p, c) in prev.chunks(1 << 16).zip(next.chunks(1 << 16)) {
-            n += p.iter().zip(c).map(|(&p, &c)| u32::from(is_ascii_space(p) & !is_ascii_space(c))).sum::<u32>() as usize;
+            n += p
+                .iter()
+                .zip(c)
+                .map(|(&p, &c)| u32::from(is_ascii_space(p) & !is_ascii_space(c)))
+                .sum::<u32>() as usize;
         }
     }
     if text.is_ascii() {
@@ -204,8 +222,14 @@ pub fn word_count(text: &str) -> usize {
             i = at + c.len_utf8();
             continue;
         }
-        let start = b[..at].iter().rposition(|&c| is_ascii_space(c)).map_or(0, |p| p + 1);
-        let end = b[at..].iter().position(|&c| is_ascii_space(c)).map_or(b.len(), |p| at + p);
+        let start = b[..at]
+            .iter()
+            .rposition(|&c| is_ascii_space(c))
+            .map_or(0, |p| p + 1);
+        let end = b[at..]
+            .iter()
+            .position(|&c| is_ascii_space(c))
+            .map_or(b.len(), |p| at + p);
         // piece boundaries are ASCII bytes, so they are char boundaries
         let mut k = 0;
         unicode_words(&text[start..end], &mut |_| k += 1);
@@ -241,15 +265,34 @@ mod tests {
     fn quick_lowercase_is_to_lowercase() {
         for c in (0..=0x10FFFFu32).filter_map(char::from_u32) {
             if let Some(l) = quick_lowercase(c) {
-                assert_eq!(c.to_lowercase().collect::<String>(), l.to_string(), "{c:?} U+{:04X}", c as u32);
+                assert_eq!(
+                    c.to_lowercase().collect::<String>(),
+                    l.to_string(),
+                    "{c:?} U+{:04X}",
+                    c as u32
+                );
             }
         }
     }
 
     #[test]
     fn push_lowercase_is_to_lowercase() {
-        let long = "Ein LANGER Text — mit Ümlauten, ΕΛΛΗΝΙΚΑ, Кириллица, 日本語 and ASCII runs İİ. ".repeat(50);
-        for w in ["ABC", "Straße", "ΟΔΟΣ", "ΣΑΣ", "İstanbul", "Ünïcödé", "ПРИВЕТ", "日本", "aÉb", "É", &long] {
+        let long =
+            "Ein LANGER Text — mit Ümlauten, ΕΛΛΗΝΙΚΑ, Кириллица, 日本語 and ASCII runs İİ. "
+                .repeat(50);
+        for w in [
+            "ABC",
+            "Straße",
+            "ΟΔΟΣ",
+            "ΣΑΣ",
+            "İstanbul",
+            "Ünïcödé",
+            "ПРИВЕТ",
+            "日本",
+            "aÉb",
+            "É",
+            &long,
+        ] {
             let mut b = String::from("x");
             push_lowercase(&mut b, w);
             assert_eq!(b, format!("x{}", w.to_lowercase()), "{w}");
@@ -258,7 +301,14 @@ mod tests {
 
     #[test]
     fn fast_split_agrees_with_split_whitespace() {
-        for t in ["", "  a  b ", "non\u{a0}breaking\u{2003}em space", "mixed 我们今天 words\tand\u{3000}ideographic space", "ünï cödé\n\n", "x\u{85}y"] {
+        for t in [
+            "",
+            "  a  b ",
+            "non\u{a0}breaking\u{2003}em space",
+            "mixed 我们今天 words\tand\u{3000}ideographic space",
+            "ünï cödé\n\n",
+            "x\u{85}y",
+        ] {
             let mut got = Vec::new();
             for_each_word(t, |w| got.push(w));
             let mut want = Vec::new();
@@ -270,13 +320,29 @@ mod tests {
     #[test]
     fn word_count_agrees_with_for_each_word() {
         let mixed = "Ça\u{a0}coûte — 5 €\u{2003}à Zürich 我们今天去公园 abc日本def\u{a0} \u{a0}\u{3000}ภาษาไทย “quoted” Σ end";
-        for t in ["", " ", "one", " two  words ", "a\tb\nc\rd\x0Be\x0Cf", "tail ", "\u{a0}", " \u{a0} ", "日", "x\u{a0}y", mixed, &mixed.repeat(300)] {
+        for t in [
+            "",
+            " ",
+            "one",
+            " two  words ",
+            "a\tb\nc\rd\x0Be\x0Cf",
+            "tail ",
+            "\u{a0}",
+            " \u{a0} ",
+            "日",
+            "x\u{a0}y",
+            mixed,
+            &mixed.repeat(300),
+        ] {
             let mut n = 0;
             for_each_word(t, |_| n += 1);
             assert_eq!(word_count(t), n, "{t:?}");
         }
         // random strings over an alphabet of the interesting cases
-        let alphabet = ['a', 'Z', ' ', '\n', '\t', '\u{a0}', '\u{3000}', 'é', '—', '日', 'ภ', '“', '.', '\u{2003}'];
+        let alphabet = [
+            'a', 'Z', ' ', '\n', '\t', '\u{a0}', '\u{3000}', 'é', '—', '日', 'ภ', '“', '.',
+            '\u{2003}',
+        ];
         let mut x = 0x2545_f491_4f6c_dd1du64;
         for len in 0..400 {
             let t: String = (0..len % 60)
@@ -295,22 +361,52 @@ mod tests {
 
     #[test]
     fn trims_non_alphanumerics() {
-        for w in ["(word),", "...", "", "don't", "«mot»", "x", "—", "«»a»", "12:30."] {
-            assert_eq!(trim_non_alphanumeric(w), w.trim_matches(|c: char| !c.is_alphanumeric()), "{w}");
+        for w in [
+            "(word),", "...", "", "don't", "«mot»", "x", "—", "«»a»", "12:30.",
+        ] {
+            assert_eq!(
+                trim_non_alphanumeric(w),
+                w.trim_matches(|c: char| !c.is_alphanumeric()),
+                "{w}"
+            );
         }
     }
 
     #[test]
     fn char_boundaries() {
         let s = "aé日b";
-        assert_eq!((0..=8).map(|i| floor_char_boundary(s, i)).collect::<Vec<_>>(), [0, 1, 1, 3, 3, 3, 6, 7, 7]);
-        assert_eq!((0..=8).map(|i| ceil_char_boundary(s, i)).collect::<Vec<_>>(), [0, 1, 3, 3, 6, 6, 6, 7, 7]);
+        assert_eq!(
+            (0..=8)
+                .map(|i| floor_char_boundary(s, i))
+                .collect::<Vec<_>>(),
+            [0, 1, 1, 3, 3, 3, 6, 7, 7]
+        );
+        assert_eq!(
+            (0..=8)
+                .map(|i| ceil_char_boundary(s, i))
+                .collect::<Vec<_>>(),
+            [0, 1, 3, 3, 6, 6, 6, 7, 7]
+        );
     }
 
     #[test]
     fn paragraphs_split_like_str_split() {
-        for t in ["", "a", "a\n\nb", "\n\n", "a\n\n\nb", "a\n\n\n\nb\n\n", "é\n\n日本\n\n\n\n\nx", "\n", "no break\nhere"] {
-            assert_eq!(split_paragraphs(t).collect::<Vec<_>>(), t.split("\n\n").collect::<Vec<_>>(), "{t:?}");
+        for t in [
+            "",
+            "a",
+            "a\n\nb",
+            "\n\n",
+            "a\n\n\nb",
+            "a\n\n\n\nb\n\n",
+            "é\n\n日本\n\n\n\n\nx",
+            "\n",
+            "no break\nhere",
+        ] {
+            assert_eq!(
+                split_paragraphs(t).collect::<Vec<_>>(),
+                t.split("\n\n").collect::<Vec<_>>(),
+                "{t:?}"
+            );
         }
     }
 

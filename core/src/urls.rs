@@ -15,9 +15,18 @@ pub enum UrlPattern {
 fn norm(url: &str) -> String {
     let url = url.split('#').next().unwrap_or("");
     let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
-    let (host, path) = rest.find('/').map_or((rest, ""), |i| (&rest[..i], &rest[i..]));
+    let (host, path) = rest
+        .find('/')
+        .map_or((rest, ""), |i| (&rest[..i], &rest[i..]));
     let host = host.to_ascii_lowercase();
-    let host = host.strip_suffix(":80").filter(|_| scheme.eq_ignore_ascii_case("http")).or_else(|| host.strip_suffix(":443").filter(|_| scheme.eq_ignore_ascii_case("https"))).unwrap_or(&host);
+    let host = host
+        .strip_suffix(":80")
+        .filter(|_| scheme.eq_ignore_ascii_case("http"))
+        .or_else(|| {
+            host.strip_suffix(":443")
+                .filter(|_| scheme.eq_ignore_ascii_case("https"))
+        })
+        .unwrap_or(&host);
     let path = path.trim_end_matches('/');
     format!("{}://{host}{path}", scheme.to_ascii_lowercase())
 }
@@ -25,14 +34,19 @@ fn norm(url: &str) -> String {
 /// Whether `host` is `domain` or one of its subdomains (`a.b.example` of `b.example`, not
 /// `notexample` of `example`).
 pub fn host_matches(host: &str, domain: &str) -> bool {
-    host == domain || host.strip_suffix(domain).is_some_and(|rest| rest.ends_with('.'))
+    host == domain
+        || host
+            .strip_suffix(domain)
+            .is_some_and(|rest| rest.ends_with('.'))
 }
 
 fn host_of(url: &str) -> &str {
     let rest = url.split_once("://").map_or(url, |(_, r)| r);
     let auth = rest.split(['/', '?', '#']).next().unwrap_or("");
     let auth = auth.rsplit_once('@').map_or(auth, |(_, h)| h);
-    auth.rsplit_once(':').filter(|(_, p)| p.chars().all(|c| c.is_ascii_digit())).map_or(auth, |(h, _)| h)
+    auth.rsplit_once(':')
+        .filter(|(_, p)| p.chars().all(|c| c.is_ascii_digit()))
+        .map_or(auth, |(h, _)| h)
 }
 
 impl UrlPattern {
@@ -47,7 +61,11 @@ impl UrlPattern {
         } else if l.contains("://") {
             UrlPattern::Exact(norm(l))
         } else {
-            UrlPattern::Domain(l.trim_start_matches("*.").trim_end_matches('/').to_ascii_lowercase())
+            UrlPattern::Domain(
+                l.trim_start_matches("*.")
+                    .trim_end_matches('/')
+                    .to_ascii_lowercase(),
+            )
         })
     }
 
@@ -56,9 +74,7 @@ impl UrlPattern {
         match self {
             UrlPattern::Exact(u) => norm(url) == *u,
             UrlPattern::Prefix(p) => url.starts_with(p.as_str()),
-            UrlPattern::Domain(d) => {
-                host_matches(&host_of(url).to_ascii_lowercase(), d)
-            }
+            UrlPattern::Domain(d) => host_matches(&host_of(url).to_ascii_lowercase(), d),
         }
     }
 }
@@ -73,7 +89,9 @@ pub struct UrlBlocklist {
 impl UrlBlocklist {
     /// Parses a list, one pattern per line.
     pub fn parse(text: &str) -> UrlBlocklist {
-        UrlBlocklist { patterns: text.lines().filter_map(UrlPattern::parse).collect() }
+        UrlBlocklist {
+            patterns: text.lines().filter_map(UrlPattern::parse).collect(),
+        }
     }
 
     /// Adds another list.
@@ -98,8 +116,14 @@ mod tests {
 
     #[test]
     fn hosts_match_their_domain_and_subdomains_only() {
-        assert!(host_matches("example.org", "example.org") && host_matches("a.b.example.org", "example.org"));
-        assert!(!host_matches("notexample.org", "example.org") && !host_matches("example.org.evil", "example.org"));
+        assert!(
+            host_matches("example.org", "example.org")
+                && host_matches("a.b.example.org", "example.org")
+        );
+        assert!(
+            !host_matches("notexample.org", "example.org")
+                && !host_matches("example.org.evil", "example.org")
+        );
     }
 
     #[test]

@@ -37,13 +37,30 @@ mod tests {
     fn canonical_forms() {
         let strip = vec!["sessionid".to_string()];
         let c = |s: &str| canonicalize(s, None, &strip).map(|u| u.to_string());
-        assert_eq!(c("HTTP://Example.COM:80/a#frag").as_deref(), Some("http://example.com/a"));
-        assert_eq!(c("https://example.com:443/?SessionId=1").as_deref(), Some("https://example.com/"));
-        assert_eq!(c("https://example.com/?a=1&sessionid=2&b=3").as_deref(), Some("https://example.com/?a=1&b=3"));
-        assert_eq!(c("https://example.com/a b").as_deref(), Some("https://example.com/a%20b"));
+        assert_eq!(
+            c("HTTP://Example.COM:80/a#frag").as_deref(),
+            Some("http://example.com/a")
+        );
+        assert_eq!(
+            c("https://example.com:443/?SessionId=1").as_deref(),
+            Some("https://example.com/")
+        );
+        assert_eq!(
+            c("https://example.com/?a=1&sessionid=2&b=3").as_deref(),
+            Some("https://example.com/?a=1&b=3")
+        );
+        assert_eq!(
+            c("https://example.com/a b").as_deref(),
+            Some("https://example.com/a%20b")
+        );
         assert_eq!(c("mailto:x@y.z"), None);
         assert_eq!(c("javascript:alert(1)"), None);
         let base = Url::parse("http://h.test/dir/page.html").unwrap();
-        assert_eq!(canonicalize("../x.html", Some(&base), &[]).unwrap().as_str(), "http://h.test/x.html");
+        assert_eq!(
+            canonicalize("../x.html", Some(&base), &[])
+                .unwrap()
+                .as_str(),
+            "http://h.test/x.html"
+        );
     }
 }

@@ -97,7 +97,14 @@ impl Default for CrawlConfig {
             allowed_domains: Vec::new(),
             blocked_domains: Vec::new(),
             blocked_patterns: Vec::new(),
-            strip_query_params: vec!["utm_source".into(), "utm_medium".into(), "utm_campaign".into(), "sessionid".into(), "phpsessid".into(), "sid".into()],
+            strip_query_params: vec![
+                "utm_source".into(),
+                "utm_medium".into(),
+                "utm_campaign".into(),
+                "sessionid".into(),
+                "phpsessid".into(),
+                "sid".into(),
+            ],
             delay_ms: 1000,
             max_crawl_delay_secs: 30.0,
             concurrency: 16,
@@ -126,7 +133,13 @@ impl CrawlConfig {
     /// for pages and their resources alike.
     pub(crate) fn blocked(&self, u: &url::Url) -> bool {
         let host = u.host_str().unwrap_or("");
-        self.blocked_domains.iter().any(|d| trawl_core::host_matches(host, d)) || self.blocked_patterns.iter().any(|p| u.as_str().contains(p.as_str()))
+        self.blocked_domains
+            .iter()
+            .any(|d| trawl_core::host_matches(host, d))
+            || self
+                .blocked_patterns
+                .iter()
+                .any(|p| u.as_str().contains(p.as_str()))
     }
 
     /// The SSRF guard this config asks for.
@@ -134,17 +147,32 @@ impl CrawlConfig {
         let resolve = self
             .resolve
             .iter()
-            .filter_map(|(k, v)| Some((k.rsplit_once(':')?.0.to_ascii_lowercase(), v.parse().ok()?)))
+            .filter_map(|(k, v)| {
+                Some((k.rsplit_once(':')?.0.to_ascii_lowercase(), v.parse().ok()?))
+            })
             .collect();
-        crate::guard::Guard { allow_private: self.allow_private_addresses, resolve }
+        crate::guard::Guard {
+            allow_private: self.allow_private_addresses,
+            resolve,
+        }
     }
 
     /// The seeds of the config and of `seeds_file`.
     pub fn all_seeds(&self) -> Result<Vec<String>, (String, String)> {
         let mut out = self.seeds.clone();
         if let Some(f) = &self.seeds_file {
-            let text = std::fs::read_to_string(f).map_err(|e| ("crawl.seeds_file".to_string(), format!("cannot read `{f}`: {e}")))?;
-            out.extend(text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(String::from));
+            let text = std::fs::read_to_string(f).map_err(|e| {
+                (
+                    "crawl.seeds_file".to_string(),
+                    format!("cannot read `{f}`: {e}"),
+                )
+            })?;
+            out.extend(
+                text.lines()
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                    .map(String::from),
+            );
         }
         Ok(out)
     }
@@ -156,24 +184,64 @@ impl CrawlConfig {
         for s in &seeds {
             match url::Url::parse(s) {
                 Ok(u) if u.scheme() == "http" || u.scheme() == "https" => {}
-                Ok(u) => return bad("seeds", format!("`{s}`: scheme `{}` is not http or https", u.scheme())),
+                Ok(u) => {
+                    return bad(
+                        "seeds",
+                        format!("`{s}`: scheme `{}` is not http or https", u.scheme()),
+                    )
+                }
                 Err(e) => return bad("seeds", format!("`{s}` is not a URL: {e}")),
             }
         }
-        if self.crawl_token.is_empty() || !self.crawl_token.chars().all(|c| c.is_ascii_alphabetic() || c == '-' || c == '_') {
-            return bad("crawl_token", format!("`{}` must be a non-empty product token of letters, `-` and `_` (RFC 9309)", self.crawl_token));
+        if self.crawl_token.is_empty()
+            || !self
+                .crawl_token
+                .chars()
+                .all(|c| c.is_ascii_alphabetic() || c == '-' || c == '_')
+        {
+            return bad(
+                "crawl_token",
+                format!(
+                    "`{}` must be a non-empty product token of letters, `-` and `_` (RFC 9309)",
+                    self.crawl_token
+                ),
+            );
         }
-        if self.training_token.is_empty() || !self.training_token.chars().all(|c| c.is_ascii_alphabetic() || c == '-' || c == '_') {
-            return bad("training_token", format!("`{}` must be a non-empty product token of letters, `-` and `_`", self.training_token));
+        if self.training_token.is_empty()
+            || !self
+                .training_token
+                .chars()
+                .all(|c| c.is_ascii_alphabetic() || c == '-' || c == '_')
+        {
+            return bad(
+                "training_token",
+                format!(
+                    "`{}` must be a non-empty product token of letters, `-` and `_`",
+                    self.training_token
+                ),
+            );
         }
-        if !self.user_agent.to_ascii_lowercase().contains(&self.crawl_token.to_ascii_lowercase()) {
-            return bad("user_agent", format!("`{}` must contain the crawl token `{}` so site owners can match it", self.user_agent, self.crawl_token));
+        if !self
+            .user_agent
+            .to_ascii_lowercase()
+            .contains(&self.crawl_token.to_ascii_lowercase())
+        {
+            return bad(
+                "user_agent",
+                format!(
+                    "`{}` must contain the crawl token `{}` so site owners can match it",
+                    self.user_agent, self.crawl_token
+                ),
+            );
         }
         if self.concurrency == 0 {
             return bad("concurrency", "must be at least 1".into());
         }
         if !(self.priority.max_host_share > 0.0 && self.priority.max_host_share <= 1.0) {
-            return bad("priority.max_host_share", format!("{} must be in (0, 1]", self.priority.max_host_share));
+            return bad(
+                "priority.max_host_share",
+                format!("{} must be in (0, 1]", self.priority.max_host_share),
+            );
         }
         if self.pages_per_part == 0 {
             return bad("pages_per_part", "must be at least 1".into());
@@ -182,7 +250,9 @@ impl CrawlConfig {
             return bad("timeout_secs", "must be at least 1".into());
         }
         for (k, v) in &self.resolve {
-            if k.rsplit_once(':').is_none_or(|(h, p)| h.is_empty() || p.parse::<u16>().is_err()) {
+            if k.rsplit_once(':')
+                .is_none_or(|(h, p)| h.is_empty() || p.parse::<u16>().is_err())
+            {
                 return bad("resolve", format!("`{k}` must be host:port"));
             }
             if v.parse::<std::net::SocketAddr>().is_err() {
@@ -190,7 +260,10 @@ impl CrawlConfig {
             }
         }
         if self.max_crawl_delay_secs.is_nan() || self.max_crawl_delay_secs < 0.0 {
-            return bad("max_crawl_delay_secs", "must be a non-negative number".into());
+            return bad(
+                "max_crawl_delay_secs",
+                "must be a non-negative number".into(),
+            );
         }
         Ok(())
     }
@@ -224,10 +297,29 @@ pub struct PriorityConfig {
 impl Default for PriorityConfig {
     fn default() -> Self {
         let w: &[(&str, f64)] = &[
-            ("/login", -5.0), ("/signin", -5.0), ("/register", -5.0), ("/cart", -5.0), ("/checkout", -5.0), ("/wp-admin", -5.0), ("/wp-json", -5.0),
-            ("/search", -3.0), ("/calendar", -3.0), ("/share", -3.0), ("/tag/", -2.0), ("/tags/", -2.0), ("/print/", -2.0), ("/feed", -2.0),
-            ("/category/", -1.0), ("sort=", -1.0), ("filter=", -1.0), ("replytocom=", -3.0),
-            ("/article", 1.0), ("/news/", 0.5), ("/blog/", 0.5), ("/wiki/", 0.5), ("/docs/", 0.5),
+            ("/login", -5.0),
+            ("/signin", -5.0),
+            ("/register", -5.0),
+            ("/cart", -5.0),
+            ("/checkout", -5.0),
+            ("/wp-admin", -5.0),
+            ("/wp-json", -5.0),
+            ("/search", -3.0),
+            ("/calendar", -3.0),
+            ("/share", -3.0),
+            ("/tag/", -2.0),
+            ("/tags/", -2.0),
+            ("/print/", -2.0),
+            ("/feed", -2.0),
+            ("/category/", -1.0),
+            ("sort=", -1.0),
+            ("filter=", -1.0),
+            ("replytocom=", -3.0),
+            ("/article", 1.0),
+            ("/news/", 0.5),
+            ("/blog/", 0.5),
+            ("/wiki/", 0.5),
+            ("/docs/", 0.5),
         ];
         PriorityConfig {
             path_weights: w.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
@@ -240,4 +332,3 @@ impl Default for PriorityConfig {
         }
     }
 }
-

@@ -103,7 +103,12 @@ impl PartBuf {
     fn new(index: usize) -> Self {
         let mut stats = RunStats::default();
         stats.stage_mut(STAGE);
-        PartBuf { index, pages: Vec::new(), excluded: Vec::new(), stats }
+        PartBuf {
+            index,
+            pages: Vec::new(),
+            excluded: Vec::new(),
+            stats,
+        }
     }
     fn exclude(&mut self, url: &str, reason: DropReason, detail: Option<String>) {
         let st = self.stats.stage_mut(STAGE);
@@ -116,28 +121,67 @@ impl PartBuf {
 impl Crawler {
     /// A crawler for this configuration.
     pub fn new(cfg: CrawlConfig) -> Result<Crawler, CrawlError> {
-        cfg.validate().map_err(|(k, r)| CrawlError::Config(format!("{k}: {r}")))?;
+        cfg.validate()
+            .map_err(|(k, r)| CrawlError::Config(format!("{k}: {r}")))?;
         let guard = Arc::new(cfg.guard());
         let timeout = Duration::from_secs(cfg.timeout_secs);
         // pages: redirects are followed by the crawler, re-checking robots and the guard;
         // robots.txt: up to 5 redirects (RFC 9309 2.3.1.2), each hop checked by the guard
-        let fetcher = Fetcher::new(&cfg.user_agent, timeout, cfg.max_body_bytes, 0, guard.clone()).map_err(CrawlError::Config)?;
-        let robots_fetcher = Fetcher::new(&cfg.user_agent, timeout, cfg.max_body_bytes, 5, guard.clone()).map_err(CrawlError::Config)?;
-        let robots = RobotsCache::new(robots_fetcher, &cfg.crawl_token, &cfg.training_token, Duration::from_secs(cfg.robots_max_age_secs));
-        Ok(Crawler { cfg, fetcher, robots, guard, renderer: None })
+        let fetcher = Fetcher::new(
+            &cfg.user_agent,
+            timeout,
+            cfg.max_body_bytes,
+            0,
+            guard.clone(),
+        )
+        .map_err(CrawlError::Config)?;
+        let robots_fetcher = Fetcher::new(
+            &cfg.user_agent,
+            timeout,
+            cfg.max_body_bytes,
+            5,
+            guard.clone(),
+        )
+        .map_err(CrawlError::Config)?;
+        let robots = RobotsCache::new(
+            robots_fetcher,
+            &cfg.crawl_token,
+            &cfg.training_token,
+            Duration::from_secs(cfg.robots_max_age_secs),
+        );
+        Ok(Crawler {
+            cfg,
+            fetcher,
+            robots,
+            guard,
+            renderer: None,
+        })
     }
 
     /// Renders pages headlessly as `render` says (static first: see
     /// [`crate::render::decide`]). Sub-requests of rendered pages go through this crawler's
     /// robots.txt cache and SSRF guard, checked on `handle` (a multi-thread Tokio runtime's);
     /// browsers start on the first page that needs one.
-    pub fn with_renderer(mut self, render: crate::RenderConfig, handle: tokio::runtime::Handle) -> Result<Crawler, CrawlError> {
-        render.validate().map_err(|(k, r)| CrawlError::Config(format!("{k}: {r}")))?;
+    pub fn with_renderer(
+        mut self,
+        render: crate::RenderConfig,
+        handle: tokio::runtime::Handle,
+    ) -> Result<Crawler, CrawlError> {
+        render
+            .validate()
+            .map_err(|(k, r)| CrawlError::Config(format!("{k}: {r}")))?;
         if render.enabled() {
             if handle.runtime_flavor() != tokio::runtime::RuntimeFlavor::MultiThread {
-                return Err(CrawlError::Config("rendering needs a multi-thread Tokio runtime".into()));
+                return Err(CrawlError::Config(
+                    "rendering needs a multi-thread Tokio runtime".into(),
+                ));
             }
-            self.renderer = Some(Arc::new(crate::render::Renderer::new(render, self.robots.clone(), self.guard.clone(), handle)));
+            self.renderer = Some(Arc::new(crate::render::Renderer::new(
+                render,
+                self.robots.clone(),
+                self.guard.clone(),
+                handle,
+            )));
         }
         Ok(self)
     }
@@ -149,7 +193,13 @@ impl Crawler {
 
     fn in_scope(&self, u: &Url) -> bool {
         let host = u.host_str().unwrap_or("");
-        (self.cfg.allowed_domains.is_empty() || self.cfg.allowed_domains.iter().any(|d| trawl_core::host_matches(host, d))) && !self.cfg.blocked(u)
+        (self.cfg.allowed_domains.is_empty()
+            || self
+                .cfg
+                .allowed_domains
+                .iter()
+                .any(|d| trawl_core::host_matches(host, d)))
+            && !self.cfg.blocked(u)
     }
 
     /// Runs (or resumes) the crawl under `root`, sending each committed part downstream.
@@ -164,7 +214,9 @@ impl Crawler {
         let mut committed: Vec<(Vec<FetchedPage>, Marker)> = Vec::new();
         loop {
             let name = shard_name(committed.len());
-            let Some(marker) = markers::read(root, STAGE, &name).await? else { break };
+            let Some(marker) = markers::read(root, STAGE, &name).await? else {
+                break;
+            };
             let file = format!("crawl/warc/{name}.warc.gz");
             let data = root.get(&file).await?;
             let (pages, err) = warc::read_pages(&file, &data);
@@ -178,32 +230,59 @@ impl Crawler {
             None => CrawlState::default(),
         };
         if state.complete && state.parts == committed.len() {
-            tracing::info!(parts = committed.len(), "crawl already complete; replaying committed parts");
+            tracing::info!(
+                parts = committed.len(),
+                "crawl already complete; replaying committed parts"
+            );
             for (i, (pages, marker)) in committed.into_iter().enumerate() {
-                let part = CrawlPart { index: i, warc: format!("crawl/warc/{}.warc.gz", shard_name(i)), pages, stats: marker.stats, replayed: true };
+                let part = CrawlPart {
+                    index: i,
+                    warc: format!("crawl/warc/{}.warc.gz", shard_name(i)),
+                    pages,
+                    stats: marker.stats,
+                    replayed: true,
+                };
                 tx.send(part).await.map_err(|_| CrawlError::Closed)?;
             }
             return Ok(state);
         }
         if !committed.is_empty() {
-            tracing::info!(parts = committed.len(), "resuming crawl after committed parts");
+            tracing::info!(
+                parts = committed.len(),
+                "resuming crawl after committed parts"
+            );
         }
-        let replay: HashMap<String, FetchedPage> = committed.iter().flat_map(|(ps, _)| ps.iter().map(|p| (p.url.clone(), p.clone()))).collect();
-        let journal_dir = self.cfg.state_dir.as_ref().map(std::path::PathBuf::from).unwrap_or_else(|| crate::journal::default_dir(root.url()));
-        let journal = Arc::new(crate::journal::Journal::open(&journal_dir).map_err(CrawlError::Config)?);
+        let replay: HashMap<String, FetchedPage> = committed
+            .iter()
+            .flat_map(|(ps, _)| ps.iter().map(|p| (p.url.clone(), p.clone())))
+            .collect();
+        let journal_dir = self
+            .cfg
+            .state_dir
+            .as_ref()
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| crate::journal::default_dir(root.url()));
+        let journal =
+            Arc::new(crate::journal::Journal::open(&journal_dir).map_err(CrawlError::Config)?);
         self.robots.set_journal(Some(journal.clone()));
         // a recrawl: the earlier crawl's pages, for conditional requests and revisit bodies
         let previous: Arc<HashMap<String, FetchedPage>> = Arc::new(match &self.cfg.recrawl_from {
             Some(prev) => load_pages(prev).await?,
             None => HashMap::new(),
         });
-        let committed_urls: Vec<Vec<String>> = committed.iter().map(|(ps, _)| ps.iter().map(|p| p.url.clone()).collect()).collect();
+        let committed_urls: Vec<Vec<String>> = committed
+            .iter()
+            .map(|(ps, _)| ps.iter().map(|p| p.url.clone()).collect())
+            .collect();
         let committed_stats: Vec<RunStats> = committed.into_iter().map(|(_, m)| m.stats).collect();
 
         let strip = &self.cfg.strip_query_params;
         let mut seen: BTreeSet<String> = BTreeSet::new();
         let mut level: Vec<Url> = Vec::new();
-        let mut seeds = self.cfg.all_seeds().map_err(|(k, r)| CrawlError::Config(format!("{k}: {r}")))?;
+        let mut seeds = self
+            .cfg
+            .all_seeds()
+            .map_err(|(k, r)| CrawlError::Config(format!("{k}: {r}")))?;
         if let Some(prev) = &self.cfg.continue_from {
             let left = leftover_frontier(prev).await?;
             tracing::info!(urls = left.len(), from = %prev, "continuing the earlier batch's frontier");
@@ -217,7 +296,12 @@ impl Crawler {
             }
         }
         if self.cfg.sitemaps {
-            let mut extra: Vec<Url> = self.sitemap_urls(&level, &journal).await.into_iter().filter(|u| seen.insert(u.to_string())).collect();
+            let mut extra: Vec<Url> = self
+                .sitemap_urls(&level, &journal)
+                .await
+                .into_iter()
+                .filter(|u| seen.insert(u.to_string()))
+                .collect();
             extra.truncate(self.cfg.max_sitemap_urls);
             if !extra.is_empty() {
                 tracing::info!(urls = extra.len(), "seeds from sitemaps");
@@ -230,23 +314,38 @@ impl Crawler {
             Some(prev) => host_survival(prev).await?,
             None => HashMap::new(),
         };
-        let host_cap = self.cfg.max_pages_per_host.min(((self.cfg.max_pages as f64 * self.cfg.priority.max_host_share).ceil() as usize).max(1));
+        let host_cap = self.cfg.max_pages_per_host.min(
+            ((self.cfg.max_pages as f64 * self.cfg.priority.max_host_share).ceil() as usize).max(1),
+        );
         let mut host_langs: HashMap<String, (u32, u32)> = HashMap::new();
-        let polite = crate::fetch::Politeness::new(self.cfg.max_retries, Duration::from_secs(self.cfg.max_backoff_secs));
+        let polite = crate::fetch::Politeness::new(
+            self.cfg.max_retries,
+            Duration::from_secs(self.cfg.max_backoff_secs),
+        );
         let mut buf = PartBuf::new(0);
         let mut parts_done = 0usize;
-        let ctx = Ctx { root, journal: &journal, tx: &tx, committed_urls: &committed_urls, committed_stats: &committed_stats };
+        let ctx = Ctx {
+            root,
+            journal: &journal,
+            tx: &tx,
+            committed_urls: &committed_urls,
+            committed_stats: &committed_stats,
+        };
 
         let mut depth = 0u32;
         while !level.is_empty() {
             level = self.prioritise(level, &host_langs, &quality);
             // 1. decide, in order
-            let plans: Vec<(Url, bool)> = level.iter().map(|u| (u.clone(), self.in_scope(u))).collect();
+            let plans: Vec<(Url, bool)> = level
+                .iter()
+                .map(|u| (u.clone(), self.in_scope(u)))
+                .collect();
             let mut to_fetch = 0usize;
             // robots.txt for every authority of the level, fetched concurrently
             let mut auths: BTreeMap<String, Url> = BTreeMap::new();
             for (u, in_scope) in &plans {
-                if *in_scope && !replay.contains_key(u.as_str()) && self.guard.check_url(u).is_ok() {
+                if *in_scope && !replay.contains_key(u.as_str()) && self.guard.check_url(u).is_ok()
+                {
                     auths.entry(authority(u)).or_insert_with(|| u.clone());
                 }
             }
@@ -296,11 +395,26 @@ impl Crawler {
                 }
                 let d = self.robots.decide(&u).await;
                 if d.unreachable {
-                    decided.push((u, Err((reasons::ROBOTS_UNREACHABLE, d.status.map(|s| format!("robots.txt status {s}"))))));
+                    decided.push((
+                        u,
+                        Err((
+                            reasons::ROBOTS_UNREACHABLE,
+                            d.status.map(|s| format!("robots.txt status {s}")),
+                        )),
+                    ));
                 } else if !d.crawl_allowed {
                     decided.push((u, Err((reasons::ROBOTS_DISALLOWED, None))));
-                } else if d.crawl_delay.is_some_and(|cd| cd as f64 > self.cfg.max_crawl_delay_secs) {
-                    decided.push((u, Err((reasons::CRAWL_DELAY_TOO_HIGH, d.crawl_delay.map(|cd| format!("Crawl-delay {cd}"))))));
+                } else if d
+                    .crawl_delay
+                    .is_some_and(|cd| cd as f64 > self.cfg.max_crawl_delay_secs)
+                {
+                    decided.push((
+                        u,
+                        Err((
+                            reasons::CRAWL_DELAY_TOO_HIGH,
+                            d.crawl_delay.map(|cd| format!("Crawl-delay {cd}")),
+                        )),
+                    ));
                 } else {
                     to_fetch += 1;
                     *per_host.entry(host).or_default() += 1;
@@ -311,7 +425,10 @@ impl Crawler {
             let mut by_host: BTreeMap<String, Vec<(Url, RobotsDecision)>> = BTreeMap::new();
             for (u, p) in &decided {
                 if let Ok(Plan::Fetch(d)) = p {
-                    by_host.entry(authority(u)).or_default().push((u.clone(), d.clone()));
+                    by_host
+                        .entry(authority(u))
+                        .or_default()
+                        .push((u.clone(), d.clone()));
                 }
             }
             let sem = Arc::new(Semaphore::new(self.cfg.concurrency));
@@ -332,19 +449,27 @@ impl Crawler {
                 let budget = self.cfg.host_error_budget;
                 let journal = journal.clone();
                 let previous = previous.clone();
-                let tokens = (self.cfg.crawl_token.clone(), self.cfg.training_token.clone());
+                let tokens = (
+                    self.cfg.crawl_token.clone(),
+                    self.cfg.training_token.clone(),
+                );
                 let renderer = self.renderer.clone();
                 tasks.push(tokio::spawn(async move {
                     let _permit = sem.acquire().await.expect("semaphore open");
                     let mut failures = 0u32;
                     for (u, d) in urls {
                         if budget > 0 && failures >= budget {
-                            let fail: crate::journal::Outcome = Err(FetchFail { reason: reasons::HOST_ERROR_BUDGET, detail: format!("{failures} consecutive failures on this host") });
+                            let fail: crate::journal::Outcome = Err(FetchFail {
+                                reason: reasons::HOST_ERROR_BUDGET,
+                                detail: format!("{failures} consecutive failures on this host"),
+                            });
                             journal.put(u.as_str(), &fail);
                             results.lock().await.insert(u.to_string(), fail);
                             continue;
                         }
-                        let gap = Duration::from_millis(delay_ms).max(Duration::from_secs_f32(d.crawl_delay.unwrap_or(0.0).max(0.0)));
+                        let gap = Duration::from_millis(delay_ms).max(Duration::from_secs_f32(
+                            d.crawl_delay.unwrap_or(0.0).max(0.0),
+                        ));
                         let prev = previous.get(u.as_str());
                         let conditional: Vec<(String, String)> = prev
                             .map(|p| {
@@ -358,16 +483,36 @@ impl Crawler {
                                 h
                             })
                             .unwrap_or_default();
-                        let r = polite.fetch(&host, gap, || fetch_following(&fetcher, &robots, &guard, &strip, &u, &conditional)).await;
+                        let r = polite
+                            .fetch(&host, gap, || {
+                                fetch_following(&fetcher, &robots, &guard, &strip, &u, &conditional)
+                            })
+                            .await;
                         let failed = match &r {
                             Ok(f) => f.status >= 500,
-                            Err(e) => e.reason != reasons::TOO_LARGE && e.reason != reasons::REDIRECT_DISALLOWED && e.reason != reasons::REDIRECTS,
+                            Err(e) => {
+                                e.reason != reasons::TOO_LARGE
+                                    && e.reason != reasons::REDIRECT_DISALLOWED
+                                    && e.reason != reasons::REDIRECTS
+                            }
                         };
                         failures = if failed { failures + 1 } else { 0 };
                         let outcome = r.map(|f| match previous.get(u.as_str()) {
                             // unchanged since the earlier crawl: its body, a revisit record
                             Some(p) if f.status == 304 => {
-                                let mut page = make_page(&tokens.0, &tokens.1, u.as_str(), Fetched { status: p.status, final_url: p.final_url.clone(), headers: p.headers.clone(), body: p.body.clone() }, &d, depth);
+                                let mut page = make_page(
+                                    &tokens.0,
+                                    &tokens.1,
+                                    u.as_str(),
+                                    Fetched {
+                                        status: p.status,
+                                        final_url: p.final_url.clone(),
+                                        headers: p.headers.clone(),
+                                        body: p.body.clone(),
+                                    },
+                                    &d,
+                                    depth,
+                                );
                                 page.revisit_of = Some(p.fetch_time.clone());
                                 page
                             }
@@ -388,7 +533,8 @@ impl Crawler {
                 }));
             }
             for t in tasks {
-                t.await.map_err(|e| CrawlError::Config(format!("fetch task failed: {e}")))?;
+                t.await
+                    .map_err(|e| CrawlError::Config(format!("fetch task failed: {e}")))?;
             }
             let mut results = std::mem::take(&mut *results.lock().await);
             // 3. emit in order, collect links
@@ -407,16 +553,24 @@ impl Crawler {
                             continue;
                         }
                         None => {
-                            buf.exclude(u.as_str(), reasons::FETCH_ERROR, Some("no result (task lost)".into()));
+                            buf.exclude(
+                                u.as_str(),
+                                reasons::FETCH_ERROR,
+                                Some("no result (task lost)".into()),
+                            );
                             continue;
                         }
                     },
                 };
                 fetched_total += 1;
-                if !self.cfg.priority.target_languages.is_empty() && (200..300).contains(&page.status) {
+                if !self.cfg.priority.target_languages.is_empty()
+                    && (200..300).contains(&page.status)
+                {
                     let e = host_langs.entry(authority(&u)).or_default();
                     e.1 += 1;
-                    if page_lang(&page).is_some_and(|l| self.cfg.priority.target_languages.iter().any(|t| t == l)) {
+                    if page_lang(&page)
+                        .is_some_and(|l| self.cfg.priority.target_languages.iter().any(|t| t == l))
+                    {
                         e.0 += 1;
                     }
                 }
@@ -431,13 +585,17 @@ impl Crawler {
                 st.seen += 1;
                 st.kept += 1;
                 st.bytes_out += page.body.len() as u64;
-                *st.counters.entry(format!("status_{}xx", page.status / 100)).or_default() += 1;
+                *st.counters
+                    .entry(format!("status_{}xx", page.status / 100))
+                    .or_default() += 1;
                 if let Some(r) = &page.render {
                     count_render(&mut st.counters, r);
                 }
                 buf.pages.push(page);
                 let part_bytes: u64 = buf.pages.iter().map(|p| p.body.len() as u64).sum();
-                if buf.pages.len() >= self.cfg.pages_per_part || part_bytes >= self.cfg.max_part_bytes {
+                if buf.pages.len() >= self.cfg.pages_per_part
+                    || part_bytes >= self.cfg.max_part_bytes
+                {
                     let full = std::mem::replace(&mut buf, PartBuf::new(parts_done + 1));
                     self.flush(&ctx, full).await?;
                     parts_done += 1;
@@ -450,8 +608,15 @@ impl Crawler {
             self.flush(&ctx, buf).await?;
             parts_done += 1;
         }
-        let state = CrawlState { complete: true, parts: parts_done };
-        root.put("crawl/state.json", serde_json::to_vec_pretty(&state).expect("state").into()).await?;
+        let state = CrawlState {
+            complete: true,
+            parts: parts_done,
+        };
+        root.put(
+            "crawl/state.json",
+            serde_json::to_vec_pretty(&state).expect("state").into(),
+        )
+        .await?;
         // every outcome is in committed WARC parts now
         self.robots.set_journal(None);
         if let Ok(j) = Arc::try_unwrap(journal) {
@@ -461,10 +626,25 @@ impl Crawler {
     }
 
     /// The frontier score of a URL (see [`crate::PriorityConfig`]).
-    fn score(&self, u: &Url, host_langs: &HashMap<String, (u32, u32)>, quality: &HashMap<String, f64>) -> f64 {
+    fn score(
+        &self,
+        u: &Url,
+        host_langs: &HashMap<String, (u32, u32)>,
+        quality: &HashMap<String, f64>,
+    ) -> f64 {
         let p = &self.cfg.priority;
-        let target = format!("{}{}", u.path(), u.query().map(|q| format!("?{q}")).unwrap_or_default()).to_ascii_lowercase();
-        let mut s: f64 = p.path_weights.iter().filter(|(k, _)| target.contains(k.as_str())).map(|(_, w)| *w).sum();
+        let target = format!(
+            "{}{}",
+            u.path(),
+            u.query().map(|q| format!("?{q}")).unwrap_or_default()
+        )
+        .to_ascii_lowercase();
+        let mut s: f64 = p
+            .path_weights
+            .iter()
+            .filter(|(k, _)| target.contains(k.as_str()))
+            .map(|(_, w)| *w)
+            .sum();
         s += p.query_param_weight * u.query_pairs().count() as f64;
         if p.quality_from.is_some() {
             s += p.quality_weight * quality.get(&authority(u)).copied().unwrap_or(0.5);
@@ -481,7 +661,12 @@ impl Crawler {
 
     /// Orders one depth of the frontier: best score first within each host, hosts taken
     /// round-robin (so one big site cannot fill the budget), ties broken by URL.
-    fn prioritise(&self, level: Vec<Url>, host_langs: &HashMap<String, (u32, u32)>, quality: &HashMap<String, f64>) -> Vec<Url> {
+    fn prioritise(
+        &self,
+        level: Vec<Url>,
+        host_langs: &HashMap<String, (u32, u32)>,
+        quality: &HashMap<String, f64>,
+    ) -> Vec<Url> {
         let mut by_host: BTreeMap<String, Vec<(f64, Url)>> = BTreeMap::new();
         for u in level {
             let s = self.score(&u, host_langs, quality);
@@ -489,10 +674,18 @@ impl Crawler {
         }
         let mut ranked: Vec<(usize, f64, Url)> = Vec::new();
         for (_, mut v) in by_host {
-            v.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap_or(std::cmp::Ordering::Equal).then_with(|| a.1.as_str().cmp(b.1.as_str())));
+            v.sort_by(|a, b| {
+                b.0.partial_cmp(&a.0)
+                    .unwrap_or(std::cmp::Ordering::Equal)
+                    .then_with(|| a.1.as_str().cmp(b.1.as_str()))
+            });
             ranked.extend(v.into_iter().enumerate().map(|(r, (s, u))| (r, s, u)));
         }
-        ranked.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal)).then_with(|| a.2.as_str().cmp(b.2.as_str())));
+        ranked.sort_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then(b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal))
+                .then_with(|| a.2.as_str().cmp(b.2.as_str()))
+        });
         ranked.into_iter().map(|(_, _, u)| u).collect()
     }
 
@@ -507,7 +700,8 @@ impl Crawler {
         }
         let mut fetched = 0usize;
         for seed in hosts.values() {
-            if self.guard.check_url(seed).is_err() || !self.robots.decide(seed).await.crawl_allowed {
+            if self.guard.check_url(seed).is_err() || !self.robots.decide(seed).await.crawl_allowed
+            {
                 continue;
             }
             let mut queue: Vec<String> = self.robots.sitemaps(seed).await;
@@ -519,9 +713,15 @@ impl Crawler {
             for _level in 0..3 {
                 let mut next = Vec::new();
                 for sm in std::mem::take(&mut queue) {
-                    let Some(u) = canonicalize(&sm, None, &[]) else { continue };
+                    let Some(u) = canonicalize(&sm, None, &[]) else {
+                        continue;
+                    };
                     let decision = self.robots.decide(&u).await;
-                    if fetched >= 100 || out.len() >= self.cfg.max_sitemap_urls || self.guard.check_url(&u).is_err() || !decision.crawl_allowed {
+                    if fetched >= 100
+                        || out.len() >= self.cfg.max_sitemap_urls
+                        || self.guard.check_url(&u).is_err()
+                        || !decision.crawl_allowed
+                    {
                         continue;
                     }
                     let key = format!("sitemap:{u}");
@@ -529,10 +729,26 @@ impl Crawler {
                         Some(o) => o,
                         None => {
                             fetched += 1;
-                            let o = self.fetcher.get(u.as_str(), None).await.map(|f| FetchedPage { url: u.to_string(), status: f.status, body: f.body, ..Default::default() });
+                            let o = self
+                                .fetcher
+                                .get(u.as_str(), None)
+                                .await
+                                .map(|f| FetchedPage {
+                                    url: u.to_string(),
+                                    status: f.status,
+                                    body: f.body,
+                                    ..Default::default()
+                                });
                             journal.put(&key, &o);
                             // the same politeness as for pages before the next request
-                            let gap = Duration::from_millis(self.cfg.delay_ms).max(Duration::from_secs_f32(decision.crawl_delay.unwrap_or(0.0).clamp(0.0, self.cfg.max_crawl_delay_secs as f32)));
+                            let gap = Duration::from_millis(self.cfg.delay_ms).max(
+                                Duration::from_secs_f32(
+                                    decision
+                                        .crawl_delay
+                                        .unwrap_or(0.0)
+                                        .clamp(0.0, self.cfg.max_crawl_delay_secs as f32),
+                                ),
+                            );
                             tokio::time::sleep(gap).await;
                             o
                         }
@@ -554,7 +770,9 @@ impl Crawler {
                 queue = next;
             }
         }
-        out.into_iter().filter_map(|s| Url::parse(&s).ok()).collect()
+        out.into_iter()
+            .filter_map(|s| Url::parse(&s).ok())
+            .collect()
     }
 
     async fn flush(&self, ctx: &Ctx<'_>, mut buf: PartBuf) -> Result<(), CrawlError> {
@@ -564,11 +782,22 @@ impl Crawler {
         if replayed {
             let urls: Vec<String> = buf.pages.iter().map(|p| p.url.clone()).collect();
             if urls != ctx.committed_urls[buf.index] {
-                return Err(CrawlError::Diverged { part: buf.index, detail: format!("{} pages now, {} committed", urls.len(), ctx.committed_urls[buf.index].len()) });
+                return Err(CrawlError::Diverged {
+                    part: buf.index,
+                    detail: format!(
+                        "{} pages now, {} committed",
+                        urls.len(),
+                        ctx.committed_urls[buf.index].len()
+                    ),
+                });
             }
             buf.stats = ctx.committed_stats[buf.index].clone();
         } else {
-            let date = buf.pages.first().map(|p| p.fetch_time.clone()).unwrap_or_else(|| trawl_core::time::rfc3339(trawl_core::time::record_now()));
+            let date = buf
+                .pages
+                .first()
+                .map(|p| p.fetch_time.clone())
+                .unwrap_or_else(|| trawl_core::time::rfc3339(trawl_core::time::record_now()));
             let mut w = WarcWriter::new(&file, concat!("trawl/", env!("CARGO_PKG_VERSION")), &date);
             let req_headers = vec![("User-Agent".to_string(), self.cfg.user_agent.clone())];
             for p in &mut buf.pages {
@@ -577,27 +806,57 @@ impl Crawler {
             ctx.root.put(&file, w.finish().into()).await?;
             let mut ex = JsonlWriter::for_name("x.jsonl.zst");
             for (url, reason, detail) in &buf.excluded {
-                ex.write(&ExcludedUrl { url, reason: reason.as_str(), detail: detail.as_deref() });
+                ex.write(&ExcludedUrl {
+                    url,
+                    reason: reason.as_str(),
+                    detail: detail.as_deref(),
+                });
             }
             let ex_file = format!("excluded/crawl/{name}.jsonl.zst");
             ctx.root.put(&ex_file, ex.finish().into()).await?;
-            markers::commit(ctx.root, &Marker { stage: STAGE.into(), shard: name.clone(), inputs: vec![], outputs: vec![file.clone(), ex_file], stats: buf.stats.clone(), config: String::new() }).await?;
-            tracing::debug!(part = buf.index, pages = buf.pages.len(), "crawl part committed");
+            markers::commit(
+                ctx.root,
+                &Marker {
+                    stage: STAGE.into(),
+                    shard: name.clone(),
+                    inputs: vec![],
+                    outputs: vec![file.clone(), ex_file],
+                    stats: buf.stats.clone(),
+                    config: String::new(),
+                },
+            )
+            .await?;
+            tracing::debug!(
+                part = buf.index,
+                pages = buf.pages.len(),
+                "crawl part committed"
+            );
             // committed pages live in the WARC now: the journal keeps only what is not
             for p in &buf.pages {
                 ctx.journal.forget(&p.url);
             }
         }
-        let part = CrawlPart { index: buf.index, warc: file, pages: buf.pages, stats: buf.stats, replayed };
+        let part = CrawlPart {
+            index: buf.index,
+            warc: file,
+            pages: buf.pages,
+            stats: buf.stats,
+            replayed,
+        };
         ctx.tx.send(part).await.map_err(|_| CrawlError::Closed)
     }
 }
 
 /// Decides whether a page needs the browser and renders it if so (in a blocking thread).
 async fn render_page(r: &Arc<crate::render::Renderer>, mut page: FetchedPage) -> FetchedPage {
-    let Some((render, reason)) = crate::render::decide(r.config(), &page) else { return page };
+    let Some((render, reason)) = crate::render::decide(r.config(), &page) else {
+        return page;
+    };
     if !render {
-        page.render = Some(trawl_core::RenderInfo { reason: reason.to_string(), ..Default::default() });
+        page.render = Some(trawl_core::RenderInfo {
+            reason: reason.to_string(),
+            ..Default::default()
+        });
         return page;
     }
     let r = r.clone();
@@ -607,7 +866,13 @@ async fn render_page(r: &Arc<crate::render::Renderer>, mut page: FetchedPage) ->
             page.render = Some(info);
             page.rendered = dom;
         }
-        Err(e) => page.render = Some(trawl_core::RenderInfo { reason: reason.to_string(), error: Some(format!("render task: {e}")), ..Default::default() }),
+        Err(e) => {
+            page.render = Some(trawl_core::RenderInfo {
+                reason: reason.to_string(),
+                error: Some(format!("render task: {e}")),
+                ..Default::default()
+            })
+        }
     }
     page
 }
@@ -617,10 +882,23 @@ async fn render_page(r: &Arc<crate::render::Renderer>, mut page: FetchedPage) ->
 fn count_render(c: &mut BTreeMap<String, u64>, r: &trawl_core::RenderInfo) {
     let mut add = |k: String, n: u64| *c.entry(k).or_default() += n;
     let sent = r.rendered || r.error.is_some();
-    add(if r.rendered { "render_rendered".into() } else if sent { "render_failed".into() } else { "render_static".into() }, 1);
+    add(
+        if r.rendered {
+            "render_rendered".into()
+        } else if sent {
+            "render_failed".into()
+        } else {
+            "render_static".into()
+        },
+        1,
+    );
     add(format!("render_reason_{}", r.reason), 1);
     if let Some(e) = &r.error {
-        let kind = if e == "timeout" || e == "crash" { e.as_str() } else { "error" };
+        let kind = if e == "timeout" || e == "crash" {
+            e.as_str()
+        } else {
+            "error"
+        };
         add(format!("render_{kind}"), 1);
     }
     if r.attempts > 1 {
@@ -633,17 +911,36 @@ fn count_render(c: &mut BTreeMap<String, u64>, r: &trawl_core::RenderInfo) {
 }
 
 /// The fetched page with its consent record.
-fn make_page(crawl_token: &str, training_token: &str, url: &str, f: Fetched, d: &RobotsDecision, depth: u32) -> FetchedPage {
+fn make_page(
+    crawl_token: &str,
+    training_token: &str,
+    url: &str,
+    f: Fetched,
+    d: &RobotsDecision,
+    depth: u32,
+) -> FetchedPage {
     let fetch_time = trawl_core::time::rfc3339(trawl_core::time::record_now());
-    let xrt: String = f.headers.iter().filter(|(k, _)| k == "x-robots-tag").map(|(_, v)| v.to_ascii_lowercase()).collect::<Vec<_>>().join(",");
+    let xrt: String = f
+        .headers
+        .iter()
+        .filter(|(k, _)| k == "x-robots-tag")
+        .map(|(_, v)| v.to_ascii_lowercase())
+        .collect::<Vec<_>>()
+        .join(",");
     let consent = Consent {
         basis: ConsentBasis::Robots,
         crawl_token: Some(crawl_token.to_string()),
         crawl_allowed: Some(d.crawl_allowed),
-        crawl_rule: d.crawl_rule.as_ref().map(|(r, l)| format!("{r} (line {l})")),
+        crawl_rule: d
+            .crawl_rule
+            .as_ref()
+            .map(|(r, l)| format!("{r} (line {l})")),
         training_token: Some(training_token.to_string()),
         training_allowed: Some(d.training_allowed),
-        training_rule: d.training_rule.as_ref().map(|(r, l)| format!("{r} (line {l})")),
+        training_rule: d
+            .training_rule
+            .as_ref()
+            .map(|(r, l)| format!("{r} (line {l})")),
         robots_url: Some(d.robots_url.clone()),
         robots_status: d.status,
         noai: has_directive(&xrt, "noai"),
@@ -723,7 +1020,11 @@ async fn host_survival(prev: &str) -> Result<HashMap<String, f64>, CrawlError> {
                 }
                 let b = root.get(&k).await?;
                 for v in trawl_storage::jsonl::lines::<serde_json::Value>(&k, &b)?.flatten() {
-                    if let Some(u) = v.get("url").and_then(|u| u.as_str()).and_then(|u| Url::parse(u).ok()) {
+                    if let Some(u) = v
+                        .get("url")
+                        .and_then(|u| u.as_str())
+                        .and_then(|u| Url::parse(u).ok())
+                    {
                         *n.entry(authority(&u)).or_default() += 1;
                     }
                 }
@@ -736,7 +1037,11 @@ async fn host_survival(prev: &str) -> Result<HashMap<String, f64>, CrawlError> {
     if kept.is_empty() {
         kept = count("filter").await?;
     }
-    Ok(extracted.into_iter().filter(|(_, n)| *n > 0).map(|(h, n)| (h.clone(), *kept.get(&h).unwrap_or(&0) as f64 / n as f64)).collect())
+    Ok(extracted
+        .into_iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(h, n)| (h.clone(), *kept.get(&h).unwrap_or(&0) as f64 / n as f64))
+        .collect())
 }
 
 /// The language of a fetched HTML page (whatlang over its text, tags stripped roughly).
@@ -755,18 +1060,33 @@ fn page_lang(page: &FetchedPage) -> Option<&'static str> {
             _ => {}
         }
     }
-    whatlang::detect(&text).filter(|i| i.is_reliable()).map(|i| i.lang().code())
+    whatlang::detect(&text)
+        .filter(|i| i.is_reliable())
+        .map(|i| i.lang().code())
 }
 
 /// Fetches a page, following up to 5 redirects itself: every hop is canonicalised and
 /// checked against the SSRF guard and robots.txt (crawl token) before it is requested, and a
 /// loop ends the chain. The result's `final_url` is the last URL requested.
-pub(crate) async fn fetch_following(fetcher: &Fetcher, robots: &RobotsCache, guard: &crate::guard::Guard, strip: &[String], start: &Url, conditional: &[(String, String)]) -> Result<Fetched, FetchFail> {
+pub(crate) async fn fetch_following(
+    fetcher: &Fetcher,
+    robots: &RobotsCache,
+    guard: &crate::guard::Guard,
+    strip: &[String],
+    start: &Url,
+    conditional: &[(String, String)],
+) -> Result<Fetched, FetchFail> {
     let mut url = start.clone();
     let mut seen = BTreeSet::from([url.to_string()]);
     for hop in 0..=5 {
-        let f = fetcher.get_with(url.as_str(), None, if hop == 0 { conditional } else { &[] }).await?;
-        let location = f.headers.iter().find(|(k, _)| k == "location").map(|(_, v)| v.clone());
+        let f = fetcher
+            .get_with(url.as_str(), None, if hop == 0 { conditional } else { &[] })
+            .await?;
+        let location = f
+            .headers
+            .iter()
+            .find(|(k, _)| k == "location")
+            .map(|(_, v)| v.clone());
         let Some(loc) = location.filter(|_| (300..400).contains(&f.status)) else {
             return Ok(f);
         };
@@ -777,16 +1097,28 @@ pub(crate) async fn fetch_following(fetcher: &Fetcher, robots: &RobotsCache, gua
             break;
         }
         if !seen.insert(next.to_string()) {
-            return Err(FetchFail { reason: reasons::REDIRECTS, detail: format!("redirect loop at {next}") });
+            return Err(FetchFail {
+                reason: reasons::REDIRECTS,
+                detail: format!("redirect loop at {next}"),
+            });
         }
-        guard.check_url(&next).map_err(|detail| FetchFail { reason: reasons::PRIVATE_ADDRESS, detail })?;
+        guard.check_url(&next).map_err(|detail| FetchFail {
+            reason: reasons::PRIVATE_ADDRESS,
+            detail,
+        })?;
         let d = robots.decide(&next).await;
         if !d.crawl_allowed {
-            return Err(FetchFail { reason: reasons::REDIRECT_DISALLOWED, detail: format!("{url} redirects to {next}, which robots.txt disallows") });
+            return Err(FetchFail {
+                reason: reasons::REDIRECT_DISALLOWED,
+                detail: format!("{url} redirects to {next}, which robots.txt disallows"),
+            });
         }
         url = next;
     }
-    Err(FetchFail { reason: reasons::REDIRECTS, detail: format!("more than 5 redirects from {start}") })
+    Err(FetchFail {
+        reason: reasons::REDIRECTS,
+        detail: format!("more than 5 redirects from {start}"),
+    })
 }
 
 struct Ctx<'a> {
@@ -810,7 +1142,9 @@ fn links(page: &FetchedPage, strip: &[String]) -> Vec<Url> {
     if !ct.contains("html") {
         return Vec::new();
     }
-    let Ok(base) = Url::parse(&page.final_url).or_else(|_| Url::parse(&page.url)) else { return Vec::new() };
+    let Ok(base) = Url::parse(&page.final_url).or_else(|_| Url::parse(&page.url)) else {
+        return Vec::new();
+    };
     // links script inserted are in the rendered DOM
     let html = match &page.rendered {
         Some(dom) => std::borrow::Cow::Borrowed(dom.as_str()),
@@ -820,12 +1154,20 @@ fn links(page: &FetchedPage, strip: &[String]) -> Vec<Url> {
     let sel = scraper::Selector::parse("a[href]").expect("static selector");
     let nofollow_page = doc
         .select(&scraper::Selector::parse("meta[name=robots]").expect("static selector"))
-        .any(|m| m.value().attr("content").is_some_and(|c| c.to_ascii_lowercase().contains("nofollow")));
+        .any(|m| {
+            m.value()
+                .attr("content")
+                .is_some_and(|c| c.to_ascii_lowercase().contains("nofollow"))
+        });
     if nofollow_page {
         return Vec::new();
     }
     doc.select(&sel)
-        .filter(|a| !a.value().attr("rel").is_some_and(|r| r.to_ascii_lowercase().contains("nofollow")))
+        .filter(|a| {
+            !a.value()
+                .attr("rel")
+                .is_some_and(|r| r.to_ascii_lowercase().contains("nofollow"))
+        })
         .filter_map(|a| a.value().attr("href"))
         .filter_map(|h| canonicalize(h, Some(&base), strip))
         .collect()

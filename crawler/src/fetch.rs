@@ -24,7 +24,13 @@ pub(crate) struct FetchFail {
 
 /// Headers describing transfer framing of the original response; the stored body is
 /// decompressed, so they no longer apply.
-const FRAMING: &[&str] = &["content-length", "transfer-encoding", "content-encoding", "connection", "keep-alive"];
+const FRAMING: &[&str] = &[
+    "content-length",
+    "transfer-encoding",
+    "content-encoding",
+    "connection",
+    "keep-alive",
+];
 
 #[derive(Debug, Clone)]
 pub(crate) struct Fetcher {
@@ -36,7 +42,13 @@ impl Fetcher {
     /// A client whose every connection goes through the guard. `max_redirects` = 0: no
     /// redirect is followed (the crawler follows page redirects itself, re-checking robots
     /// and the guard per hop); otherwise up to that many, each hop checked by the guard.
-    pub fn new(user_agent: &str, timeout: Duration, max_body: usize, max_redirects: usize, guard: Arc<crate::guard::Guard>) -> Result<Fetcher, String> {
+    pub fn new(
+        user_agent: &str,
+        timeout: Duration,
+        max_body: usize,
+        max_redirects: usize,
+        guard: Arc<crate::guard::Guard>,
+    ) -> Result<Fetcher, String> {
         let policy = if max_redirects == 0 {
             reqwest::redirect::Policy::none()
         } else {
@@ -58,7 +70,10 @@ impl Fetcher {
             .read_timeout(timeout.min(Duration::from_secs(20)))
             .redirect(policy)
             .pool_max_idle_per_host(1)
-            .dns_resolver(Arc::new(crate::guard::GuardResolver(guard.clone(), Default::default())));
+            .dns_resolver(Arc::new(crate::guard::GuardResolver(
+                guard.clone(),
+                Default::default(),
+            )));
         for (host, addr) in &guard.resolve {
             b = b.resolve(host, *addr);
         }
@@ -72,7 +87,12 @@ impl Fetcher {
     }
 
     /// GET with extra request headers (conditional requests).
-    pub async fn get_with(&self, url: &str, cut_at: Option<usize>, headers: &[(String, String)]) -> Result<Fetched, FetchFail> {
+    pub async fn get_with(
+        &self,
+        url: &str,
+        cut_at: Option<usize>,
+        headers: &[(String, String)],
+    ) -> Result<Fetched, FetchFail> {
         let mut req = self.client.get(url);
         for (k, v) in headers {
             req = req.header(k.as_str(), v.as_str());
@@ -84,19 +104,30 @@ impl Fetcher {
             .headers()
             .iter()
             .filter(|(k, _)| !FRAMING.contains(&k.as_str()))
-            .map(|(k, v)| (k.as_str().to_ascii_lowercase(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
+            .map(|(k, v)| {
+                (
+                    k.as_str().to_ascii_lowercase(),
+                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                )
+            })
             .collect();
         let limit = cut_at.unwrap_or(self.max_body);
         if cut_at.is_none() {
             if let Some(len) = resp.content_length() {
                 // Content-Length is of the encoded body; decoded size is checked while reading.
                 if len as usize > limit && !resp.headers().contains_key("content-encoding") {
-                    return Err(FetchFail { reason: reasons::TOO_LARGE, detail: format!("Content-Length {len} > {limit}") });
+                    return Err(FetchFail {
+                        reason: reasons::TOO_LARGE,
+                        detail: format!("Content-Length {len} > {limit}"),
+                    });
                 }
             }
         }
         // sized once from Content-Length (capped), instead of growing by copies
-        let mut body = Vec::with_capacity(resp.content_length().map_or(0, |n| (n as usize).min(limit).min(64 << 20)));
+        let mut body = Vec::with_capacity(
+            resp.content_length()
+                .map_or(0, |n| (n as usize).min(limit).min(64 << 20)),
+        );
         let mut stream = resp.bytes_stream();
         while let Some(chunk) = stream.next().await {
             let chunk = chunk.map_err(classify)?;
@@ -105,11 +136,19 @@ impl Fetcher {
                     body.extend_from_slice(&chunk[..limit - body.len()]);
                     break;
                 }
-                return Err(FetchFail { reason: reasons::TOO_LARGE, detail: format!("body exceeds {limit} bytes after decoding") });
+                return Err(FetchFail {
+                    reason: reasons::TOO_LARGE,
+                    detail: format!("body exceeds {limit} bytes after decoding"),
+                });
             }
             body.extend_from_slice(&chunk);
         }
-        Ok(Fetched { status, final_url, headers, body })
+        Ok(Fetched {
+            status,
+            final_url,
+            headers,
+            body,
+        })
     }
 }
 
@@ -146,19 +185,33 @@ pub(crate) struct Politeness {
 
 impl Politeness {
     pub fn new(max_retries: u32, max_backoff: Duration) -> Politeness {
-        Politeness { slots: Default::default(), max_retries, max_backoff }
+        Politeness {
+            slots: Default::default(),
+            max_retries,
+            max_backoff,
+        }
     }
 
     /// Runs `request` for `host` with `gap` between requests to it, retrying overload
     /// answers; a server still overloaded after the retries is `server_overloaded`.
-    pub async fn fetch<F, Fut>(&self, host: &str, gap: Duration, mut request: F) -> Result<Fetched, FetchFail>
+    pub async fn fetch<F, Fut>(
+        &self,
+        host: &str,
+        gap: Duration,
+        mut request: F,
+    ) -> Result<Fetched, FetchFail>
     where
         F: FnMut() -> Fut,
         Fut: std::future::Future<Output = Result<Fetched, FetchFail>>,
     {
         let mut attempt = 0u32;
         loop {
-            let wait = self.slots.lock().await.get(host).map(|t| t.saturating_duration_since(std::time::Instant::now()));
+            let wait = self
+                .slots
+                .lock()
+                .await
+                .get(host)
+                .map(|t| t.saturating_duration_since(std::time::Instant::now()));
             if let Some(w) = wait {
                 tokio::time::sleep(w).await;
             }
@@ -167,19 +220,34 @@ impl Politeness {
             let overloaded = matches!(&r, Ok(f) if f.status == 429 || f.status == 503);
             if overloaded {
                 let f = r.as_ref().expect("checked");
-                let asked = f.headers.iter().find(|(k, _)| k == "retry-after").and_then(|(_, v)| retry_after(v));
-                let backoff = asked.unwrap_or_else(|| gap.max(Duration::from_millis(500)) * 2u32.pow(attempt.min(6)));
+                let asked = f
+                    .headers
+                    .iter()
+                    .find(|(k, _)| k == "retry-after")
+                    .and_then(|(_, v)| retry_after(v));
+                let backoff = asked.unwrap_or_else(|| {
+                    gap.max(Duration::from_millis(500)) * 2u32.pow(attempt.min(6))
+                });
                 if attempt < self.max_retries && backoff <= self.max_backoff {
-                    self.slots.lock().await.insert(host.to_string(), std::time::Instant::now() + backoff.max(gap));
+                    self.slots.lock().await.insert(
+                        host.to_string(),
+                        std::time::Instant::now() + backoff.max(gap),
+                    );
                     attempt += 1;
                     continue;
                 }
                 next_gap = gap.max(backoff.min(self.max_backoff));
             }
-            self.slots.lock().await.insert(host.to_string(), std::time::Instant::now() + next_gap);
+            self.slots
+                .lock()
+                .await
+                .insert(host.to_string(), std::time::Instant::now() + next_gap);
             return if overloaded {
                 let status = r.as_ref().map(|f| f.status).unwrap_or(0);
-                Err(FetchFail { reason: reasons::OVERLOADED, detail: format!("status {status} after {attempt} retries") })
+                Err(FetchFail {
+                    reason: reasons::OVERLOADED,
+                    detail: format!("status {status} after {attempt} retries"),
+                })
             } else {
                 r
             };
@@ -194,5 +262,8 @@ pub(crate) fn retry_after(v: &str) -> Option<Duration> {
         return Some(Duration::from_secs(secs));
     }
     let t = httpdate::parse_http_date(v).ok()?;
-    Some(t.duration_since(std::time::SystemTime::now()).unwrap_or(Duration::ZERO))
+    Some(
+        t.duration_since(std::time::SystemTime::now())
+            .unwrap_or(Duration::ZERO),
+    )
 }

@@ -42,7 +42,12 @@ pub fn is_public(ip: IpAddr) -> bool {
                 return is_public(IpAddr::V4(v4));
             }
             let s = v6.segments();
-            !(v6.is_loopback() || v6.is_unspecified() || v6.is_multicast() || (s[0] & 0xfe00) == 0xfc00 || (s[0] & 0xffc0) == 0xfe80 || s[0] == 0x2001 && s[1] == 0x0db8)
+            !(v6.is_loopback()
+                || v6.is_unspecified()
+                || v6.is_multicast()
+                || (s[0] & 0xfe00) == 0xfc00
+                || (s[0] & 0xffc0) == 0xfe80
+                || s[0] == 0x2001 && s[1] == 0x0db8)
         }
     }
 }
@@ -73,18 +78,30 @@ impl Guard {
 pub(crate) struct GuardResolver(pub Arc<Guard>, pub DnsCache);
 
 /// Resolved addresses by name, with the time they were looked up.
-pub(crate) type DnsCache = Arc<std::sync::Mutex<HashMap<String, (std::time::Instant, Vec<SocketAddr>)>>>;
+pub(crate) type DnsCache =
+    Arc<std::sync::Mutex<HashMap<String, (std::time::Instant, Vec<SocketAddr>)>>>;
 
 const DNS_TTL: std::time::Duration = std::time::Duration::from_secs(300);
 
 /// The addresses of `host`, from the cache while fresh, else from DNS (then cached).
-pub(crate) async fn lookup_cached(cache: &DnsCache, host: &str) -> std::io::Result<Vec<SocketAddr>> {
-    let cached = cache.lock().expect("dns cache").get(host).filter(|(t, _)| t.elapsed() < DNS_TTL).map(|(_, a)| a.clone());
+pub(crate) async fn lookup_cached(
+    cache: &DnsCache,
+    host: &str,
+) -> std::io::Result<Vec<SocketAddr>> {
+    let cached = cache
+        .lock()
+        .expect("dns cache")
+        .get(host)
+        .filter(|(t, _)| t.elapsed() < DNS_TTL)
+        .map(|(_, a)| a.clone());
     if let Some(a) = cached {
         return Ok(a);
     }
     let a: Vec<SocketAddr> = tokio::net::lookup_host((host, 0)).await?.collect();
-    cache.lock().expect("dns cache").insert(host.to_string(), (std::time::Instant::now(), a.clone()));
+    cache
+        .lock()
+        .expect("dns cache")
+        .insert(host.to_string(), (std::time::Instant::now(), a.clone()));
     Ok(a)
 }
 
@@ -95,9 +112,21 @@ impl reqwest::dns::Resolve for GuardResolver {
         let host = name.as_str().to_string();
         Box::pin(async move {
             let addrs = lookup_cached(&cache, &host).await?;
-            let allowed: Vec<SocketAddr> = addrs.iter().copied().filter(|a| guard.ip_allowed(a.ip())).collect();
+            let allowed: Vec<SocketAddr> = addrs
+                .iter()
+                .copied()
+                .filter(|a| guard.ip_allowed(a.ip()))
+                .collect();
             if allowed.is_empty() && !addrs.is_empty() {
-                return Err(format!("ssrf guard: {host} resolves only to non-public addresses ({})", addrs.iter().map(|a| a.ip().to_string()).collect::<Vec<_>>().join(", ")).into());
+                return Err(format!(
+                    "ssrf guard: {host} resolves only to non-public addresses ({})",
+                    addrs
+                        .iter()
+                        .map(|a| a.ip().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+                .into());
             }
             Ok(Box::new(allowed.into_iter()) as reqwest::dns::Addrs)
         })
@@ -110,20 +139,44 @@ mod tests {
 
     #[test]
     fn address_classes() {
-        for ip in ["127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0", "224.0.0.1", "::1", "fe80::1", "fd00::1", "::ffff:127.0.0.1"] {
+        for ip in [
+            "127.0.0.1",
+            "10.1.2.3",
+            "172.16.0.1",
+            "192.168.1.1",
+            "169.254.169.254",
+            "100.64.0.1",
+            "0.0.0.0",
+            "224.0.0.1",
+            "::1",
+            "fe80::1",
+            "fd00::1",
+            "::ffff:127.0.0.1",
+        ] {
             assert!(!is_public(ip.parse().unwrap()), "{ip} is not public");
         }
         for ip in ["93.184.216.34", "8.8.8.8", "2606:4700::1111"] {
             assert!(is_public(ip.parse().unwrap()), "{ip} is public");
         }
         let g = Guard::default();
-        assert!(g.check_url(&Url::parse("http://169.254.169.254/latest/meta-data").unwrap()).is_err());
-        assert!(g.check_url(&Url::parse("http://[::1]:8080/").unwrap()).is_err());
-        assert!(g.check_url(&Url::parse("http://example.org/").unwrap()).is_ok());
+        assert!(g
+            .check_url(&Url::parse("http://169.254.169.254/latest/meta-data").unwrap())
+            .is_err());
+        assert!(g
+            .check_url(&Url::parse("http://[::1]:8080/").unwrap())
+            .is_err());
+        assert!(g
+            .check_url(&Url::parse("http://example.org/").unwrap())
+            .is_ok());
         let mut g = Guard::default();
-        g.resolve.insert("news.test".into(), "127.0.0.2:80".parse().unwrap());
-        assert!(g.check_url(&Url::parse("http://news.test/").unwrap()).is_err());
+        g.resolve
+            .insert("news.test".into(), "127.0.0.2:80".parse().unwrap());
+        assert!(g
+            .check_url(&Url::parse("http://news.test/").unwrap())
+            .is_err());
         g.allow_private = true;
-        assert!(g.check_url(&Url::parse("http://news.test/").unwrap()).is_ok());
+        assert!(g
+            .check_url(&Url::parse("http://news.test/").unwrap())
+            .is_ok());
     }
 }

@@ -26,8 +26,16 @@ impl std::fmt::Debug for Journal {
 /// Where the journal of a run root lives: `state_dir` if set, else under
 /// `$TRAWL_CACHE` (default `~/.cache/trawl`) keyed by the run root's URL.
 pub fn default_dir(root_url: &str) -> PathBuf {
-    let cache = std::env::var("TRAWL_CACHE").map(PathBuf::from).unwrap_or_else(|_| PathBuf::from(std::env::var("HOME").unwrap_or_else(|_| "/tmp".into())).join(".cache/trawl"));
-    cache.join("crawl-journal").join(format!("{:016x}", xxhash_rust::xxh3::xxh3_64(root_url.as_bytes())))
+    let cache = std::env::var("TRAWL_CACHE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| {
+            PathBuf::from(std::env::var("HOME").unwrap_or_else(|_| "/tmp".into()))
+                .join(".cache/trawl")
+        });
+    cache.join("crawl-journal").join(format!(
+        "{:016x}",
+        xxhash_rust::xxh3::xxh3_64(root_url.as_bytes())
+    ))
 }
 
 impl Journal {
@@ -35,8 +43,12 @@ impl Journal {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let mut opts = Options::default();
         opts.create_if_missing(true);
-        let db = DB::open(&opts, dir).map_err(|e| format!("cannot open the crawl journal at {}: {e}", dir.display()))?;
-        Ok(Journal { db, path: dir.to_path_buf() })
+        let db = DB::open(&opts, dir)
+            .map_err(|e| format!("cannot open the crawl journal at {}: {e}", dir.display()))?;
+        Ok(Journal {
+            db,
+            path: dir.to_path_buf(),
+        })
     }
 
     pub(crate) fn get(&self, url: &str) -> Option<Outcome> {
@@ -50,7 +62,10 @@ impl Journal {
             }
             b'F' => {
                 let (reason, detail): (String, String) = serde_json::from_slice(&v[1..]).ok()?;
-                Some(Err(FetchFail { reason: crate::reasons::by_name(&reason)?, detail }))
+                Some(Err(FetchFail {
+                    reason: crate::reasons::by_name(&reason)?,
+                    detail,
+                }))
             }
             _ => None,
         }
@@ -69,7 +84,9 @@ impl Journal {
             }
             Err(f) => {
                 v.push(b'F');
-                v.extend_from_slice(&serde_json::to_vec(&(f.reason.as_str(), &f.detail)).expect("json"));
+                v.extend_from_slice(
+                    &serde_json::to_vec(&(f.reason.as_str(), &f.detail)).expect("json"),
+                );
             }
         }
         let mut wo = rocksdb::WriteOptions::default();

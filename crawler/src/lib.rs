@@ -33,10 +33,13 @@ mod sitemap;
 
 pub use canon::canonicalize;
 pub use config::{CrawlConfig, PriorityConfig};
+pub use crawl::{CrawlError, CrawlPart, CrawlState, Crawler};
 pub use render::{RenderConfig, RenderMode, Renderer};
 pub use resources::{resource_reasons, Resource, ResourceFetcher, ResourceLimits, ResourceOutcome};
-pub use crawl::{CrawlError, CrawlPart, CrawlState, Crawler};
-pub use robots::{allowed as robots_allowed, escape_pattern, match_path, matched_rule, preprocess as robots_preprocess, product_token, RobotsCache, RobotsDecision};
+pub use robots::{
+    allowed as robots_allowed, escape_pattern, match_path, matched_rule,
+    preprocess as robots_preprocess, product_token, RobotsCache, RobotsDecision,
+};
 
 /// Drop reasons of the crawl stage.
 pub mod reasons {
@@ -44,9 +47,23 @@ pub mod reasons {
 
     /// A reason by its name (for the crawl journal).
     pub fn by_name(name: &str) -> Option<DropReason> {
-        [ROBOTS_DISALLOWED, ROBOTS_UNREACHABLE, CRAWL_DELAY_TOO_HIGH, OUT_OF_SCOPE, BUDGET, FETCH_ERROR, TIMEOUT, TOO_LARGE, REDIRECTS, PRIVATE_ADDRESS, HOST_ERROR_BUDGET, OVERLOADED, REDIRECT_DISALLOWED]
-            .into_iter()
-            .find(|r| r.as_str() == name)
+        [
+            ROBOTS_DISALLOWED,
+            ROBOTS_UNREACHABLE,
+            CRAWL_DELAY_TOO_HIGH,
+            OUT_OF_SCOPE,
+            BUDGET,
+            FETCH_ERROR,
+            TIMEOUT,
+            TOO_LARGE,
+            REDIRECTS,
+            PRIVATE_ADDRESS,
+            HOST_ERROR_BUDGET,
+            OVERLOADED,
+            REDIRECT_DISALLOWED,
+        ]
+        .into_iter()
+        .find(|r| r.as_str() == name)
     }
     /// robots.txt disallows the crawl token.
     pub const ROBOTS_DISALLOWED: DropReason = DropReason::new("robots_disallowed");

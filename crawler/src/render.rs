@@ -29,7 +29,10 @@ use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 use headless_chrome::browser::tab::RequestPausedDecision;
-use headless_chrome::protocol::cdp::Fetch::{events::RequestPausedEvent, FailRequest, FulfillRequest, HeaderEntry, RequestPattern, RequestStage};
+use headless_chrome::protocol::cdp::Fetch::{
+    events::RequestPausedEvent, FailRequest, FulfillRequest, HeaderEntry, RequestPattern,
+    RequestStage,
+};
 use headless_chrome::protocol::cdp::Network::ErrorReason;
 use headless_chrome::{Browser, LaunchOptions, Tab};
 use serde::{Deserialize, Serialize};
@@ -128,12 +131,46 @@ impl Default for RenderConfig {
             scroll_max_steps: 20,
             scroll_wait_ms: 1_500,
             max_clicks: 5,
-            click_texts: s(&["load more", "show more", "read more", "see more", "view more", "more results", "continue reading", "expand", "show all"]),
+            click_texts: s(&[
+                "load more",
+                "show more",
+                "read more",
+                "see more",
+                "view more",
+                "more results",
+                "continue reading",
+                "expand",
+                "show all",
+            ]),
             click_selectors: Vec::new(),
             domain_click_selectors: BTreeMap::new(),
-            cookie_selectors: s(&["#onetrust-accept-btn-handler", "#CybotCookiebotDialogBodyButtonAccept", "#didomi-notice-agree-button", ".cc-accept", ".cc-allow", ".cc-dismiss", "button[data-cookie-accept]", "[aria-label='Accept cookies']"]),
+            cookie_selectors: s(&[
+                "#onetrust-accept-btn-handler",
+                "#CybotCookiebotDialogBodyButtonAccept",
+                "#didomi-notice-agree-button",
+                ".cc-accept",
+                ".cc-allow",
+                ".cc-dismiss",
+                "button[data-cookie-accept]",
+                "[aria-label='Accept cookies']",
+            ]),
             block_resource_types: s(&["image", "media", "font", "websocket", "manifest", "ping"]),
-            block_hosts: s(&["google-analytics.com", "googletagmanager.com", "doubleclick.net", "googlesyndication.com", "facebook.net", "hotjar.com", "scorecardresearch.com", "quantserve.com", "adnxs.com", "criteo.com", "taboola.com", "outbrain.com", "segment.io", "mixpanel.com"]),
+            block_hosts: s(&[
+                "google-analytics.com",
+                "googletagmanager.com",
+                "doubleclick.net",
+                "googlesyndication.com",
+                "facebook.net",
+                "hotjar.com",
+                "scorecardresearch.com",
+                "quantserve.com",
+                "adnxs.com",
+                "criteo.com",
+                "taboola.com",
+                "outbrain.com",
+                "segment.io",
+                "mixpanel.com",
+            ]),
             max_requests_per_page: 300,
             min_text_chars: 300,
             min_script_bytes: 10_000,
@@ -141,7 +178,26 @@ impl Default for RenderConfig {
     }
 }
 
-const RESOURCE_TYPES: &[&str] = &["document", "stylesheet", "image", "media", "font", "script", "texttrack", "xhr", "fetch", "prefetch", "eventsource", "websocket", "manifest", "signedexchange", "ping", "cspviolationreport", "preflight", "other"];
+const RESOURCE_TYPES: &[&str] = &[
+    "document",
+    "stylesheet",
+    "image",
+    "media",
+    "font",
+    "script",
+    "texttrack",
+    "xhr",
+    "fetch",
+    "prefetch",
+    "eventsource",
+    "websocket",
+    "manifest",
+    "signedexchange",
+    "ping",
+    "cspviolationreport",
+    "preflight",
+    "other",
+];
 
 impl RenderConfig {
     /// Checks values; returns the offending key and reason.
@@ -162,11 +218,28 @@ impl RenderConfig {
         if self.restart_after_pages == 0 {
             return e("restart_after_pages", "must be at least 1".into());
         }
-        if let Some(t) = self.block_resource_types.iter().find(|t| !RESOURCE_TYPES.contains(&t.to_ascii_lowercase().as_str())) {
-            return e("block_resource_types", format!("unknown resource type {t:?}; known: {}", RESOURCE_TYPES.join(", ")));
+        if let Some(t) = self
+            .block_resource_types
+            .iter()
+            .find(|t| !RESOURCE_TYPES.contains(&t.to_ascii_lowercase().as_str()))
+        {
+            return e(
+                "block_resource_types",
+                format!(
+                    "unknown resource type {t:?}; known: {}",
+                    RESOURCE_TYPES.join(", ")
+                ),
+            );
         }
-        if self.block_resource_types.iter().any(|t| t.eq_ignore_ascii_case("document")) {
-            return e("block_resource_types", "`document` cannot be blocked (the page itself is one)".into());
+        if self
+            .block_resource_types
+            .iter()
+            .any(|t| t.eq_ignore_ascii_case("document"))
+        {
+            return e(
+                "block_resource_types",
+                "`document` cannot be blocked (the page itself is one)".into(),
+            );
         }
         Ok(())
     }
@@ -221,7 +294,14 @@ pub fn static_signals(html: &str) -> StaticSignals {
     for node in doc.tree.root().descendants() {
         match node.value() {
             Node::Text(t) => {
-                let hidden = node.ancestors().any(|a| a.value().as_element().is_some_and(|e| matches!(e.name(), "script" | "style" | "template" | "noscript" | "head")));
+                let hidden = node.ancestors().any(|a| {
+                    a.value().as_element().is_some_and(|e| {
+                        matches!(
+                            e.name(),
+                            "script" | "style" | "template" | "noscript" | "head"
+                        )
+                    })
+                });
                 if !hidden {
                     s.text_chars += t.trim().chars().count();
                 }
@@ -231,24 +311,43 @@ pub fn static_signals(html: &str) -> StaticSignals {
                     if e.attr("src").is_some() {
                         s.external_scripts += 1;
                     } else {
-                        s.inline_script_bytes += node.children().filter_map(|c| c.value().as_text().map(|t| t.len())).sum::<usize>();
+                        s.inline_script_bytes += node
+                            .children()
+                            .filter_map(|c| c.value().as_text().map(|t| t.len()))
+                            .sum::<usize>();
                     }
                 }
                 "noscript" => {
                     // html5ever keeps <noscript> content as raw text when scripting is on
-                    let text: String = node.descendants().filter_map(|c| c.value().as_text().map(|t| t.to_string())).collect::<String>().to_ascii_lowercase();
-                    if text.contains("javascript") && ["enable", "turn on", "requires", "required", "need", "disabled", "activate"].iter().any(|w| text.contains(w)) {
+                    let text: String = node
+                        .descendants()
+                        .filter_map(|c| c.value().as_text().map(|t| t.to_string()))
+                        .collect::<String>()
+                        .to_ascii_lowercase();
+                    if text.contains("javascript")
+                        && [
+                            "enable", "turn on", "requires", "required", "need", "disabled",
+                            "activate",
+                        ]
+                        .iter()
+                        .any(|w| text.contains(w))
+                    {
                         s.noscript_requires_js = true;
                     }
                 }
                 _ => {
                     let id = e.attr("id").unwrap_or("");
-                    let root = matches!(id, "root" | "app" | "__next" | "__nuxt" | "___gatsby" | "svelte" | "q-app")
-                        || e.name() == "app-root"
+                    let root = matches!(
+                        id,
+                        "root" | "app" | "__next" | "__nuxt" | "___gatsby" | "svelte" | "q-app"
+                    ) || e.name() == "app-root"
                         || e.attr("ng-app").is_some()
                         || e.attr("data-reactroot").is_some();
                     if root {
-                        let inner: usize = node.descendants().filter_map(|c| c.value().as_text().map(|t| t.trim().len())).sum();
+                        let inner: usize = node
+                            .descendants()
+                            .filter_map(|c| c.value().as_text().map(|t| t.trim().len()))
+                            .sum();
                         if inner < 20 {
                             s.empty_app_root = true;
                         }
@@ -264,19 +363,39 @@ pub fn static_signals(html: &str) -> StaticSignals {
 /// The render decision for a fetched page: `None` when rendering is off for its host,
 /// else whether to render and why.
 pub fn decide(cfg: &RenderConfig, page: &FetchedPage) -> Option<(bool, &'static str)> {
-    let host = Url::parse(&page.final_url).or_else(|_| Url::parse(&page.url)).ok().and_then(|u| u.host_str().map(str::to_string)).unwrap_or_default();
+    let host = Url::parse(&page.final_url)
+        .or_else(|_| Url::parse(&page.url))
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_string))
+        .unwrap_or_default();
     let (mode, by_domain) = cfg.mode_for(&host);
     if mode == RenderMode::Never {
-        return if by_domain && cfg.mode != RenderMode::Never { Some((false, "domain_never")) } else { None };
+        return if by_domain && cfg.mode != RenderMode::Never {
+            Some((false, "domain_never"))
+        } else {
+            None
+        };
     }
     if !(200..300).contains(&page.status) {
         return Some((false, "status"));
     }
-    if !page.header("content-type").unwrap_or("text/html").to_ascii_lowercase().contains("html") {
+    if !page
+        .header("content-type")
+        .unwrap_or("text/html")
+        .to_ascii_lowercase()
+        .contains("html")
+    {
         return Some((false, "not_html"));
     }
     if mode == RenderMode::Always {
-        return Some((true, if by_domain { "domain_always" } else { "mode_always" }));
+        return Some((
+            true,
+            if by_domain {
+                "domain_always"
+            } else {
+                "mode_always"
+            },
+        ));
     }
     let html = String::from_utf8_lossy(&page.body);
     let s = static_signals(&html);
@@ -286,7 +405,9 @@ pub fn decide(cfg: &RenderConfig, page: &FetchedPage) -> Option<(bool, &'static 
     if s.noscript_requires_js && s.text_chars < cfg.min_text_chars * 3 {
         return Some((true, "noscript_requires_js"));
     }
-    if s.text_chars < cfg.min_text_chars && s.inline_script_bytes + 10_000 * s.external_scripts >= cfg.min_script_bytes {
+    if s.text_chars < cfg.min_text_chars
+        && s.inline_script_bytes + 10_000 * s.external_scripts >= cfg.min_script_bytes
+    {
         return Some((true, "little_text_heavy_scripts"));
     }
     Some((false, "static_ok"))
@@ -318,7 +439,10 @@ struct Policy {
 
 impl std::fmt::Debug for Policy {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Policy").field("block_types", &self.block_types).field("block_hosts", &self.block_hosts).finish()
+        f.debug_struct("Policy")
+            .field("block_types", &self.block_types)
+            .field("block_hosts", &self.block_hosts)
+            .finish()
     }
 }
 
@@ -338,7 +462,9 @@ impl Policy {
         if nth > self.max_requests {
             return Some("budget");
         }
-        let Ok(u) = Url::parse(url) else { return Some("guard") };
+        let Ok(u) = Url::parse(url) else {
+            return Some("guard");
+        };
         if !matches!(u.scheme(), "http" | "https") {
             return Some("guard");
         }
@@ -352,17 +478,30 @@ impl Policy {
             return Some("type");
         }
         let host = u.host_str().unwrap_or("").to_ascii_lowercase();
-        if self.block_hosts.iter().any(|b| trawl_core::host_matches(&host, b)) {
+        if self
+            .block_hosts
+            .iter()
+            .any(|b| trawl_core::host_matches(&host, b))
+        {
             return Some("tracker");
         }
         if self.guard.check_url(&u).is_err() {
             return Some("guard");
         }
-        let is_literal = matches!(u.host(), Some(url::Host::Ipv4(_)) | Some(url::Host::Ipv6(_))) || self.guard.resolve.contains_key(&host);
+        let is_literal = matches!(
+            u.host(),
+            Some(url::Host::Ipv4(_)) | Some(url::Host::Ipv6(_))
+        ) || self.guard.resolve.contains_key(&host);
         if !is_literal {
             // names: every address must be allowed, since Chromium resolves again itself and
             // may pick any of them (the crawler's resolver only drops the refused ones)
-            let addrs = self.handle.block_on(async { tokio::time::timeout(Duration::from_secs(5), crate::guard::lookup_cached(&self.dns, &host)).await });
+            let addrs = self.handle.block_on(async {
+                tokio::time::timeout(
+                    Duration::from_secs(5),
+                    crate::guard::lookup_cached(&self.dns, &host),
+                )
+                .await
+            });
             match addrs {
                 Ok(Ok(a)) if !a.is_empty() && a.iter().all(|a| self.guard.ip_allowed(a.ip())) => {}
                 _ => return Some("guard"),
@@ -416,7 +555,10 @@ pub struct Renderer {
 
 impl std::fmt::Debug for Renderer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Renderer").field("browsers", &self.cfg.browsers).field("tabs", &self.cfg.tabs_per_browser).finish()
+        f.debug_struct("Renderer")
+            .field("browsers", &self.cfg.browsers)
+            .field("tabs", &self.cfg.tabs_per_browser)
+            .finish()
     }
 }
 
@@ -425,18 +567,36 @@ type Checkout = (usize, u64, Browser, Lane);
 impl Renderer {
     /// A pool for this configuration. Sub-requests are checked with `robots` (the crawl
     /// token) and `guard`; `handle` runs those checks (a multi-thread runtime).
-    pub fn new(cfg: RenderConfig, robots: RobotsCache, guard: Arc<Guard>, handle: tokio::runtime::Handle) -> Renderer {
+    pub fn new(
+        cfg: RenderConfig,
+        robots: RobotsCache,
+        guard: Arc<Guard>,
+        handle: tokio::runtime::Handle,
+    ) -> Renderer {
         let policy = Arc::new(Policy {
             robots,
             guard,
             dns: Default::default(),
             handle,
-            block_types: cfg.block_resource_types.iter().map(|t| t.to_ascii_lowercase()).collect(),
-            block_hosts: cfg.block_hosts.iter().map(|h| h.to_ascii_lowercase()).collect(),
+            block_types: cfg
+                .block_resource_types
+                .iter()
+                .map(|t| t.to_ascii_lowercase())
+                .collect(),
+            block_hosts: cfg
+                .block_hosts
+                .iter()
+                .map(|h| h.to_ascii_lowercase())
+                .collect(),
             max_requests: cfg.max_requests_per_page,
         });
         let slots = (0..cfg.browsers).map(|_| Slot::default()).collect();
-        Renderer { cfg, policy, slots: Mutex::new((slots, PoolStats::default())), freed: Condvar::new() }
+        Renderer {
+            cfg,
+            policy,
+            slots: Mutex::new((slots, PoolStats::default())),
+            freed: Condvar::new(),
+        }
     }
 
     /// The configuration.
@@ -451,11 +611,20 @@ impl Renderer {
 
     /// Process ids of the running browsers.
     pub fn browser_pids(&self) -> Vec<u32> {
-        self.slots.lock().expect("pool lock").0.iter().filter_map(|s| s.browser.as_ref().and_then(|b| b.get_process_id())).collect()
+        self.slots
+            .lock()
+            .expect("pool lock")
+            .0
+            .iter()
+            .filter_map(|s| s.browser.as_ref().and_then(|b| b.get_process_id()))
+            .collect()
     }
 
     fn launch(&self) -> Result<(Browser, tempfile::TempDir), String> {
-        let profile = tempfile::Builder::new().prefix("trawl-chromium-").tempdir().map_err(|e| format!("profile directory: {e}"))?;
+        let profile = tempfile::Builder::new()
+            .prefix("trawl-chromium-")
+            .tempdir()
+            .map_err(|e| format!("profile directory: {e}"))?;
         let mut args: Vec<String> = [
             "--disable-gpu",
             "--disable-background-networking",
@@ -478,7 +647,13 @@ impl Renderer {
         let heap = (self.cfg.max_browser_memory_mb / 2).max(128);
         args.push(format!("--js-flags=--max-old-space-size={heap}"));
         if !self.policy.guard.resolve.is_empty() {
-            let rules: Vec<String> = self.policy.guard.resolve.iter().map(|(h, a)| format!("MAP {h} {}", a.ip())).collect();
+            let rules: Vec<String> = self
+                .policy
+                .guard
+                .resolve
+                .iter()
+                .map(|(h, a)| format!("MAP {h} {}", a.ip()))
+                .collect();
             args.push(format!("--host-resolver-rules={}", rules.join(", ")));
         }
         let os: Vec<&std::ffi::OsStr> = args.iter().map(std::ffi::OsStr::new).collect();
@@ -499,31 +674,56 @@ impl Renderer {
     }
 
     fn new_lane(&self, b: &Browser) -> Result<Lane, String> {
-        use headless_chrome::protocol::cdp::Browser::{SetDownloadBehavior, SetDownloadBehaviorBehaviorOption};
+        use headless_chrome::protocol::cdp::Browser::{
+            SetDownloadBehavior, SetDownloadBehaviorBehaviorOption,
+        };
         let tab = b.new_tab().map_err(|e| format!("new tab: {e}"))?;
         let ctx: Arc<Mutex<PageCtx>> = Default::default();
-        let _ = tab.call_method(SetDownloadBehavior { behavior: SetDownloadBehaviorBehaviorOption::Deny, browser_context_id: None, download_path: None, events_enabled: None });
-        tab.call_method(headless_chrome::protocol::cdp::Page::AddScriptToEvaluateOnNewDocument { source: INIT.into(), world_name: None, include_command_line_api: None, run_immediately: None })
-            .map_err(|e| format!("init script: {e}"))?;
-        let pattern = RequestPattern { url_pattern: Some("*".into()), resource_Type: None, request_stage: Some(RequestStage::Request) };
-        tab.enable_fetch(Some(&[pattern]), None).map_err(|e| format!("enable fetch: {e}"))?;
+        let _ = tab.call_method(SetDownloadBehavior {
+            behavior: SetDownloadBehaviorBehaviorOption::Deny,
+            browser_context_id: None,
+            download_path: None,
+            events_enabled: None,
+        });
+        tab.call_method(
+            headless_chrome::protocol::cdp::Page::AddScriptToEvaluateOnNewDocument {
+                source: INIT.into(),
+                world_name: None,
+                include_command_line_api: None,
+                run_immediately: None,
+            },
+        )
+        .map_err(|e| format!("init script: {e}"))?;
+        let pattern = RequestPattern {
+            url_pattern: Some("*".into()),
+            resource_Type: None,
+            request_stage: Some(RequestStage::Request),
+        };
+        tab.enable_fetch(Some(&[pattern]), None)
+            .map_err(|e| format!("enable fetch: {e}"))?;
         let policy = self.policy.clone();
         let c = ctx.clone();
-        tab.enable_request_interception(Arc::new(move |_transport, _session, ev: RequestPausedEvent| intercept(&policy, &c, ev))).map_err(|e| format!("interception: {e}"))?;
+        tab.enable_request_interception(Arc::new(
+            move |_transport, _session, ev: RequestPausedEvent| intercept(&policy, &c, ev),
+        ))
+        .map_err(|e| format!("interception: {e}"))?;
         Ok(Lane { tab, ctx })
     }
 
     fn checkout(&self) -> Result<Checkout, String> {
         let mut g = self.slots.lock().expect("pool lock");
         let n = g.0.len();
-        let start = (g.1.launches as usize + g.0.iter().map(|s| s.served).sum::<usize>()) % n.max(1);
+        let start =
+            (g.1.launches as usize + g.0.iter().map(|s| s.served).sum::<usize>()) % n.max(1);
         loop {
             // the least busy usable slot, rotating ties
             let mut pick: Option<usize> = None;
             for k in 0..n {
                 let i = (start + k) % n;
                 let s = &g.0[i];
-                let restart = s.browser.is_none() || s.served >= self.cfg.restart_after_pages || s.over_memory;
+                let restart = s.browser.is_none()
+                    || s.served >= self.cfg.restart_after_pages
+                    || s.over_memory;
                 if s.busy >= self.cfg.tabs_per_browser || (restart && s.busy > 0) {
                     continue; // full, or draining before a restart
                 }
@@ -539,7 +739,11 @@ impl Renderer {
             let s = &mut slots[i];
             if s.browser.is_some() && s.served >= self.cfg.restart_after_pages {
                 stats.restarts_pages += 1;
-                tracing::debug!(slot = i, pages = s.served, "restarting browser after its page budget");
+                tracing::debug!(
+                    slot = i,
+                    pages = s.served,
+                    "restarting browser after its page budget"
+                );
             } else if s.browser.is_some() && s.over_memory {
                 stats.restarts_memory += 1;
                 tracing::info!(slot = i, "restarting browser over its memory bound");
@@ -600,7 +804,11 @@ impl Renderer {
     /// and the DOM after interaction; on failure the static HTML stands (`None`).
     pub fn render(&self, page: &FetchedPage, reason: &str) -> (RenderInfo, Option<String>) {
         let start = Instant::now();
-        let mut info = RenderInfo { rendered: false, reason: reason.to_string(), ..Default::default() };
+        let mut info = RenderInfo {
+            rendered: false,
+            reason: reason.to_string(),
+            ..Default::default()
+        };
         let mut dom = None;
         for attempt in 1..=2 {
             info.attempts = attempt;
@@ -646,20 +854,35 @@ impl Renderer {
     }
 
     /// One attempt on one tab.
-    fn drive(&self, lane: &Lane, page: &FetchedPage, info: &mut RenderInfo) -> Result<String, String> {
-        let url = strip_fragment(if page.final_url.is_empty() { &page.url } else { &page.final_url });
+    fn drive(
+        &self,
+        lane: &Lane,
+        page: &FetchedPage,
+        info: &mut RenderInfo,
+    ) -> Result<String, String> {
+        let url = strip_fragment(if page.final_url.is_empty() {
+            &page.url
+        } else {
+            &page.final_url
+        });
         {
             let mut c = lane.ctx.lock().expect("ctx");
             *c = PageCtx {
                 main: url.clone(),
                 status: page.status,
-                content_type: page.header("content-type").unwrap_or("text/html").to_string(),
+                content_type: page
+                    .header("content-type")
+                    .unwrap_or("text/html")
+                    .to_string(),
                 body: Arc::new(page.body.clone()),
                 ..Default::default()
             };
         }
         let tab = &lane.tab;
-        let host = Url::parse(&url).ok().and_then(|u| u.host_str().map(str::to_string)).unwrap_or_default();
+        let host = Url::parse(&url)
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_string))
+            .unwrap_or_default();
         let mut selectors = self.cfg.click_selectors.clone();
         if let Some(extra) = domain_lookup(&self.cfg.domain_click_selectors, &host) {
             selectors.extend(extra.iter().cloned());
@@ -675,19 +898,39 @@ impl Renderer {
         // the whole visit is one in-page script: every CDP round trip through headless_chrome
         // costs up to ~100 ms of latency, so load wait, settling, banners, scrolling, clicks
         // and the DOM come back from a single evaluation
-        let driver = DRIVER.replace("COOKIE", &cookie_js(&self.cfg.cookie_selectors)).replace("CLICK", &click_js(&selectors, &self.cfg.click_texts));
+        let driver = DRIVER
+            .replace("COOKIE", &cookie_js(&self.cfg.cookie_selectors))
+            .replace("CLICK", &click_js(&selectors, &self.cfg.click_texts));
         let js = format!("({driver})({opts})");
-        let deadline = Instant::now() + Duration::from_millis(self.cfg.page_timeout_ms + self.cfg.settle_ms + self.cfg.interaction_budget_ms + 5_000);
-        tab.navigate_to(&url).map_err(|e| format!("navigate: {e}"))?;
+        let deadline = Instant::now()
+            + Duration::from_millis(
+                self.cfg.page_timeout_ms
+                    + self.cfg.settle_ms
+                    + self.cfg.interaction_budget_ms
+                    + 5_000,
+            );
+        tab.navigate_to(&url)
+            .map_err(|e| format!("navigate: {e}"))?;
         let answer = loop {
             match tab.evaluate(&js, true) {
-                Ok(v) => break v.value.and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default(),
+                Ok(v) => {
+                    break v
+                        .value
+                        .and_then(|v| v.as_str().map(str::to_string))
+                        .unwrap_or_default()
+                }
                 // the navigation committed while the script ran in the previous document
-                Err(e) if Instant::now() < deadline && e.to_string().to_lowercase().contains("context") => continue,
+                Err(e)
+                    if Instant::now() < deadline
+                        && e.to_string().to_lowercase().contains("context") =>
+                {
+                    continue
+                }
                 Err(e) => return Err(format!("evaluate: {e}")),
             }
         };
-        let r: serde_json::Value = serde_json::from_str(&answer).map_err(|e| format!("driver answer: {e}"))?;
+        let r: serde_json::Value =
+            serde_json::from_str(&answer).map_err(|e| format!("driver answer: {e}"))?;
         if r["timeout"].as_bool() == Some(true) || r["url"].as_str() == Some("about:blank") {
             let _ = tab.stop_loading();
             let _ = tab.navigate_to("about:blank");
@@ -823,14 +1066,24 @@ fn click_js(selectors: &[String], texts: &[String]) -> String {
 
 /// The interceptor: the main document from the fetched response, every other request
 /// through the policy.
-fn intercept(policy: &Policy, ctx: &Mutex<PageCtx>, ev: RequestPausedEvent) -> RequestPausedDecision {
+fn intercept(
+    policy: &Policy,
+    ctx: &Mutex<PageCtx>,
+    ev: RequestPausedEvent,
+) -> RequestPausedDecision {
     let p = ev.params;
     let url = strip_fragment(&p.request.url);
-    let rtype = serde_json::to_value(&p.resource_Type).ok().and_then(|v| v.as_str().map(str::to_ascii_lowercase)).unwrap_or_default();
+    let rtype = serde_json::to_value(&p.resource_Type)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_ascii_lowercase))
+        .unwrap_or_default();
     let (main, nth) = {
         let mut c = ctx.lock().expect("ctx");
         if rtype == "document" && url == c.main {
-            let headers = vec![HeaderEntry { name: "Content-Type".into(), value: c.content_type.clone() }];
+            let headers = vec![HeaderEntry {
+                name: "Content-Type".into(),
+                value: c.content_type.clone(),
+            }];
             let body = base64::engine::general_purpose::STANDARD.encode(c.body.as_slice());
             return RequestPausedDecision::Fulfill(FulfillRequest {
                 request_id: p.request_id,
@@ -852,14 +1105,21 @@ fn intercept(policy: &Policy, ctx: &Mutex<PageCtx>, ev: RequestPausedEvent) -> R
         None => RequestPausedDecision::Continue(None),
         Some(reason) => {
             tracing::trace!(%url, %rtype, reason, "sub-request refused");
-            *ctx.lock().expect("ctx").blocked.entry(reason.to_string()).or_default() += 1;
+            *ctx.lock()
+                .expect("ctx")
+                .blocked
+                .entry(reason.to_string())
+                .or_default() += 1;
             fail(p.request_id)
         }
     }
 }
 
 fn fail(id: String) -> RequestPausedDecision {
-    RequestPausedDecision::Fail(FailRequest { request_id: id, error_reason: ErrorReason::BlockedByClient })
+    RequestPausedDecision::Fail(FailRequest {
+        request_id: id,
+        error_reason: ErrorReason::BlockedByClient,
+    })
 }
 
 /// Resident memory of a process and all its descendants, MiB (Linux `/proc`).
@@ -867,7 +1127,9 @@ pub fn tree_rss_mb(pid: u32) -> u64 {
     let mut parent: Vec<(u32, u32)> = Vec::new();
     if let Ok(rd) = std::fs::read_dir("/proc") {
         for e in rd.flatten() {
-            let Some(p) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
+            let Some(p) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+                continue;
+            };
             if let Ok(stat) = std::fs::read_to_string(format!("/proc/{p}/stat")) {
                 // the field after the parenthesised command: state, then ppid
                 if let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) {
@@ -888,7 +1150,11 @@ pub fn tree_rss_mb(pid: u32) -> u64 {
     let page_kb = 4u64;
     tree.iter()
         .filter_map(|p| std::fs::read_to_string(format!("/proc/{p}/statm")).ok())
-        .filter_map(|s| s.split_whitespace().nth(1).and_then(|v| v.parse::<u64>().ok()))
+        .filter_map(|s| {
+            s.split_whitespace()
+                .nth(1)
+                .and_then(|v| v.parse::<u64>().ok())
+        })
         .map(|pages| pages * page_kb)
         .sum::<u64>()
         / 1024
@@ -899,11 +1165,21 @@ mod tests {
     use super::*;
 
     fn page(body: &str) -> FetchedPage {
-        FetchedPage { url: "http://a.test/".into(), final_url: "http://a.test/".into(), status: 200, headers: vec![("content-type".into(), "text/html".into())], body: body.as_bytes().to_vec(), ..Default::default() }
+        FetchedPage {
+            url: "http://a.test/".into(),
+            final_url: "http://a.test/".into(),
+            status: 200,
+            headers: vec![("content-type".into(), "text/html".into())],
+            body: body.as_bytes().to_vec(),
+            ..Default::default()
+        }
     }
 
     fn auto() -> RenderConfig {
-        RenderConfig { mode: RenderMode::Auto, ..Default::default() }
+        RenderConfig {
+            mode: RenderMode::Auto,
+            ..Default::default()
+        }
     }
 
     #[test]
@@ -911,7 +1187,10 @@ mod tests {
         let article = format!("<html><head><script src=/analytics.js></script></head><body><article><h1>Title</h1><p>{}</p></article><noscript>Please enable JavaScript to see comments.</noscript></body></html>", "Words of a real article. ".repeat(60));
         assert_eq!(decide(&auto(), &page(&article)), Some((false, "static_ok")));
         // short but script-free pages are static too
-        assert_eq!(decide(&auto(), &page("<p>Contact us at the harbour office.</p>")), Some((false, "static_ok")));
+        assert_eq!(
+            decide(&auto(), &page("<p>Contact us at the harbour office.</p>")),
+            Some((false, "static_ok"))
+        );
         // a server-rendered Next.js page carries its content
         let next = format!("<div id=__next><main><p>{}</p></main></div><script id=__NEXT_DATA__ type=application/json>{{\"props\":{{}}}}</script>", "Server rendered text. ".repeat(40));
         assert_eq!(decide(&auto(), &page(&next)), Some((false, "static_ok")));
@@ -921,23 +1200,49 @@ mod tests {
     fn js_only_pages_are_rendered_with_their_reason() {
         assert_eq!(decide(&auto(), &page("<html><body><div id=\"root\"></div><script src=\"/bundle.js\"></script></body></html>")), Some((true, "empty_app_root")));
         assert_eq!(decide(&auto(), &page("<body><noscript>You need to enable JavaScript to run this app.</noscript><main></main><script src=/a.js></script></body>")), Some((true, "noscript_requires_js")));
-        let heavy = format!("<body><h1>Shop</h1><script>{}</script></body>", "var x = 1;".repeat(2000));
-        assert_eq!(decide(&auto(), &page(&heavy)), Some((true, "little_text_heavy_scripts")));
-        assert_eq!(decide(&auto(), &page("<body><app-root></app-root><script src=main.js></script></body>")), Some((true, "empty_app_root")));
+        let heavy = format!(
+            "<body><h1>Shop</h1><script>{}</script></body>",
+            "var x = 1;".repeat(2000)
+        );
+        assert_eq!(
+            decide(&auto(), &page(&heavy)),
+            Some((true, "little_text_heavy_scripts"))
+        );
+        assert_eq!(
+            decide(
+                &auto(),
+                &page("<body><app-root></app-root><script src=main.js></script></body>")
+            ),
+            Some((true, "empty_app_root"))
+        );
     }
 
     #[test]
     fn modes_domains_status_and_type() {
         let mut cfg = RenderConfig::default();
-        assert_eq!(decide(&cfg, &page("<div id=root></div>")), None, "never: no decision recorded");
+        assert_eq!(
+            decide(&cfg, &page("<div id=root></div>")),
+            None,
+            "never: no decision recorded"
+        );
         cfg.domains.insert("a.test".into(), RenderMode::Always);
-        assert_eq!(decide(&cfg, &page("<p>x</p>")), Some((true, "domain_always")));
+        assert_eq!(
+            decide(&cfg, &page("<p>x</p>")),
+            Some((true, "domain_always"))
+        );
         let mut sub = page("<p>x</p>");
         sub.final_url = "http://www.a.test/x".into();
-        assert_eq!(decide(&cfg, &sub), Some((true, "domain_always")), "parent domains match");
+        assert_eq!(
+            decide(&cfg, &sub),
+            Some((true, "domain_always")),
+            "parent domains match"
+        );
         cfg.mode = RenderMode::Always;
         cfg.domains.insert("a.test".into(), RenderMode::Never);
-        assert_eq!(decide(&cfg, &page("<div id=root></div>")), Some((false, "domain_never")));
+        assert_eq!(
+            decide(&cfg, &page("<div id=root></div>")),
+            Some((false, "domain_never"))
+        );
         cfg.domains.clear();
         let mut p = page("<div id=root></div>");
         p.status = 404;
@@ -949,11 +1254,21 @@ mod tests {
 
     #[test]
     fn config_errors_name_the_key() {
-        let c = RenderConfig { mode: RenderMode::Auto, chromium: "/nonexistent/chromium".into(), ..Default::default() };
+        let c = RenderConfig {
+            mode: RenderMode::Auto,
+            chromium: "/nonexistent/chromium".into(),
+            ..Default::default()
+        };
         assert_eq!(c.validate().unwrap_err().0, "render.chromium");
-        let c = RenderConfig { block_resource_types: vec!["sound".into()], ..Default::default() };
+        let c = RenderConfig {
+            block_resource_types: vec!["sound".into()],
+            ..Default::default()
+        };
         assert_eq!(c.validate().unwrap_err().0, "render.block_resource_types");
-        let c = RenderConfig { browsers: 0, ..Default::default() };
+        let c = RenderConfig {
+            browsers: 0,
+            ..Default::default()
+        };
         assert_eq!(c.validate().unwrap_err().0, "render.browsers");
         assert!(RenderConfig::default().validate().is_ok());
     }

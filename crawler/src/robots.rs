@@ -38,7 +38,10 @@ pub struct RobotsDecision {
 enum Rules {
     AllowAll,
     DisallowAll,
-    Parsed { crawl: Arc<Robot>, training: Arc<Robot> },
+    Parsed {
+        crawl: Arc<Robot>,
+        training: Arc<Robot>,
+    },
 }
 
 struct Entry {
@@ -56,11 +59,17 @@ struct Entry {
 /// token `FOO`), so such groups are not silently ignored.
 pub fn preprocess(body: &[u8]) -> Vec<u8> {
     // CR, LF and CRLF all end lines (RFC 9309 2.2)
-    let text = String::from_utf8_lossy(body).replace("\r\n", "\n").replace('\r', "\n");
+    let text = String::from_utf8_lossy(body)
+        .replace("\r\n", "\n")
+        .replace('\r', "\n");
     let mut out = String::with_capacity(text.len());
     for line in text.split_inclusive('\n') {
         let trimmed = line.trim_start();
-        let lower: String = trimmed.chars().take(11).collect::<String>().to_ascii_lowercase();
+        let lower: String = trimmed
+            .chars()
+            .take(11)
+            .collect::<String>()
+            .to_ascii_lowercase();
         if lower.starts_with("user-agent") {
             if let Some((key, value)) = trimmed.split_once(':') {
                 let (value, comment) = value.split_once('#').map_or((value, ""), |(v, c)| (v, c));
@@ -100,7 +109,9 @@ pub fn allowed(robots_txt: &[u8], agent: &str, url: &str) -> bool {
     if token.is_empty() {
         return true;
     }
-    let Ok(robot) = Robot::new(token, &preprocess(robots_txt)) else { return true };
+    let Ok(robot) = Robot::new(token, &preprocess(robots_txt)) else {
+        return true;
+    };
     if url.is_ascii() {
         return robot.allowed(url);
     }
@@ -148,7 +159,10 @@ pub fn escape_pattern(p: &str) -> String {
     let mut out = String::with_capacity(p.len());
     let mut i = 0;
     while i < b.len() {
-        if b[i] == b'%' && b.get(i + 1).is_some_and(u8::is_ascii_hexdigit) && b.get(i + 2).is_some_and(u8::is_ascii_hexdigit) {
+        if b[i] == b'%'
+            && b.get(i + 1).is_some_and(u8::is_ascii_hexdigit)
+            && b.get(i + 2).is_some_and(u8::is_ascii_hexdigit)
+        {
             out.push('%');
             out.push(b[i + 1].to_ascii_uppercase() as char);
             out.push(b[i + 2].to_ascii_uppercase() as char);
@@ -177,17 +191,29 @@ pub struct RobotsCache {
 
 impl std::fmt::Debug for RobotsCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RobotsCache").field("crawl_token", &self.crawl_token).finish()
+        f.debug_struct("RobotsCache")
+            .field("crawl_token", &self.crawl_token)
+            .finish()
     }
 }
 
 /// The robots.txt key of a URL: one robots.txt per scheme + host + port.
 pub(crate) fn authority(u: &Url) -> String {
-    format!("{}://{}:{}", u.scheme(), u.host_str().unwrap_or(""), u.port_or_known_default().unwrap_or(0))
+    format!(
+        "{}://{}:{}",
+        u.scheme(),
+        u.host_str().unwrap_or(""),
+        u.port_or_known_default().unwrap_or(0)
+    )
 }
 
 impl RobotsCache {
-    pub(crate) fn new(fetcher: Fetcher, crawl_token: &str, training_token: &str, max_age: std::time::Duration) -> Self {
+    pub(crate) fn new(
+        fetcher: Fetcher,
+        crawl_token: &str,
+        training_token: &str,
+        max_age: std::time::Duration,
+    ) -> Self {
         RobotsCache {
             fetcher,
             crawl_token: crawl_token.into(),
@@ -214,7 +240,12 @@ impl RobotsCache {
                 return e.clone();
             }
         }
-        let robots_url = format!("{}://{}/robots.txt", u.scheme(), u.host_str().unwrap_or("").to_string() + &u.port().map(|p| format!(":{p}")).unwrap_or_default());
+        let robots_url = format!(
+            "{}://{}/robots.txt",
+            u.scheme(),
+            u.host_str().unwrap_or("").to_string()
+                + &u.port().map(|p| format!(":{p}")).unwrap_or_default()
+        );
         let journal = self.journal.lock().expect("journal lock").clone();
         let jkey = format!("robots:{key}");
         let recorded = journal.as_ref().and_then(|j| j.get(&jkey)).filter(|o| {
@@ -223,56 +254,157 @@ impl RobotsCache {
                 Ok(p) => trawl_core::time::parse_rfc3339(&p.fetch_time),
                 Err(_) => None,
             };
-            previous.is_none() && t.is_some_and(|t| trawl_core::time::record_now().duration_since(t).unwrap_or_default() < self.max_age)
+            previous.is_none()
+                && t.is_some_and(|t| {
+                    trawl_core::time::record_now()
+                        .duration_since(t)
+                        .unwrap_or_default()
+                        < self.max_age
+                })
         });
         let (fetched, result) = match recorded {
-            Some(Ok(p)) => (p.fetch_time.clone(), Ok(crate::fetch::Fetched { status: p.status, final_url: p.final_url.clone(), headers: Vec::new(), body: p.body })),
+            Some(Ok(p)) => (
+                p.fetch_time.clone(),
+                Ok(crate::fetch::Fetched {
+                    status: p.status,
+                    final_url: p.final_url.clone(),
+                    headers: Vec::new(),
+                    body: p.body,
+                }),
+            ),
             _ => {
                 let fetched = trawl_core::time::rfc3339(trawl_core::time::record_now());
                 let result = self.fetcher.get(&robots_url, Some(MAX_ROBOTS_BYTES)).await;
                 if let (Some(j), Ok(f)) = (&journal, &result) {
-                    let page = trawl_core::FetchedPage { url: robots_url.clone(), final_url: f.final_url.clone(), fetch_time: fetched.clone(), status: f.status, body: f.body.clone(), ..Default::default() };
+                    let page = trawl_core::FetchedPage {
+                        url: robots_url.clone(),
+                        final_url: f.final_url.clone(),
+                        fetch_time: fetched.clone(),
+                        status: f.status,
+                        body: f.body.clone(),
+                        ..Default::default()
+                    };
                     j.put(&jkey, &Ok(page));
                 }
                 (fetched, result)
             }
         };
         let digest = match &result {
-            Ok(f) if (200..300).contains(&f.status) => format!("{:016x}", xxhash_rust::xxh3::xxh3_64(cut_on_line(&f.body, MAX_ROBOTS_BYTES))),
+            Ok(f) if (200..300).contains(&f.status) => format!(
+                "{:016x}",
+                xxhash_rust::xxh3::xxh3_64(cut_on_line(&f.body, MAX_ROBOTS_BYTES))
+            ),
             _ => String::new(),
         };
         let at = std::time::Instant::now();
         let body = Arc::new(match &result {
-            Ok(f) if (200..300).contains(&f.status) => preprocess(cut_on_line(&f.body, MAX_ROBOTS_BYTES)),
+            Ok(f) if (200..300).contains(&f.status) => {
+                preprocess(cut_on_line(&f.body, MAX_ROBOTS_BYTES))
+            }
             _ => Vec::new(),
         });
         let entry = Arc::new(match result {
             Ok(f) if (200..300).contains(&f.status) => {
-                match (Robot::new(&self.crawl_token, &body), Robot::new(&self.training_token, &body)) {
-                    (Ok(c), Ok(t)) => Entry { rules: Rules::Parsed { crawl: Arc::new(c), training: Arc::new(t) }, status: Some(f.status), url: robots_url, fetched, digest, at, body: body.clone() },
+                match (
+                    Robot::new(&self.crawl_token, &body),
+                    Robot::new(&self.training_token, &body),
+                ) {
+                    (Ok(c), Ok(t)) => Entry {
+                        rules: Rules::Parsed {
+                            crawl: Arc::new(c),
+                            training: Arc::new(t),
+                        },
+                        status: Some(f.status),
+                        url: robots_url,
+                        fetched,
+                        digest,
+                        at,
+                        body: body.clone(),
+                    },
                     // An unparseable file is treated like an empty one: no rules apply.
-                    _ => Entry { rules: Rules::AllowAll, status: Some(f.status), url: robots_url, fetched, digest, at, body: body.clone() },
+                    _ => Entry {
+                        rules: Rules::AllowAll,
+                        status: Some(f.status),
+                        url: robots_url,
+                        fetched,
+                        digest,
+                        at,
+                        body: body.clone(),
+                    },
                 }
             }
-            Ok(f) if f.status == 429 || f.status >= 500 => Entry { rules: Rules::DisallowAll, status: Some(f.status), url: robots_url, fetched, digest, at, body: body.clone() },
-            Ok(f) if (400..500).contains(&f.status) => Entry { rules: Rules::AllowAll, status: Some(f.status), url: robots_url, fetched, digest, at, body: body.clone() },
-            Ok(f) => Entry { rules: Rules::DisallowAll, status: Some(f.status), url: robots_url, fetched, digest, at, body: body.clone() },
+            Ok(f) if f.status == 429 || f.status >= 500 => Entry {
+                rules: Rules::DisallowAll,
+                status: Some(f.status),
+                url: robots_url,
+                fetched,
+                digest,
+                at,
+                body: body.clone(),
+            },
+            Ok(f) if (400..500).contains(&f.status) => Entry {
+                rules: Rules::AllowAll,
+                status: Some(f.status),
+                url: robots_url,
+                fetched,
+                digest,
+                at,
+                body: body.clone(),
+            },
+            Ok(f) => Entry {
+                rules: Rules::DisallowAll,
+                status: Some(f.status),
+                url: robots_url,
+                fetched,
+                digest,
+                at,
+                body: body.clone(),
+            },
             // more than 5 redirects: RFC 9309 2.3.1.2 allows treating it as unavailable
-            Err(e) if e.reason == crate::reasons::REDIRECTS => Entry { rules: Rules::AllowAll, status: None, url: robots_url, fetched, digest, at, body: body.clone() },
+            Err(e) if e.reason == crate::reasons::REDIRECTS => Entry {
+                rules: Rules::AllowAll,
+                status: None,
+                url: robots_url,
+                fetched,
+                digest,
+                at,
+                body: body.clone(),
+            },
             Err(e) => {
                 tracing::debug!(url = %robots_url, error = %e.detail, "robots.txt unreachable");
-                Entry { rules: Rules::DisallowAll, status: None, url: robots_url, fetched, digest, at, body: body.clone() }
+                Entry {
+                    rules: Rules::DisallowAll,
+                    status: None,
+                    url: robots_url,
+                    fetched,
+                    digest,
+                    at,
+                    body: body.clone(),
+                }
             }
         });
         // a failed refresh (unreachable) keeps the copy that was there, renewed
         if let (Rules::DisallowAll, Some(prev)) = (&entry.rules, &previous) {
-            if entry.status.is_none_or(|s| s == 429 || s >= 500) && !matches!(prev.rules, Rules::DisallowAll) {
+            if entry.status.is_none_or(|s| s == 429 || s >= 500)
+                && !matches!(prev.rules, Rules::DisallowAll)
+            {
                 tracing::info!(url = %entry.url, "robots.txt refresh failed; keeping the cached copy");
-                let kept = Arc::new(Entry { rules: match &prev.rules {
-                    Rules::AllowAll => Rules::AllowAll,
-                    Rules::DisallowAll => Rules::DisallowAll,
-                    Rules::Parsed { crawl, training } => Rules::Parsed { crawl: crawl.clone(), training: training.clone() },
-                }, status: prev.status, url: prev.url.clone(), fetched: prev.fetched.clone(), digest: prev.digest.clone(), at, body: prev.body.clone() });
+                let kept = Arc::new(Entry {
+                    rules: match &prev.rules {
+                        Rules::AllowAll => Rules::AllowAll,
+                        Rules::DisallowAll => Rules::DisallowAll,
+                        Rules::Parsed { crawl, training } => Rules::Parsed {
+                            crawl: crawl.clone(),
+                            training: training.clone(),
+                        },
+                    },
+                    status: prev.status,
+                    url: prev.url.clone(),
+                    fetched: prev.fetched.clone(),
+                    digest: prev.digest.clone(),
+                    at,
+                    body: prev.body.clone(),
+                });
                 map.insert(key, kept.clone());
                 return kept;
             }
@@ -302,13 +434,28 @@ impl RobotsCache {
         };
         // the explanation is recorded only where it agrees with the matcher's verdict
         let explain = |token: &str, allowed: bool| {
-            matched_rule(&e.body, token, u.as_str()).filter(|(rule, _)| rule.to_ascii_lowercase().starts_with("allow") == allowed)
+            matched_rule(&e.body, token, u.as_str())
+                .filter(|(rule, _)| rule.to_ascii_lowercase().starts_with("allow") == allowed)
         };
         let (crawl_rule, training_rule) = match &e.rules {
-            Rules::Parsed { .. } => (explain(&self.crawl_token, crawl_allowed), explain(&self.training_token, training_allowed)),
+            Rules::Parsed { .. } => (
+                explain(&self.crawl_token, crawl_allowed),
+                explain(&self.training_token, training_allowed),
+            ),
             _ => (None, None),
         };
-        RobotsDecision { crawl_allowed, training_allowed, crawl_delay, robots_url: e.url.clone(), status: e.status, unreachable, crawl_rule, training_rule, fetched: e.fetched.clone(), digest: e.digest.clone() }
+        RobotsDecision {
+            crawl_allowed,
+            training_allowed,
+            crawl_delay,
+            robots_url: e.url.clone(),
+            status: e.status,
+            unreachable,
+            crawl_rule,
+            training_rule,
+            fetched: e.fetched.clone(),
+            digest: e.digest.clone(),
+        }
     }
 }
 
@@ -330,17 +477,25 @@ type Group = (Vec<String>, Vec<(bool, String, usize, String)>);
 /// 1-based line number, for the consent record. `None` when no rule matches (allowed by
 /// default). Group choice and longest-match-wins follow RFC 9309 2.2.
 pub fn matched_rule(robots_txt: &[u8], token: &str, url: &str) -> Option<(String, usize)> {
-    let text = String::from_utf8_lossy(robots_txt).replace("\r\n", "\n").replace('\r', "\n");
+    let text = String::from_utf8_lossy(robots_txt)
+        .replace("\r\n", "\n")
+        .replace('\r', "\n");
     let token = token.to_ascii_lowercase();
     let mut groups: Vec<Group> = Vec::new();
     let mut last_was_agent = false;
     for (i, raw) in text.lines().enumerate() {
         let line = raw.split('#').next().unwrap_or("").trim();
-        let Some((k, v)) = line.split_once(':') else { continue };
+        let Some((k, v)) = line.split_once(':') else {
+            continue;
+        };
         let (k, v) = (k.trim().to_ascii_lowercase(), v.trim());
         match k.as_str() {
             "user-agent" => {
-                let agent = v.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
+                let agent = v
+                    .split_whitespace()
+                    .next()
+                    .unwrap_or("")
+                    .to_ascii_lowercase();
                 if !last_was_agent || groups.is_empty() {
                     groups.push((Vec::new(), Vec::new()));
                 }
@@ -357,7 +512,14 @@ pub fn matched_rule(robots_txt: &[u8], token: &str, url: &str) -> Option<(String
         }
     }
     let specific: Vec<&Group> = groups.iter().filter(|g| g.0.contains(&token)).collect();
-    let chosen: Vec<&Group> = if specific.is_empty() { groups.iter().filter(|g| g.0.iter().any(|a| a == "*")).collect() } else { specific };
+    let chosen: Vec<&Group> = if specific.is_empty() {
+        groups
+            .iter()
+            .filter(|g| g.0.iter().any(|a| a == "*"))
+            .collect()
+    } else {
+        specific
+    };
     let path = escape_pattern(&match_path(url));
     let mut best: Option<(usize, bool, String, usize)> = None;
     for g in chosen {
@@ -370,7 +532,9 @@ pub fn matched_rule(robots_txt: &[u8], token: &str, url: &str) -> Option<(String
                 let len = pat.len();
                 let better = match &best {
                     None => true,
-                    Some((blen, ballow, _, _)) => len > *blen || (len == *blen && *allow && !*ballow),
+                    Some((blen, ballow, _, _)) => {
+                        len > *blen || (len == *blen && *allow && !*ballow)
+                    }
                 };
                 if better {
                     best = Some((len, *allow, original.clone(), *line));

@@ -16,7 +16,9 @@ pub(crate) struct Parsed {
 pub(crate) fn parse(body: &[u8], max_bytes: usize) -> Parsed {
     let mut data = Vec::new();
     let text = if body.starts_with(&[0x1f, 0x8b]) {
-        let _ = flate2::read::GzDecoder::new(body).take(max_bytes as u64).read_to_end(&mut data);
+        let _ = flate2::read::GzDecoder::new(body)
+            .take(max_bytes as u64)
+            .read_to_end(&mut data);
         String::from_utf8_lossy(&data).into_owned()
     } else {
         String::from_utf8_lossy(body).into_owned()
@@ -41,8 +43,15 @@ pub(crate) fn parse(body: &[u8], max_bytes: usize) -> Parsed {
 }
 
 fn unescape(s: &str) -> String {
-    let s = s.strip_prefix("<![CDATA[").and_then(|x| x.strip_suffix("]]>")).unwrap_or(s);
-    s.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&apos;", "'").replace("&amp;", "&")
+    let s = s
+        .strip_prefix("<![CDATA[")
+        .and_then(|x| x.strip_suffix("]]>"))
+        .unwrap_or(s);
+    s.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&apos;", "'")
+        .replace("&amp;", "&")
 }
 
 #[cfg(test)]
@@ -52,9 +61,15 @@ mod tests {
     #[test]
     fn urlsets_indexes_and_gzip() {
         let set = "<?xml version=\"1.0\"?><urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"><url><loc> https://a.example/x?a=1&amp;b=2 </loc></url><url><loc><![CDATA[https://a.example/y]]></loc></url></urlset>";
-        assert_eq!(parse(set.as_bytes(), 1 << 20).urls, vec!["https://a.example/x?a=1&b=2", "https://a.example/y"]);
+        assert_eq!(
+            parse(set.as_bytes(), 1 << 20).urls,
+            vec!["https://a.example/x?a=1&b=2", "https://a.example/y"]
+        );
         let idx = "<sitemapindex><sitemap><loc>https://a.example/s1.xml.gz</loc></sitemap></sitemapindex>";
-        assert_eq!(parse(idx.as_bytes(), 1 << 20).sitemaps, vec!["https://a.example/s1.xml.gz"]);
+        assert_eq!(
+            parse(idx.as_bytes(), 1 << 20).sitemaps,
+            vec!["https://a.example/s1.xml.gz"]
+        );
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
         std::io::Write::write_all(&mut gz, set.as_bytes()).unwrap();
         assert_eq!(parse(&gz.finish().unwrap(), 1 << 20).urls.len(), 2);

@@ -8,8 +8,18 @@ use trawl_crawler::{CrawlConfig, Crawler};
 use trawl_storage::{Storage, StorageConfig};
 use trawl_testweb::{demo, TestWeb};
 
-async fn crawl(web: &TestWeb, root: &Storage, pages_per_part: usize) -> Vec<trawl_crawler::CrawlPart> {
-    let cfg = CrawlConfig { seeds: demo::seeds(web), delay_ms: 0, pages_per_part, allow_private_addresses: true, ..Default::default() };
+async fn crawl(
+    web: &TestWeb,
+    root: &Storage,
+    pages_per_part: usize,
+) -> Vec<trawl_crawler::CrawlPart> {
+    let cfg = CrawlConfig {
+        seeds: demo::seeds(web),
+        delay_ms: 0,
+        pages_per_part,
+        allow_private_addresses: true,
+        ..Default::default()
+    };
     common::run(Crawler::new(cfg).unwrap(), root).await
 }
 
@@ -33,15 +43,47 @@ async fn crawls_demo_web_obeying_robots() {
         }
     }
     // consent: the training token is disallowed under /no-train/
-    let opinion = pages.iter().find(|p| p.url.ends_with("/no-train/opinion.html")).expect("opinion page crawled");
+    let opinion = pages
+        .iter()
+        .find(|p| p.url.ends_with("/no-train/opinion.html"))
+        .expect("opinion page crawled");
     assert_eq!(opinion.consent.training_allowed, Some(false));
     assert_eq!(opinion.consent.crawl_allowed, Some(true));
-    assert_eq!(opinion.consent.training_rule.as_deref(), Some("Disallow: /no-train/ (line 5)"), "the deciding rule and its line are recorded");
-    assert!(opinion.consent.robots_fetched.is_some() && opinion.consent.robots_digest.as_ref().is_some_and(|d| d.len() == 16));
-    assert!(pages.iter().any(|p| p.url.ends_with("/archive/harbour-history.html")), "a page listed only in the sitemap is crawled");
-    let a5 = pages.iter().find(|p| p.url.ends_with("/articles/5.html")).unwrap();
-    assert!(a5.consent.noai && a5.consent.noimageai, "X-Robots-Tag: noai is recorded");
-    assert!(!pages.iter().find(|p| p.url.ends_with("/articles/4.html")).unwrap().consent.noai);
+    assert_eq!(
+        opinion.consent.training_rule.as_deref(),
+        Some("Disallow: /no-train/ (line 5)"),
+        "the deciding rule and its line are recorded"
+    );
+    assert!(
+        opinion.consent.robots_fetched.is_some()
+            && opinion
+                .consent
+                .robots_digest
+                .as_ref()
+                .is_some_and(|d| d.len() == 16)
+    );
+    assert!(
+        pages
+            .iter()
+            .any(|p| p.url.ends_with("/archive/harbour-history.html")),
+        "a page listed only in the sitemap is crawled"
+    );
+    let a5 = pages
+        .iter()
+        .find(|p| p.url.ends_with("/articles/5.html"))
+        .unwrap();
+    assert!(
+        a5.consent.noai && a5.consent.noimageai,
+        "X-Robots-Tag: noai is recorded"
+    );
+    assert!(
+        !pages
+            .iter()
+            .find(|p| p.url.ends_with("/articles/4.html"))
+            .unwrap()
+            .consent
+            .noai
+    );
     // stats account for every decision
     let mut reasons = BTreeSet::new();
     for p in &parts {
@@ -58,22 +100,42 @@ async fn crawls_demo_web_obeying_robots() {
     // rotation by size: tiny parts when bodies are capped at 4 KiB per part
     let dir2 = tempfile::tempdir().unwrap();
     let root2 = Storage::open(dir2.path().to_str().unwrap(), &StorageConfig::default()).unwrap();
-    let cfg = CrawlConfig { seeds: demo::seeds(&web), delay_ms: 0, pages_per_part: 1000, max_part_bytes: 4096, allow_private_addresses: true, ..Default::default() };
+    let cfg = CrawlConfig {
+        seeds: demo::seeds(&web),
+        delay_ms: 0,
+        pages_per_part: 1000,
+        max_part_bytes: 4096,
+        allow_private_addresses: true,
+        ..Default::default()
+    };
     let sized = common::run(Crawler::new(cfg).unwrap(), &root2).await;
     assert!(sized.len() > 5, "{} parts", sized.len());
     for p in &sized[..sized.len() - 1] {
         let bytes: usize = p.pages.iter().map(|x| x.body.len()).sum();
         let without_last = bytes - p.pages.last().map_or(0, |x| x.body.len());
-        assert!(without_last < 4096, "a part closes as soon as it reaches the size");
+        assert!(
+            without_last < 4096,
+            "a part closes as soon as it reaches the size"
+        );
     }
 
     // a second run replays the committed parts without fetching pages again
     let before = web.requests().len();
     let again = crawl(&web, &root, 5).await;
     assert!(again.iter().all(|p| p.replayed));
-    assert_eq!(web.requests().len(), before, "a complete crawl is not fetched again");
-    let again_urls: Vec<_> = again.iter().flat_map(|p| p.pages.iter().map(|x| x.url.clone())).collect();
-    let first_urls: Vec<_> = parts.iter().flat_map(|p| p.pages.iter().map(|x| x.url.clone())).collect();
+    assert_eq!(
+        web.requests().len(),
+        before,
+        "a complete crawl is not fetched again"
+    );
+    let again_urls: Vec<_> = again
+        .iter()
+        .flat_map(|p| p.pages.iter().map(|x| x.url.clone()))
+        .collect();
+    let first_urls: Vec<_> = parts
+        .iter()
+        .flat_map(|p| p.pages.iter().map(|x| x.url.clone()))
+        .collect();
     assert_eq!(again_urls, first_urls);
 }
 
@@ -81,7 +143,8 @@ async fn crawls_demo_web_obeying_robots() {
 async fn resumes_after_partial_crawl() {
     let web = TestWeb::start(demo::sites()).await.unwrap();
     let full_dir = tempfile::tempdir().unwrap();
-    let full_root = Storage::open(full_dir.path().to_str().unwrap(), &StorageConfig::default()).unwrap();
+    let full_root =
+        Storage::open(full_dir.path().to_str().unwrap(), &StorageConfig::default()).unwrap();
     let full = crawl(&web, &full_root, 4).await;
 
     let dir = tempfile::tempdir().unwrap();
@@ -96,8 +159,14 @@ async fn resumes_after_partial_crawl() {
     }
     let resumed = crawl(&web, &root, 4).await;
     assert!(resumed[0].replayed && resumed[1].replayed && !resumed[2].replayed);
-    let a: Vec<_> = full.iter().flat_map(|p| p.pages.iter().map(|x| x.url.clone())).collect();
-    let b: Vec<_> = resumed.iter().flat_map(|p| p.pages.iter().map(|x| x.url.clone())).collect();
+    let a: Vec<_> = full
+        .iter()
+        .flat_map(|p| p.pages.iter().map(|x| x.url.clone()))
+        .collect();
+    let b: Vec<_> = resumed
+        .iter()
+        .flat_map(|p| p.pages.iter().map(|x| x.url.clone()))
+        .collect();
     assert_eq!(a, b, "resume yields the same pages in the same order");
 }
 
@@ -112,23 +181,40 @@ fn gzip(data: &[u8]) -> Vec<u8> {
 async fn bad_servers_are_counted_not_fatal() {
     use std::time::Duration;
     use trawl_testweb::{Fault, Response, Site};
-    let links = ["/slow", "/reset", "/trunc", "/loop", "/bomb", "/big", "/ok", "/hang", "/drip"]
-        .iter()
-        .map(|l| format!("<a href=\"{l}\">{l}</a>"))
-        .collect::<String>();
+    let links = [
+        "/slow", "/reset", "/trunc", "/loop", "/bomb", "/big", "/ok", "/hang", "/drip",
+    ]
+    .iter()
+    .map(|l| format!("<a href=\"{l}\">{l}</a>"))
+    .collect::<String>();
     let bomb = gzip(&vec![0u8; 64 * 1024 * 1024]);
     assert!(bomb.len() < 200_000);
     let site = Site::new("faults")
         .route("/robots.txt", Response::status(404))
         .route("/", Response::html(format!("<p>index</p>{links}")))
-        .route("/slow", Response::html("<p>slow</p>").delayed(Duration::from_secs(5)))
+        .route(
+            "/slow",
+            Response::html("<p>slow</p>").delayed(Duration::from_secs(5)),
+        )
         .route("/hang", Response::html("<p>never</p>").fault(Fault::Hang))
         .route("/reset", Response::html("<p>x</p>").fault(Fault::Reset))
-        .route("/trunc", Response::html("<p>".to_string() + &"x".repeat(10_000)).fault(Fault::Truncate(100)))
+        .route(
+            "/trunc",
+            Response::html("<p>".to_string() + &"x".repeat(10_000)).fault(Fault::Truncate(100)),
+        )
         .route("/loop", Response::redirect(302, "/loop"))
-        .route("/bomb", Response::with_type(200, "text/html", bomb).header("Content-Encoding", "gzip"))
+        .route(
+            "/bomb",
+            Response::with_type(200, "text/html", bomb).header("Content-Encoding", "gzip"),
+        )
         .route("/big", Response::html("x".repeat(3 * 1024 * 1024)))
-        .route("/drip", Response::html("<p>".to_string() + &"y".repeat(2000)).fault(Fault::Drip { chunk: 500, pause: Duration::from_millis(150) }))
+        .route(
+            "/drip",
+            Response::html("<p>".to_string() + &"y".repeat(2000)).fault(Fault::Drip {
+                chunk: 500,
+                pause: Duration::from_millis(150),
+            }),
+        )
         .route("/ok", Response::html("<p>fine</p>"));
     let web = TestWeb::start(vec![site]).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
@@ -143,8 +229,18 @@ async fn bad_servers_are_counted_not_fatal() {
     };
     let t0 = std::time::Instant::now();
     let parts = common::run(Crawler::new(cfg).unwrap(), &root).await;
-    assert!(t0.elapsed() < Duration::from_secs(30), "slow servers must not stall the crawl");
-    let urls: BTreeSet<String> = parts.iter().flat_map(|p| p.pages.iter().map(|x| x.url.rsplit('/').next().unwrap().to_string())).collect();
+    assert!(
+        t0.elapsed() < Duration::from_secs(30),
+        "slow servers must not stall the crawl"
+    );
+    let urls: BTreeSet<String> = parts
+        .iter()
+        .flat_map(|p| {
+            p.pages
+                .iter()
+                .map(|x| x.url.rsplit('/').next().unwrap().to_string())
+        })
+        .collect();
     assert!(urls.contains("ok") && urls.contains(""), "{urls:?}");
     let mut dropped = std::collections::BTreeMap::new();
     for p in &parts {
@@ -155,15 +251,23 @@ async fn bad_servers_are_counted_not_fatal() {
     assert_eq!(dropped.get("timeout"), Some(&2), "{dropped:?}"); // slow + hang
     assert_eq!(dropped.get("too_large"), Some(&2), "{dropped:?}"); // bomb + big
     assert_eq!(dropped.get("too_many_redirects"), Some(&1), "{dropped:?}");
-    assert!(dropped.get("fetch_error").copied().unwrap_or(0) >= 2, "{dropped:?}"); // reset + trunc
-    // the slow drip finished within the timeout and was kept
+    assert!(
+        dropped.get("fetch_error").copied().unwrap_or(0) >= 2,
+        "{dropped:?}"
+    ); // reset + trunc
+       // the slow drip finished within the timeout and was kept
     assert!(urls.contains("drip"), "{urls:?}");
     // every decision is accounted for
     let st = &parts[0].stats.stage("crawl").unwrap();
     assert_eq!(st.seen, st.kept + st.dropped_total());
 }
 
-async fn crawl_cfg(cfg: CrawlConfig) -> (Vec<trawl_crawler::CrawlPart>, std::collections::BTreeMap<String, u64>) {
+async fn crawl_cfg(
+    cfg: CrawlConfig,
+) -> (
+    Vec<trawl_crawler::CrawlPart>,
+    std::collections::BTreeMap<String, u64>,
+) {
     let dir = tempfile::tempdir().unwrap();
     let root = Storage::open(dir.path().to_str().unwrap(), &StorageConfig::default()).unwrap();
     let parts = common::run(Crawler::new(cfg).unwrap(), &root).await;
@@ -205,26 +309,65 @@ async fn ssrf_guard_redirect_rules_and_resolve_overrides() {
     let mut resolve = std::collections::BTreeMap::new();
     resolve.insert(format!("site.test:{}", addr.port()), addr.to_string());
     let seed = format!("http://site.test:{}/", addr.port());
-    let cfg = CrawlConfig { seeds: vec![seed.clone()], delay_ms: 0, allow_private_addresses: true, resolve: resolve.clone(), timeout_secs: 3, ..Default::default() };
+    let cfg = CrawlConfig {
+        seeds: vec![seed.clone()],
+        delay_ms: 0,
+        allow_private_addresses: true,
+        resolve: resolve.clone(),
+        timeout_secs: 3,
+        ..Default::default()
+    };
     let (parts, dropped) = crawl_cfg(cfg).await;
     let pages: Vec<_> = parts.iter().flat_map(|p| p.pages.iter()).collect();
-    let done = pages.iter().find(|p| p.url.ends_with("/hop1")).expect("the 5-hop chain was fetched");
-    assert!(done.final_url.ends_with("/done") && done.status == 200, "{} {}", done.final_url, done.status);
-    assert_eq!(dropped.get("too_many_redirects"), Some(&2), "6 hops and a loop: {dropped:?}");
-    assert_eq!(dropped.get("redirect_robots_disallowed"), Some(&1), "{dropped:?}");
+    let done = pages
+        .iter()
+        .find(|p| p.url.ends_with("/hop1"))
+        .expect("the 5-hop chain was fetched");
+    assert!(
+        done.final_url.ends_with("/done") && done.status == 200,
+        "{} {}",
+        done.final_url,
+        done.status
+    );
+    assert_eq!(
+        dropped.get("too_many_redirects"),
+        Some(&2),
+        "6 hops and a loop: {dropped:?}"
+    );
+    assert_eq!(
+        dropped.get("redirect_robots_disallowed"),
+        Some(&1),
+        "{dropped:?}"
+    );
     // (a redirect to a non-public address is refused by the same guard check, unit-tested in
     // guard.rs without sending anything beyond loopback)
-    assert!(!web.requests().iter().any(|(_, p)| p.starts_with("/secret")), "never fetched a disallowed redirect target");
+    assert!(
+        !web.requests().iter().any(|(_, p)| p.starts_with("/secret")),
+        "never fetched a disallowed redirect target"
+    );
 
     // without allow_private_addresses the guard refuses loopback before any request
     let before = web.requests().len();
-    let cfg = CrawlConfig { seeds: vec![seed], delay_ms: 0, resolve, ..Default::default() };
+    let cfg = CrawlConfig {
+        seeds: vec![seed],
+        delay_ms: 0,
+        resolve,
+        ..Default::default()
+    };
     let (parts, dropped) = crawl_cfg(cfg).await;
     assert!(parts.iter().all(|p| p.pages.is_empty()));
     assert_eq!(dropped.get("private_address"), Some(&1), "{dropped:?}");
-    assert_eq!(web.requests().len(), before, "not even robots.txt was requested");
+    assert_eq!(
+        web.requests().len(),
+        before,
+        "not even robots.txt was requested"
+    );
     // and an IP-literal seed on loopback likewise
-    let cfg = CrawlConfig { seeds: vec![format!("http://{addr}/")], delay_ms: 0, ..Default::default() };
+    let cfg = CrawlConfig {
+        seeds: vec![format!("http://{addr}/")],
+        delay_ms: 0,
+        ..Default::default()
+    };
     let (_, dropped) = crawl_cfg(cfg).await;
     assert_eq!(dropped.get("private_address"), Some(&1));
 }
@@ -234,9 +377,22 @@ async fn retry_after_and_host_error_budget() {
     use std::time::Duration;
     use trawl_testweb::{Response, Site};
     let busy = Site::new("busy")
-        .route("/robots.txt", Response::text("User-agent: *\nCrawl-delay: 0.2\n"))
-        .route("/", Response::html("<a href=\"/busy\">b</a><a href=\"/gone\">g</a>"))
-        .route_seq("/busy", vec![Response::status(503).header("Retry-After", "1"), Response::status(429).header("Retry-After", "1"), Response::html("<p>finally</p>")])
+        .route(
+            "/robots.txt",
+            Response::text("User-agent: *\nCrawl-delay: 0.2\n"),
+        )
+        .route(
+            "/",
+            Response::html("<a href=\"/busy\">b</a><a href=\"/gone\">g</a>"),
+        )
+        .route_seq(
+            "/busy",
+            vec![
+                Response::status(503).header("Retry-After", "1"),
+                Response::status(429).header("Retry-After", "1"),
+                Response::html("<p>finally</p>"),
+            ],
+        )
         .route("/gone", Response::status(503).header("Retry-After", "3600"));
     let mut failing = Site::new("failing").route("/robots.txt", Response::status(404));
     let mut links = String::new();
@@ -246,25 +402,65 @@ async fn retry_after_and_host_error_budget() {
     }
     failing = failing.route("/", Response::html(links));
     let web = TestWeb::start(vec![busy, failing]).await.unwrap();
-    let seeds = vec![format!("{}/", web.base_url("busy").unwrap()), format!("{}/", web.base_url("failing").unwrap())];
-    let cfg = CrawlConfig { seeds, delay_ms: 0, allow_private_addresses: true, host_error_budget: 5, max_backoff_secs: 10, ..Default::default() };
+    let seeds = vec![
+        format!("{}/", web.base_url("busy").unwrap()),
+        format!("{}/", web.base_url("failing").unwrap()),
+    ];
+    let cfg = CrawlConfig {
+        seeds,
+        delay_ms: 0,
+        allow_private_addresses: true,
+        host_error_budget: 5,
+        max_backoff_secs: 10,
+        ..Default::default()
+    };
     let (parts, dropped) = crawl_cfg(cfg).await;
     let pages: Vec<_> = parts.iter().flat_map(|p| p.pages.iter()).collect();
-    let b = pages.iter().find(|p| p.url.ends_with("/busy")).expect("busy page fetched after retries");
+    let b = pages
+        .iter()
+        .find(|p| p.url.ends_with("/busy"))
+        .expect("busy page fetched after retries");
     assert_eq!(b.status, 200);
     // Retry-After honoured: the retries came at least 1 s after each refusal
-    let times: Vec<_> = web.request_times().into_iter().filter(|(_, p, _)| p == "/busy").map(|(_, _, t)| t).collect();
+    let times: Vec<_> = web
+        .request_times()
+        .into_iter()
+        .filter(|(_, p, _)| p == "/busy")
+        .map(|(_, _, t)| t)
+        .collect();
     assert_eq!(times.len(), 3);
-    assert!(times[1] - times[0] >= Duration::from_millis(950) && times[2] - times[1] >= Duration::from_millis(950), "{times:?}");
+    assert!(
+        times[1] - times[0] >= Duration::from_millis(950)
+            && times[2] - times[1] >= Duration::from_millis(950),
+        "{times:?}"
+    );
     // Crawl-delay honoured between ordinary requests of a host
-    let root_then_busy: Vec<_> = web.request_times().into_iter().filter(|(h, p, _)| h == &web.base_url("busy").unwrap().replace("http://", "") && p != "/robots.txt").map(|(_, _, t)| t).collect();
+    let root_then_busy: Vec<_> = web
+        .request_times()
+        .into_iter()
+        .filter(|(h, p, _)| {
+            h == &web.base_url("busy").unwrap().replace("http://", "") && p != "/robots.txt"
+        })
+        .map(|(_, _, t)| t)
+        .collect();
     for w in root_then_busy.windows(2) {
-        assert!(w[1] - w[0] >= Duration::from_millis(190), "requests to one host closer than Crawl-delay");
+        assert!(
+            w[1] - w[0] >= Duration::from_millis(190),
+            "requests to one host closer than Crawl-delay"
+        );
     }
-    assert_eq!(dropped.get("server_overloaded"), Some(&1), "a Retry-After of an hour is beyond the cap: {dropped:?}");
+    assert_eq!(
+        dropped.get("server_overloaded"),
+        Some(&1),
+        "a Retry-After of an hour is beyond the cap: {dropped:?}"
+    );
     // 5 consecutive 500s exhaust the budget; the other 7 URLs are not requested
     assert_eq!(dropped.get("host_error_budget"), Some(&7), "{dropped:?}");
-    let failing_requests = web.requests().iter().filter(|(_, p)| p.starts_with("/e")).count();
+    let failing_requests = web
+        .requests()
+        .iter()
+        .filter(|(_, p)| p.starts_with("/e"))
+        .count();
     assert_eq!(failing_requests, 5);
 }
 
@@ -274,8 +470,12 @@ async fn priorities_and_host_share_decide_what_the_budget_keeps() {
     let mut big = Site::new("big").route("/robots.txt", Response::status(404));
     let mut links = String::new();
     for i in 0..30 {
-        links.push_str(&format!("<a href=\"/tag/t{i}\">t</a><a href=\"/article/{i}\">a</a>"));
-        big = big.route(&format!("/tag/t{i}"), Response::html("<p>tag page</p>")).route(&format!("/article/{i}"), Response::html("<p>article</p>"));
+        links.push_str(&format!(
+            "<a href=\"/tag/t{i}\">t</a><a href=\"/article/{i}\">a</a>"
+        ));
+        big = big
+            .route(&format!("/tag/t{i}"), Response::html("<p>tag page</p>"))
+            .route(&format!("/article/{i}"), Response::html("<p>article</p>"));
     }
     links.push_str("<a href=\"/login?next=/\">login</a>");
     big = big.route("/", Response::html(links));
@@ -287,17 +487,45 @@ async fn priorities_and_host_share_decide_what_the_budget_keeps() {
     }
     small = small.route("/", Response::html(slinks));
     let web = TestWeb::start(vec![big, small]).await.unwrap();
-    let seeds = vec![format!("{}/", web.base_url("big").unwrap()), format!("{}/", web.base_url("small").unwrap())];
-    let mut cfg = CrawlConfig { seeds, delay_ms: 0, allow_private_addresses: true, max_pages: 20, sitemaps: false, ..Default::default() };
+    let seeds = vec![
+        format!("{}/", web.base_url("big").unwrap()),
+        format!("{}/", web.base_url("small").unwrap()),
+    ];
+    let mut cfg = CrawlConfig {
+        seeds,
+        delay_ms: 0,
+        allow_private_addresses: true,
+        max_pages: 20,
+        sitemaps: false,
+        ..Default::default()
+    };
     cfg.priority.max_host_share = 0.5;
     let (parts, dropped) = crawl_cfg(cfg).await;
-    let urls: Vec<String> = parts.iter().flat_map(|p| p.pages.iter().map(|x| x.url.clone())).collect();
+    let urls: Vec<String> = parts
+        .iter()
+        .flat_map(|p| p.pages.iter().map(|x| x.url.clone()))
+        .collect();
     let big_host = web.base_url("big").unwrap();
     let on_big = urls.iter().filter(|u| u.starts_with(&big_host)).count();
-    assert!(on_big <= 10, "max_host_share 0.5 of 20 pages: {on_big} on the big host");
-    assert_eq!(urls.iter().filter(|u| !u.starts_with(&big_host)).count(), 5, "every page of the small host fits");
-    assert!(urls.iter().filter(|u| u.contains("/article/")).count() >= 8, "articles outrank tag pages: {urls:?}");
-    assert!(!urls.iter().any(|u| u.contains("/tag/") || u.contains("/login")), "{urls:?}");
+    assert!(
+        on_big <= 10,
+        "max_host_share 0.5 of 20 pages: {on_big} on the big host"
+    );
+    assert_eq!(
+        urls.iter().filter(|u| !u.starts_with(&big_host)).count(),
+        5,
+        "every page of the small host fits"
+    );
+    assert!(
+        urls.iter().filter(|u| u.contains("/article/")).count() >= 8,
+        "articles outrank tag pages: {urls:?}"
+    );
+    assert!(
+        !urls
+            .iter()
+            .any(|u| u.contains("/tag/") || u.contains("/login")),
+        "{urls:?}"
+    );
     assert!(dropped.get("budget_exhausted").copied().unwrap_or(0) > 40);
 }
 
@@ -307,60 +535,134 @@ async fn robots_redirects_size_limit_and_cache_rules() {
     use trawl_testweb::{Response, Site};
     let links = Response::html("<a href=\"/blocked\">b</a><a href=\"/ok\">o</a><a href=\"/early\">e</a><a href=\"/late\">l</a>");
     let page = || Response::html("<p>page</p>");
-    let common = |s: Site| s.route("/", links.clone()).route("/blocked", page()).route("/ok", page()).route("/early", page()).route("/late", page());
+    let common = |s: Site| {
+        s.route("/", links.clone())
+            .route("/blocked", page())
+            .route("/ok", page())
+            .route("/early", page())
+            .route("/late", page())
+    };
     // five redirects: followed, the rules apply
     let mut five = common(Site::new("five")).route("/robots.txt", Response::redirect(301, "/r1"));
     for i in 1..5 {
-        five = five.route(&format!("/r{i}"), Response::redirect(302, &format!("/r{}", i + 1)));
+        five = five.route(
+            &format!("/r{i}"),
+            Response::redirect(302, &format!("/r{}", i + 1)),
+        );
     }
     five = five.route("/r5", Response::text("User-agent: *\nDisallow: /blocked\n"));
     // six redirects: robots.txt is unavailable, everything allowed
     let mut six = common(Site::new("six")).route("/robots.txt", Response::redirect(301, "/r1"));
     for i in 1..6 {
-        six = six.route(&format!("/r{i}"), Response::redirect(302, &format!("/r{}", i + 1)));
+        six = six.route(
+            &format!("/r{i}"),
+            Response::redirect(302, &format!("/r{}", i + 1)),
+        );
     }
     six = six.route("/r6", Response::text("User-agent: *\nDisallow: /\n"));
     // a redirect to another host's file: its rules apply to the original host
-    let cross = common(Site::new("cross")).route("/robots.txt", Response::redirect(301, "{{site:other}}/shared-robots.txt"));
-    let other = common(Site::new("other")).route("/robots.txt", Response::status(404)).route("/shared-robots.txt", Response::text("User-agent: *\nDisallow: /blocked\n"));
+    let cross = common(Site::new("cross")).route(
+        "/robots.txt",
+        Response::redirect(301, "{{site:other}}/shared-robots.txt"),
+    );
+    let other = common(Site::new("other"))
+        .route("/robots.txt", Response::status(404))
+        .route(
+            "/shared-robots.txt",
+            Response::text("User-agent: *\nDisallow: /blocked\n"),
+        );
     // 500 KiB: rules after the cut are ignored
     let mut big_body = String::from("User-agent: *\nDisallow: /early\n");
     while big_body.len() < 520 * 1024 {
-        big_body.push_str("# padding padding padding padding padding padding padding padding padding\n");
+        big_body.push_str(
+            "# padding padding padding padding padding padding padding padding padding\n",
+        );
     }
     big_body.push_str("Disallow: /late\n");
     let big = common(Site::new("big")).route("/robots.txt", Response::text(big_body));
     // the cache: after max_age the file is fetched again; a failed refresh keeps the copy
     let cached = Site::new("cached")
-        .route_seq("/robots.txt", vec![Response::text("User-agent: *\nDisallow: /blocked\n"), Response::status(503)])
+        .route_seq(
+            "/robots.txt",
+            vec![
+                Response::text("User-agent: *\nDisallow: /blocked\n"),
+                Response::status(503),
+            ],
+        )
         .route("/", links.clone().delayed(Duration::from_millis(1300)))
         .route("/blocked", page())
         .route("/ok", page())
         .route("/early", page())
         .route("/late", page());
-    let web = TestWeb::start(vec![five, six, cross, other, big, cached]).await.unwrap();
-    let seeds: Vec<String> = ["five", "six", "cross", "big", "cached"].iter().map(|n| format!("{}/", web.base_url(n).unwrap())).collect();
-    let cfg = CrawlConfig { seeds, delay_ms: 0, allow_private_addresses: true, sitemaps: false, robots_max_age_secs: 1, max_depth: 1, ..Default::default() };
+    let web = TestWeb::start(vec![five, six, cross, other, big, cached])
+        .await
+        .unwrap();
+    let seeds: Vec<String> = ["five", "six", "cross", "big", "cached"]
+        .iter()
+        .map(|n| format!("{}/", web.base_url(n).unwrap()))
+        .collect();
+    let cfg = CrawlConfig {
+        seeds,
+        delay_ms: 0,
+        allow_private_addresses: true,
+        sitemaps: false,
+        robots_max_age_secs: 1,
+        max_depth: 1,
+        ..Default::default()
+    };
     crawl_cfg(cfg).await;
     let got = |site: &str, path: &str| {
         let h = web.base_url(site).unwrap().replace("http://", "");
-        web.requests().iter().any(|(host, p)| *host == h && p == path)
+        web.requests()
+            .iter()
+            .any(|(host, p)| *host == h && p == path)
     };
-    assert!(!got("five", "/blocked") && got("five", "/ok"), "five redirects followed, Disallow obeyed");
-    assert!(got("six", "/blocked"), "six redirects: unavailable, allow all");
-    assert!(!got("cross", "/blocked") && got("cross", "/ok"), "rules fetched through a cross-host redirect apply to the original host");
-    assert!(!got("other", "/blocked"), "other host not crawled (not a seed)");
-    assert!(!got("big", "/early") && got("big", "/late"), "rules beyond 500 KiB are ignored");
-    let cached_robots = web.requests().iter().filter(|(h, p)| *h == web.base_url("cached").unwrap().replace("http://", "") && p == "/robots.txt").count();
+    assert!(
+        !got("five", "/blocked") && got("five", "/ok"),
+        "five redirects followed, Disallow obeyed"
+    );
+    assert!(
+        got("six", "/blocked"),
+        "six redirects: unavailable, allow all"
+    );
+    assert!(
+        !got("cross", "/blocked") && got("cross", "/ok"),
+        "rules fetched through a cross-host redirect apply to the original host"
+    );
+    assert!(
+        !got("other", "/blocked"),
+        "other host not crawled (not a seed)"
+    );
+    assert!(
+        !got("big", "/early") && got("big", "/late"),
+        "rules beyond 500 KiB are ignored"
+    );
+    let cached_robots = web
+        .requests()
+        .iter()
+        .filter(|(h, p)| {
+            *h == web.base_url("cached").unwrap().replace("http://", "") && p == "/robots.txt"
+        })
+        .count();
     assert_eq!(cached_robots, 2, "fetched again after max_age");
-    assert!(!got("cached", "/blocked") && got("cached", "/ok"), "a failed refresh keeps the cached rules");
+    assert!(
+        !got("cached", "/blocked") && got("cached", "/ok"),
+        "a failed refresh keeps the cached rules"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn downstream_quality_of_an_earlier_batch_steers_the_budget() {
     use trawl_testweb::{Response, Site};
     let mk = |name: &str| {
-        let mut s = Site::new(name).route("/robots.txt", Response::status(404)).route("/", Response::html("<a href=\"/a\">a</a><a href=\"/b\">b</a><a href=\"/c\">c</a><a href=\"/d\">d</a>"));
+        let mut s = Site::new(name)
+            .route("/robots.txt", Response::status(404))
+            .route(
+            "/",
+            Response::html(
+                "<a href=\"/a\">a</a><a href=\"/b\">b</a><a href=\"/c\">c</a><a href=\"/d\">d</a>",
+            ),
+        );
         for p in ["/a", "/b", "/c", "/d"] {
             s = s.route(p, Response::html("<p>x</p>"));
         }
@@ -371,15 +673,46 @@ async fn downstream_quality_of_an_earlier_batch_steers_the_budget() {
     let (good, poor) = (web.base_url("good").unwrap(), web.base_url("poor").unwrap());
     // an earlier batch: 9 of 10 documents of `good` survived, 1 of 10 of `poor`
     let prev = tempfile::tempdir().unwrap();
-    let prev_root = Storage::open(prev.path().to_str().unwrap(), &StorageConfig::default()).unwrap();
-    let docs = |host: &str, n: usize| (0..n).map(|i| format!("{{\"id\":\"{host}{i}\",\"url\":\"{host}/x{i}\",\"text\":\"t\"}}\n")).collect::<String>();
-    prev_root.put("extract/00000.jsonl", format!("{}{}", docs(&good, 10), docs(&poor, 10)).into_bytes().into()).await.unwrap();
-    prev_root.put("dedup/00000.jsonl", format!("{}{}", docs(&good, 9), docs(&poor, 1)).into_bytes().into()).await.unwrap();
-    let mut cfg = CrawlConfig { seeds: vec![format!("{good}/"), format!("{poor}/")], delay_ms: 0, allow_private_addresses: true, sitemaps: false, max_pages: 5, ..Default::default() };
+    let prev_root =
+        Storage::open(prev.path().to_str().unwrap(), &StorageConfig::default()).unwrap();
+    let docs = |host: &str, n: usize| {
+        (0..n)
+            .map(|i| format!("{{\"id\":\"{host}{i}\",\"url\":\"{host}/x{i}\",\"text\":\"t\"}}\n"))
+            .collect::<String>()
+    };
+    prev_root
+        .put(
+            "extract/00000.jsonl",
+            format!("{}{}", docs(&good, 10), docs(&poor, 10))
+                .into_bytes()
+                .into(),
+        )
+        .await
+        .unwrap();
+    prev_root
+        .put(
+            "dedup/00000.jsonl",
+            format!("{}{}", docs(&good, 9), docs(&poor, 1))
+                .into_bytes()
+                .into(),
+        )
+        .await
+        .unwrap();
+    let mut cfg = CrawlConfig {
+        seeds: vec![format!("{good}/"), format!("{poor}/")],
+        delay_ms: 0,
+        allow_private_addresses: true,
+        sitemaps: false,
+        max_pages: 5,
+        ..Default::default()
+    };
     cfg.priority.max_host_share = 1.0;
     cfg.priority.quality_from = Some(prev.path().display().to_string());
     let (parts, _) = crawl_cfg(cfg).await;
-    let urls: Vec<String> = parts.iter().flat_map(|p| p.pages.iter().map(|x| x.url.clone())).collect();
+    let urls: Vec<String> = parts
+        .iter()
+        .flat_map(|p| p.pages.iter().map(|x| x.url.clone()))
+        .collect();
     let on = |h: &str| urls.iter().filter(|u| u.starts_with(h)).count();
     assert_eq!(urls.len(), 5);
     assert_eq!((on(&good), on(&poor)), (3, 2), "after both roots, the 3 remaining pages go round-robin starting with the better host: {urls:?}");
@@ -390,10 +723,28 @@ async fn seeds_from_a_file() {
     let web = TestWeb::start(demo::sites()).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("seeds.txt");
-    std::fs::write(&f, format!("# nightly seeds\n{}\n\n", demo::seeds(&web).join("\n"))).unwrap();
-    let cfg = CrawlConfig { seeds_file: Some(f.display().to_string()), delay_ms: 0, allow_private_addresses: true, max_depth: 0, sitemaps: false, ..Default::default() };
+    std::fs::write(
+        &f,
+        format!("# nightly seeds\n{}\n\n", demo::seeds(&web).join("\n")),
+    )
+    .unwrap();
+    let cfg = CrawlConfig {
+        seeds_file: Some(f.display().to_string()),
+        delay_ms: 0,
+        allow_private_addresses: true,
+        max_depth: 0,
+        sitemaps: false,
+        ..Default::default()
+    };
     let (parts, _) = crawl_cfg(cfg).await;
-    assert_eq!(parts.iter().map(|p| p.pages.len()).sum::<usize>(), 2, "both seeds of the file, nothing deeper");
-    let bad = CrawlConfig { seeds_file: Some("/no/such/seeds.txt".into()), ..Default::default() };
+    assert_eq!(
+        parts.iter().map(|p| p.pages.len()).sum::<usize>(),
+        2,
+        "both seeds of the file, nothing deeper"
+    );
+    let bad = CrawlConfig {
+        seeds_file: Some("/no/such/seeds.txt".into()),
+        ..Default::default()
+    };
     assert_eq!(bad.validate().unwrap_err().0, "crawl.seeds_file");
 }

@@ -17,7 +17,10 @@ fn chromium() -> Option<String> {
     if std::path::Path::new(path).exists() {
         return Some(path.into());
     }
-    assert!(std::env::var_os("TRAWL_REQUIRE_EXTERNAL").is_none(), "Chromium is required (scripts/setup.sh installs it)");
+    assert!(
+        std::env::var_os("TRAWL_REQUIRE_EXTERNAL").is_none(),
+        "Chromium is required (scripts/setup.sh installs it)"
+    );
     eprintln!("skipping: no {path}");
     None
 }
@@ -29,7 +32,9 @@ fn js(body: &str) -> Response {
 const ARTICLE: &str = "The harbour town woke slowly on Monday as the first ferries crossed the grey water and the market stalls opened one by one along the quay. ";
 
 fn app_site() -> Site {
-    let shell = |scripts: &str| format!("<!doctype html><html><head><title>app</title></head><body><div id=\"root\"></div>{scripts}</body></html>");
+    let shell = |scripts: &str| {
+        format!("<!doctype html><html><head><title>app</title></head><body><div id=\"root\"></div>{scripts}</body></html>")
+    };
     Site::new("app")
         .route("/robots.txt", Response::text("User-agent: *\nDisallow: /private/\n"))
         .route(
@@ -82,9 +87,13 @@ document.getElementById('more').addEventListener('click', () => {
         .route("/hang.js", js("").fault(Fault::Hang))
 }
 
-
 fn render_cfg(chrome: String) -> RenderConfig {
-    RenderConfig { mode: RenderMode::Auto, chromium: chrome, page_timeout_ms: 3_000, ..Default::default() }
+    RenderConfig {
+        mode: RenderMode::Auto,
+        chromium: chrome,
+        page_timeout_ms: 3_000,
+        ..Default::default()
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -94,11 +103,31 @@ async fn renders_what_needs_it_with_interaction_and_the_crawlers_rules() {
     let base = web.base_url("app").unwrap();
     let dir = tempfile::tempdir().unwrap();
     let root = Storage::open(dir.path().to_str().unwrap(), &StorageConfig::default()).unwrap();
-    let cfg = CrawlConfig { seeds: vec![format!("{base}/")], delay_ms: 0, allow_private_addresses: true, timeout_secs: 5, ..Default::default() };
-    let crawler = Crawler::new(cfg).unwrap().with_renderer(render_cfg(chrome), tokio::runtime::Handle::current()).unwrap();
+    let cfg = CrawlConfig {
+        seeds: vec![format!("{base}/")],
+        delay_ms: 0,
+        allow_private_addresses: true,
+        timeout_secs: 5,
+        ..Default::default()
+    };
+    let crawler = Crawler::new(cfg)
+        .unwrap()
+        .with_renderer(render_cfg(chrome), tokio::runtime::Handle::current())
+        .unwrap();
     let parts = common::run(crawler, &root).await;
-    let pages: BTreeMap<String, _> = parts.iter().flat_map(|p| p.pages.iter()).map(|p| (p.url.trim_start_matches(&base).to_string(), p.clone())).collect();
-    let info = |path: &str| pages.get(path).unwrap_or_else(|| panic!("{path} crawled: {:?}", pages.keys())).render.clone().expect("a render decision");
+    let pages: BTreeMap<String, _> = parts
+        .iter()
+        .flat_map(|p| p.pages.iter())
+        .map(|p| (p.url.trim_start_matches(&base).to_string(), p.clone()))
+        .collect();
+    let info = |path: &str| {
+        pages
+            .get(path)
+            .unwrap_or_else(|| panic!("{path} crawled: {:?}", pages.keys()))
+            .render
+            .clone()
+            .expect("a render decision")
+    };
     let dom = |path: &str| pages[path].rendered.clone().unwrap_or_default();
 
     // static pages are not rendered
@@ -108,14 +137,27 @@ async fn renders_what_needs_it_with_interaction_and_the_crawlers_rules() {
     assert!(info("/js.html").rendered, "{:?}", info("/js.html"));
     assert_eq!(info("/js.html").reason, "empty_app_root");
     assert!(dom("/js.html").contains("Inserted by script: the ferry timetable"));
-    assert!(pages.contains_key("/from-script.html"), "links in the rendered DOM are crawled");
+    assert!(
+        pages.contains_key("/from-script.html"),
+        "links in the rendered DOM are crawled"
+    );
     assert_eq!(info("/from-script.html").reason, "static_ok");
     // infinite scroll until the height stops growing
     let s = info("/scroll.html");
-    assert!(dom("/scroll.html").contains("Batch four, the last one"), "scrolled {} steps: {}", s.scrolls, dom("/scroll.html"));
+    assert!(
+        dom("/scroll.html").contains("Batch four, the last one"),
+        "scrolled {} steps: {}",
+        s.scrolls,
+        dom("/scroll.html")
+    );
     assert!(s.scrolls >= 5);
     // a "load more" button
-    assert!(dom("/more.html").contains("Hidden until the button was clicked"), "{:?} {}", info("/more.html"), dom("/more.html"));
+    assert!(
+        dom("/more.html").contains("Hidden until the button was clicked"),
+        "{:?} {}",
+        info("/more.html"),
+        dom("/more.html")
+    );
     assert_eq!(info("/more.html").clicks, 1);
     // a robots-disallowed script is blocked and counted; the page still renders
     let t = info("/tracked.html");
@@ -123,14 +165,26 @@ async fn renders_what_needs_it_with_interaction_and_the_crawlers_rules() {
     assert_eq!(t.blocked.get("robots"), Some(&1), "{t:?}");
     assert!(dom("/tracked.html").contains("Visible article text"));
     assert!(!dom("/tracked.html").contains("TRACKED-BY-PRIVATE-SCRIPT"));
-    assert!(!web.requests().iter().any(|(_, p)| p.starts_with("/private/")), "the disallowed script was never requested");
+    assert!(
+        !web.requests()
+            .iter()
+            .any(|(_, p)| p.starts_with("/private/")),
+        "the disallowed script was never requested"
+    );
     // the main document comes from the crawler's response: each page requested once
     for path in ["/js.html", "/scroll.html", "/more.html"] {
-        assert_eq!(web.requests().iter().filter(|(_, p)| p == path).count(), 1, "{path} fetched once");
+        assert_eq!(
+            web.requests().iter().filter(|(_, p)| p == path).count(),
+            1,
+            "{path} fetched once"
+        );
     }
     // a page that never finishes loading times out; the static HTML stands
     let h = info("/hang.html");
-    assert!(!h.rendered && h.error.as_deref() == Some("timeout"), "{h:?}");
+    assert!(
+        !h.rendered && h.error.as_deref() == Some("timeout"),
+        "{h:?}"
+    );
     assert!(pages["/hang.html"].rendered.is_none());
 
     // counted in the crawl stats
@@ -149,12 +203,28 @@ async fn renders_what_needs_it_with_interaction_and_the_crawlers_rules() {
     let part = &parts[0];
     let data = root.get(&part.warc).await.unwrap();
     let (records, _) = warc::read_records(&part.warc, &data);
-    assert_eq!(records.iter().filter(|r| r.header("WARC-Type") == Some("conversion")).count(), 4);
+    assert_eq!(
+        records
+            .iter()
+            .filter(|r| r.header("WARC-Type") == Some("conversion"))
+            .count(),
+        4
+    );
     let (replayed, err) = warc::read_pages(&part.warc, &data);
     assert!(err.is_none());
-    let js_page = replayed.iter().find(|p| p.url.ends_with("/js.html")).unwrap();
-    assert!(js_page.rendered.as_deref().unwrap_or("").contains("Inserted by script"));
-    assert_eq!(js_page.render.as_ref().map(|r| r.reason.as_str()), Some("empty_app_root"));
+    let js_page = replayed
+        .iter()
+        .find(|p| p.url.ends_with("/js.html"))
+        .unwrap();
+    assert!(js_page
+        .rendered
+        .as_deref()
+        .unwrap_or("")
+        .contains("Inserted by script"));
+    assert_eq!(
+        js_page.render.as_ref().map(|r| r.reason.as_str()),
+        Some("empty_app_root")
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -167,9 +237,20 @@ async fn a_browser_killed_mid_render_is_restarted_and_the_page_retried_once() {
     let web = TestWeb::start(vec![site]).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let root = Storage::open(dir.path().to_str().unwrap(), &StorageConfig::default()).unwrap();
-    let cfg = CrawlConfig { seeds: vec![format!("{}/", web.base_url("slow").unwrap())], delay_ms: 0, allow_private_addresses: true, ..Default::default() };
-    let rcfg = RenderConfig { page_timeout_ms: 10_000, ..render_cfg(chrome) };
-    let crawler = Crawler::new(cfg).unwrap().with_renderer(rcfg, tokio::runtime::Handle::current()).unwrap();
+    let cfg = CrawlConfig {
+        seeds: vec![format!("{}/", web.base_url("slow").unwrap())],
+        delay_ms: 0,
+        allow_private_addresses: true,
+        ..Default::default()
+    };
+    let rcfg = RenderConfig {
+        page_timeout_ms: 10_000,
+        ..render_cfg(chrome)
+    };
+    let crawler = Crawler::new(cfg)
+        .unwrap()
+        .with_renderer(rcfg, tokio::runtime::Handle::current())
+        .unwrap();
     let pool = crawler.renderer().unwrap().clone();
     // kill the browser while the page waits for its script
     let killer = std::thread::spawn(move || {
@@ -178,7 +259,11 @@ async fn a_browser_killed_mid_render_is_restarted_and_the_page_retried_once() {
             let pids = pool.browser_pids();
             if let Some(pid) = pids.first() {
                 std::thread::sleep(Duration::from_millis(1000));
-                std::process::Command::new("kill").arg("-9").arg(pid.to_string()).status().unwrap();
+                std::process::Command::new("kill")
+                    .arg("-9")
+                    .arg(pid.to_string())
+                    .status()
+                    .unwrap();
                 return (pool.clone(), *pid);
             }
             std::thread::sleep(Duration::from_millis(20));
@@ -191,7 +276,11 @@ async fn a_browser_killed_mid_render_is_restarted_and_the_page_retried_once() {
     let info = page.render.clone().unwrap();
     assert!(info.rendered, "{info:?}");
     assert_eq!(info.attempts, 2, "retried once on a new browser");
-    assert!(page.rendered.as_deref().unwrap().contains("Arrived after a long wait"));
+    assert!(page
+        .rendered
+        .as_deref()
+        .unwrap()
+        .contains("Arrived after a long wait"));
     let st = pool.stats();
     assert_eq!((st.crashes, st.launches), (1, 2), "{st:?}");
     assert!(!pool.browser_pids().contains(&killed));

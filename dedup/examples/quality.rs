@@ -99,7 +99,11 @@ fn main() {
         }
     }
     let secs = t0.elapsed().as_secs_f64();
-    let pos: HashMap<String, usize> = docs.iter().enumerate().map(|(i, (_, d))| (d.id.as_str().to_string(), i)).collect();
+    let pos: HashMap<String, usize> = docs
+        .iter()
+        .enumerate()
+        .map(|(i, (_, d))| (d.id.as_str().to_string(), i))
+        .collect();
 
     // pairs inside clusters, binned by true Jaccard
     let edges = [0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0001];
@@ -114,7 +118,10 @@ fn main() {
                 let (early, late) = if x < y { (x, y) } else { (y, x) };
                 let _ = early;
                 let j = jaccard(&shingles[x], &shingles[y]);
-                let b = edges.windows(2).position(|w| j >= w[0] && j < w[1]).unwrap_or(0);
+                let b = edges
+                    .windows(2)
+                    .position(|w| j >= w[0] && j < w[1])
+                    .unwrap_or(0);
                 bins[b].0 += 1;
                 if removed[late] {
                     bins[b].1 += 1;
@@ -134,13 +141,43 @@ fn main() {
             }
         }
     }
-    println!("documents: {} in {} clusters; near-dedup {:.0} docs/s (one core, {:.2} s); removed {}", docs.len(), clusters, docs.len() as f64 / secs, secs, removed.iter().filter(|r| **r).count());
-    println!("config: {} bands x {} rows, {}-word shingles, threshold {}, verify {:?}", cfg.bands, cfg.rows, cfg.shingle_words, cfg.threshold, cfg.verify);
-    println!("{:<14} {:>8} {:>9} {:>9}", "true Jaccard", "pairs", "removed", "rate");
+    println!(
+        "documents: {} in {} clusters; near-dedup {:.0} docs/s (one core, {:.2} s); removed {}",
+        docs.len(),
+        clusters,
+        docs.len() as f64 / secs,
+        secs,
+        removed.iter().filter(|r| **r).count()
+    );
+    println!(
+        "config: {} bands x {} rows, {}-word shingles, threshold {}, verify {:?}",
+        cfg.bands, cfg.rows, cfg.shingle_words, cfg.threshold, cfg.verify
+    );
+    println!(
+        "{:<14} {:>8} {:>9} {:>9}",
+        "true Jaccard", "pairs", "removed", "rate"
+    );
     for (k, (n, r)) in bins.iter().enumerate() {
-        println!("[{:.1}, {:.1}){} {:>8} {:>9} {:>9.4}", edges[k], edges[k + 1].min(1.0), if k == bins.len() - 1 { "]" } else { " " }, n, r, if *n > 0 { *r as f64 / *n as f64 } else { f64::NAN });
+        println!(
+            "[{:.1}, {:.1}){} {:>8} {:>9} {:>9.4}",
+            edges[k],
+            edges[k + 1].min(1.0),
+            if k == bins.len() - 1 { "]" } else { " " },
+            n,
+            r,
+            if *n > 0 {
+                *r as f64 / *n as f64
+            } else {
+                f64::NAN
+            }
+        );
     }
-    let (n8, r8) = bins[4..].iter().fold((0, 0), |(a, b), (n, r)| (a + n, b + r));
-    println!("recall (pairs with true Jaccard >= 0.8): {:.4} ({r8}/{n8})", r8 as f64 / n8.max(1) as f64);
+    let (n8, r8) = bins[4..]
+        .iter()
+        .fold((0, 0), |(a, b), (n, r)| (a + n, b + r));
+    println!(
+        "recall (pairs with true Jaccard >= 0.8): {:.4} ({r8}/{n8})",
+        r8 as f64 / n8.max(1) as f64
+    );
     println!("precision (removed documents whose named original has true Jaccard >= {}): {:.4} ({tp}/{})", cfg.threshold, tp as f64 / (tp + fp).max(1) as f64, tp + fp);
 }

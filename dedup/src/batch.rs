@@ -25,14 +25,24 @@ use crate::minhash::{band_key, estimate, MinHasher};
 use crate::DedupConfig;
 
 fn malformed(url: String, reason: impl Into<String>) -> StorageError {
-    StorageError::Malformed { what: "dedup batch file", url, reason: reason.into() }
+    StorageError::Malformed {
+        what: "dedup batch file",
+        url,
+        reason: reason.into(),
+    }
 }
 
 /// Phase 1 for one input file, streaming its documents: returns the number of documents.
 /// Band records and signatures are buffered up to `cfg.max_memory_mb`; beyond that the
 /// buffers are written out as further sorted runs (`BBB/NNNNN-RRR.bin`), which the buckets
 /// phase merges like any other file, so memory does not grow with the input.
-pub async fn signatures(root: &Storage, cfg: &DedupConfig, k: usize, input_name: &str, input: &[u8]) -> Result<usize, StorageError> {
+pub async fn signatures(
+    root: &Storage,
+    cfg: &DedupConfig,
+    k: usize,
+    input_name: &str,
+    input: &[u8],
+) -> Result<usize, StorageError> {
     let name = shard_name(k);
     let num = cfg.bands * cfg.rows;
     let mut h = MinHasher::new(cfg.shingle_words, num, cfg.seed);
@@ -44,9 +54,15 @@ pub async fn signatures(root: &Storage, cfg: &DedupConfig, k: usize, input_name:
     let mut bad = 0usize;
     let mut buffered = 0usize;
     // runs left by an earlier attempt with a smaller budget would be merged twice
-    for dir in (0..cfg.bands).map(|b| format!("dedup/batch/bands/{b:03}")).chain(std::iter::once("dedup/batch/docs".to_string())) {
+    for dir in (0..cfg.bands)
+        .map(|b| format!("dedup/batch/bands/{b:03}"))
+        .chain(std::iter::once("dedup/batch/docs".to_string()))
+    {
         for f in root.list(&dir).await? {
-            if f.rsplit('/').next().is_some_and(|n| n.starts_with(&format!("{name}-"))) {
+            if f.rsplit('/')
+                .next()
+                .is_some_and(|n| n.starts_with(&format!("{name}-")))
+            {
                 root.delete(&f).await?;
             }
         }
@@ -79,13 +95,27 @@ pub async fn signatures(root: &Storage, cfg: &DedupConfig, k: usize, input_name:
         }
     }
     if bad > 0 {
-        tracing::warn!(input = input_name, lines = bad, "malformed lines skipped (apply skips them too)");
+        tracing::warn!(
+            input = input_name,
+            lines = bad,
+            "malformed lines skipped (apply skips them too)"
+        );
     }
     write_run(root, &name, run, bands, index).await?;
     Ok(count)
 }
-async fn write_run(root: &Storage, name: &str, run: usize, bands: Vec<Vec<(u64, u64)>>, index: Vec<u8>) -> Result<(), StorageError> {
-    let suffix = if run == 0 { String::new() } else { format!("-{run:03}") };
+async fn write_run(
+    root: &Storage,
+    name: &str,
+    run: usize,
+    bands: Vec<Vec<(u64, u64)>>,
+    index: Vec<u8>,
+) -> Result<(), StorageError> {
+    let suffix = if run == 0 {
+        String::new()
+    } else {
+        format!("-{run:03}")
+    };
     for (b, mut recs) in bands.into_iter().enumerate() {
         recs.sort_unstable();
         let mut bytes = Vec::with_capacity(recs.len() * 16);
@@ -93,13 +123,26 @@ async fn write_run(root: &Storage, name: &str, run: usize, bands: Vec<Vec<(u64, 
             bytes.extend_from_slice(&key.to_le_bytes());
             bytes.extend_from_slice(&order.to_le_bytes());
         }
-        root.put(&format!("dedup/batch/bands/{b:03}/{name}{suffix}.bin"), bytes.into()).await?;
+        root.put(
+            &format!("dedup/batch/bands/{b:03}/{name}{suffix}.bin"),
+            bytes.into(),
+        )
+        .await?;
     }
-    root.put(&format!("dedup/batch/docs/{name}{suffix}.bin"), index.into()).await
+    root.put(
+        &format!("dedup/batch/docs/{name}{suffix}.bin"),
+        index.into(),
+    )
+    .await
 }
 
 fn pairs_of(bytes: &[u8]) -> impl Iterator<Item = (u64, u64)> + '_ {
-    bytes.chunks_exact(16).map(|c| (u64::from_le_bytes(c[..8].try_into().expect("8")), u64::from_le_bytes(c[8..].try_into().expect("8"))))
+    bytes.chunks_exact(16).map(|c| {
+        (
+            u64::from_le_bytes(c[..8].try_into().expect("8")),
+            u64::from_le_bytes(c[8..].try_into().expect("8")),
+        )
+    })
 }
 
 /// Bytes read at a time from each sorted band file.
@@ -119,7 +162,11 @@ impl ChunkReader {
     async fn next(&mut self, root: &Storage) -> Result<Option<(u64, u64)>, StorageError> {
         if self.at + 16 > self.buf.len() {
             if self.pos >= self.size {
-                return if self.at < self.buf.len() { Err(malformed(root.url_of(&self.key), "truncated record")) } else { Ok(None) };
+                return if self.at < self.buf.len() {
+                    Err(malformed(root.url_of(&self.key), "truncated record"))
+                } else {
+                    Ok(None)
+                };
             }
             let end = (self.pos + self.chunk).min(self.size);
             let mut rest = self.buf.split_off(self.at);
@@ -128,12 +175,19 @@ impl ChunkReader {
             self.at = 0;
             self.pos = end;
             if self.buf.len() < 16 {
-                return if self.pos >= self.size { Err(malformed(root.url_of(&self.key), "truncated record")) } else { Box::pin(self.next(root)).await };
+                return if self.pos >= self.size {
+                    Err(malformed(root.url_of(&self.key), "truncated record"))
+                } else {
+                    Box::pin(self.next(root)).await
+                };
             }
         }
         let c = &self.buf[self.at..self.at + 16];
         self.at += 16;
-        Ok(Some((u64::from_le_bytes(c[..8].try_into().expect("8")), u64::from_le_bytes(c[8..].try_into().expect("8")))))
+        Ok(Some((
+            u64::from_le_bytes(c[..8].try_into().expect("8")),
+            u64::from_le_bytes(c[8..].try_into().expect("8")),
+        )))
     }
 }
 
@@ -141,7 +195,16 @@ impl ChunkReader {
 pub async fn buckets(root: &Storage, band: usize, inputs: usize) -> Result<usize, StorageError> {
     let dir = format!("dedup/batch/bands/{band:03}");
     let files = root.list(&dir).await?;
-    let firsts = files.iter().filter(|f| !f.trim_end_matches(".bin").rsplit('/').next().unwrap_or("").contains('-')).count();
+    let firsts = files
+        .iter()
+        .filter(|f| {
+            !f.trim_end_matches(".bin")
+                .rsplit('/')
+                .next()
+                .unwrap_or("")
+                .contains('-')
+        })
+        .count();
     if firsts != inputs {
         return Err(malformed(root.url_of(&dir), format!("{firsts} of {inputs} signature files present; run the signatures phase for every input first")));
     }
@@ -149,7 +212,14 @@ pub async fn buckets(root: &Storage, band: usize, inputs: usize) -> Result<usize
     // file, whatever the corpus size
     let mut readers = Vec::new();
     for f in &files {
-        readers.push(ChunkReader { chunk: CHUNK, key: f.clone(), size: root.size(f).await?, pos: 0, buf: Vec::new(), at: 0 });
+        readers.push(ChunkReader {
+            chunk: CHUNK,
+            key: f.clone(),
+            size: root.size(f).await?,
+            pos: 0,
+            buf: Vec::new(),
+            at: 0,
+        });
     }
     let mut heap = BinaryHeap::new();
     for (i, r) in readers.iter_mut().enumerate() {
@@ -173,7 +243,8 @@ pub async fn buckets(root: &Storage, band: usize, inputs: usize) -> Result<usize
             _ => current = Some((key, order)),
         }
     }
-    root.put(&format!("dedup/batch/pairs/{band:03}.bin"), out.into()).await?;
+    root.put(&format!("dedup/batch/pairs/{band:03}.bin"), out.into())
+        .await?;
     Ok(n)
 }
 
@@ -208,22 +279,38 @@ fn find(parent: &mut HashMap<u64, u64>, x: u64) -> u64 {
 }
 
 /// Phase 3: returns (pairs confirmed, documents removed).
-pub async fn clusters(root: &Storage, cfg: &DedupConfig, inputs: usize) -> Result<(usize, usize), StorageError> {
+pub async fn clusters(
+    root: &Storage,
+    cfg: &DedupConfig,
+    inputs: usize,
+) -> Result<(usize, usize), StorageError> {
     let mut pairs: Vec<(u64, u64)> = Vec::new();
     for b in 0..cfg.bands {
         let key = format!("dedup/batch/pairs/{b:03}.bin");
-        let bytes = root.get_opt(&key).await?.ok_or_else(|| malformed(root.url_of(&key), "missing; run the buckets phase for every band first"))?;
+        let bytes = root.get_opt(&key).await?.ok_or_else(|| {
+            malformed(
+                root.url_of(&key),
+                "missing; run the buckets phase for every band first",
+            )
+        })?;
         pairs.extend(pairs_of(&bytes));
     }
     pairs.sort_unstable();
     pairs.dedup();
     // signatures and ids of the documents in pairs
-    let mut wanted: HashMap<u64, (String, Vec<u64>)> = pairs.iter().flat_map(|(a, b)| [*a, *b]).map(|o| (o, (String::new(), Vec::new()))).collect();
+    let mut wanted: HashMap<u64, (String, Vec<u64>)> = pairs
+        .iter()
+        .flat_map(|(a, b)| [*a, *b])
+        .map(|o| (o, (String::new(), Vec::new())))
+        .collect();
     let num = cfg.bands * cfg.rows;
     let doc_files = root.list("dedup/batch/docs").await?;
     for k in 0..inputs {
         if !doc_files.contains(&format!("dedup/batch/docs/{}.bin", shard_name(k))) {
-            return Err(malformed(root.url_of(&format!("dedup/batch/docs/{}.bin", shard_name(k))), "missing; run the signatures phase for every input first"));
+            return Err(malformed(
+                root.url_of(&format!("dedup/batch/docs/{}.bin", shard_name(k))),
+                "missing; run the signatures phase for every input first",
+            ));
         }
     }
     for key in &doc_files {
@@ -232,13 +319,27 @@ pub async fn clusters(root: &Storage, cfg: &DedupConfig, inputs: usize) -> Resul
         let mut p = 0;
         while p < bytes.len() {
             let err = || malformed(root.url_of(&key), "truncated record");
-            let order = u64::from_le_bytes(bytes.get(p..p + 8).ok_or_else(err)?.try_into().expect("8"));
-            let len = u16::from_le_bytes(bytes.get(p + 8..p + 10).ok_or_else(err)?.try_into().expect("2")) as usize;
-            let id = String::from_utf8_lossy(bytes.get(p + 10..p + 10 + len).ok_or_else(err)?).into_owned();
+            let order =
+                u64::from_le_bytes(bytes.get(p..p + 8).ok_or_else(err)?.try_into().expect("8"));
+            let len = u16::from_le_bytes(
+                bytes
+                    .get(p + 8..p + 10)
+                    .ok_or_else(err)?
+                    .try_into()
+                    .expect("2"),
+            ) as usize;
+            let id = String::from_utf8_lossy(bytes.get(p + 10..p + 10 + len).ok_or_else(err)?)
+                .into_owned();
             let s = p + 10 + len;
             let sig_bytes = bytes.get(s..s + 8 * num).ok_or_else(err)?;
             if let Some(slot) = wanted.get_mut(&order) {
-                *slot = (id, sig_bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8"))).collect());
+                *slot = (
+                    id,
+                    sig_bytes
+                        .chunks_exact(8)
+                        .map(|c| u64::from_le_bytes(c.try_into().expect("8")))
+                        .collect(),
+                );
             }
             p = s + 8 * num;
         }
@@ -268,7 +369,14 @@ pub async fn clusters(root: &Storage, cfg: &DedupConfig, inputs: usize) -> Resul
         let r = find(&mut parent, m);
         if r != m {
             let sim = estimate(&wanted[&m].1, &wanted[&r].1);
-            by_file.entry((m >> 32) as usize).or_default().push(Removal { id: wanted[&m].0.clone(), near_of: wanted[&r].0.clone(), similarity: (sim * 1000.0).round() / 1000.0 });
+            by_file
+                .entry((m >> 32) as usize)
+                .or_default()
+                .push(Removal {
+                    id: wanted[&m].0.clone(),
+                    near_of: wanted[&r].0.clone(),
+                    similarity: (sim * 1000.0).round() / 1000.0,
+                });
         }
     }
     let mut removed = 0;
@@ -276,7 +384,11 @@ pub async fn clusters(root: &Storage, cfg: &DedupConfig, inputs: usize) -> Resul
         let mut list = by_file.remove(&k).unwrap_or_default();
         list.sort_by(|x, y| x.id.cmp(&y.id));
         removed += list.len();
-        root.put(&format!("dedup/batch/remove/{}.json", shard_name(k)), serde_json::to_vec(&list).expect("json").into()).await?;
+        root.put(
+            &format!("dedup/batch/remove/{}.json", shard_name(k)),
+            serde_json::to_vec(&list).expect("json").into(),
+        )
+        .await?;
     }
     Ok((confirmed, removed))
 }
@@ -284,8 +396,12 @@ pub async fn clusters(root: &Storage, cfg: &DedupConfig, inputs: usize) -> Resul
 /// Phase 4 helper: the removals for input file `k`, by DocId.
 pub async fn removals(root: &Storage, k: usize) -> Result<HashMap<String, Removal>, StorageError> {
     let key = format!("dedup/batch/remove/{}.json", shard_name(k));
-    let bytes = root.get_opt(&key).await?.ok_or_else(|| malformed(root.url_of(&key), "missing; run the clusters phase first"))?;
-    let list: Vec<Removal> = serde_json::from_slice(&bytes).map_err(|e| malformed(root.url_of(&key), e.to_string()))?;
+    let bytes = root
+        .get_opt(&key)
+        .await?
+        .ok_or_else(|| malformed(root.url_of(&key), "missing; run the clusters phase first"))?;
+    let list: Vec<Removal> =
+        serde_json::from_slice(&bytes).map_err(|e| malformed(root.url_of(&key), e.to_string()))?;
     Ok(list.into_iter().map(|r| (r.id.clone(), r)).collect())
 }
 
@@ -304,15 +420,32 @@ mod tests {
             bytes.extend_from_slice(&o.to_le_bytes());
         }
         root.put("f.bin", bytes.into()).await.unwrap();
-        let mut r = ChunkReader { chunk: 40, key: "f.bin".into(), size: root.size("f.bin").await.unwrap(), pos: 0, buf: Vec::new(), at: 0 };
+        let mut r = ChunkReader {
+            chunk: 40,
+            key: "f.bin".into(),
+            size: root.size("f.bin").await.unwrap(),
+            pos: 0,
+            buf: Vec::new(),
+            at: 0,
+        };
         let mut got = Vec::new();
         while let Some(x) = r.next(&root).await.unwrap() {
             got.push(x);
         }
         assert_eq!(got, recs);
         root.put("t.bin", vec![0u8; 20].into()).await.unwrap();
-        let mut r = ChunkReader { chunk: 7, key: "t.bin".into(), size: 20, pos: 0, buf: Vec::new(), at: 0 };
+        let mut r = ChunkReader {
+            chunk: 7,
+            key: "t.bin".into(),
+            size: 20,
+            pos: 0,
+            buf: Vec::new(),
+            at: 0,
+        };
         assert!(r.next(&root).await.unwrap().is_some());
-        assert!(r.next(&root).await.is_err(), "a truncated record is an error");
+        assert!(
+            r.next(&root).await.is_err(),
+            "a truncated record is an error"
+        );
     }
 }

@@ -86,7 +86,19 @@ impl Default for DedupConfig {
         // 20 bands x 6 rows: P(candidate) = 1 - (1 - J^6)^20 is 0.998 at J = 0.8 and 0.92
         // at 0.7, 0.27 at 0.5; the S-curve's midpoint (1/20)^(1/6) = 0.61 sits below the
         // 0.8 target so recall is high, and verification removes the candidates below it.
-        DedupConfig { enabled: true, exact: true, near: true, shingle_words: 5, bands: 20, rows: 6, threshold: 0.8, verify: Verify::Jaccard, seed: 1, max_memory_mb: 1024, index_dir: None }
+        DedupConfig {
+            enabled: true,
+            exact: true,
+            near: true,
+            shingle_words: 5,
+            bands: 20,
+            rows: 6,
+            threshold: 0.8,
+            verify: Verify::Jaccard,
+            seed: 1,
+            max_memory_mb: 1024,
+            index_dir: None,
+        }
     }
 }
 
@@ -98,7 +110,10 @@ impl DedupConfig {
             return bad("shingle_words", "must be at least 1");
         }
         if self.bands == 0 || self.rows == 0 {
-            return bad(if self.bands == 0 { "bands" } else { "rows" }, "must be at least 1");
+            return bad(
+                if self.bands == 0 { "bands" } else { "rows" },
+                "must be at least 1",
+            );
         }
         if self.bands * self.rows > 1024 {
             return bad("bands", "bands * rows must be at most 1024 hash functions");
@@ -130,7 +145,11 @@ pub fn text_key(text: &str) -> u128 {
         // the common case: normalise into a buffer and hash once
         let mut buf = Vec::with_capacity(text.len());
         // char::is_whitespace on ASCII: the ASCII whitespace plus vertical tab
-        for w in text.as_bytes().split(|b| b.is_ascii_whitespace() || *b == 0x0B).filter(|w| !w.is_empty()) {
+        for w in text
+            .as_bytes()
+            .split(|b| b.is_ascii_whitespace() || *b == 0x0B)
+            .filter(|w| !w.is_empty())
+        {
             if !buf.is_empty() {
                 buf.push(b' ');
             }
@@ -186,14 +205,17 @@ impl Task for ExactDedup {
     }
 
     fn seed(&mut self, doc: &Document) {
-        self.seen.entry(text_key(&doc.text)).or_insert_with(|| doc.id.clone());
+        self.seen
+            .entry(text_key(&doc.text))
+            .or_insert_with(|| doc.id.clone());
     }
 
     fn process(&mut self, doc: &mut Document) -> Result<Verdict, RecordError> {
         let key = text_key(&doc.text);
         match self.seen.get(&key) {
             Some(owner) if *owner != doc.id => {
-                doc.attrs.insert("dedup".into(), json!({ "exact_of": owner.as_str() }));
+                doc.attrs
+                    .insert("dedup".into(), json!({ "exact_of": owner.as_str() }));
                 Ok(Verdict::Drop(reasons::EXACT_DUPLICATE))
             }
             Some(_) => Ok(Verdict::Keep),
@@ -221,12 +243,21 @@ mod tests {
         ];
         let first = docs[0].id.clone();
         let (kept, stats) = check_stage(Stage::Task(Box::new(ExactDedup::default())), docs);
-        assert_eq!(kept.iter().map(|d| d.url.as_str()).collect::<Vec<_>>(), vec!["a", "b"]);
-        assert_eq!(stats.stage("exact_dedup").unwrap().dropped["exact_duplicate"], 2);
+        assert_eq!(
+            kept.iter().map(|d| d.url.as_str()).collect::<Vec<_>>(),
+            vec!["a", "b"]
+        );
+        assert_eq!(
+            stats.stage("exact_dedup").unwrap().dropped["exact_duplicate"],
+            2
+        );
         let mut d = ExactDedup::default();
         Task::seed(&mut d, &kept[0]);
         let mut again = Document::new("c", "hello world");
-        assert_eq!(d.process(&mut again).unwrap(), Verdict::Drop(reasons::EXACT_DUPLICATE));
+        assert_eq!(
+            d.process(&mut again).unwrap(),
+            Verdict::Drop(reasons::EXACT_DUPLICATE)
+        );
         assert_eq!(again.attrs["dedup"]["exact_of"], first.as_str());
         // replaying the owner itself keeps it
         let mut owner = kept[0].clone();
@@ -235,26 +266,47 @@ mod tests {
 
     #[test]
     fn near_duplicates_are_removed_and_record_their_owner() {
-        let base: Vec<String> = (0..300).map(|i| crate::testing::word((i * 7919) % 2000)).collect();
+        let base: Vec<String> = (0..300)
+            .map(|i| crate::testing::word((i * 7919) % 2000))
+            .collect();
         let a = base.join(" ");
         let mut v = base.clone();
         v[150] = "edited".into();
         let near = v.join(" ");
-        let other: Vec<String> = (0..300).map(|i| format!("x{}", crate::testing::word((i * 104_729) % 3000))).collect();
-        let docs = vec![Document::new("a", a), Document::new("b", near), Document::new("c", other.join(" ")), Document::new("d", ""), Document::new("e", "one")];
+        let other: Vec<String> = (0..300)
+            .map(|i| format!("x{}", crate::testing::word((i * 104_729) % 3000)))
+            .collect();
+        let docs = vec![
+            Document::new("a", a),
+            Document::new("b", near),
+            Document::new("c", other.join(" ")),
+            Document::new("d", ""),
+            Document::new("e", "one"),
+        ];
         let first = docs[0].id.clone();
         let task = NearDedup::new(&DedupConfig::default(), Box::new(MemoryIndex::default()));
         let (kept, stats) = check_stage(Stage::Task(Box::new(task)), docs);
-        assert_eq!(kept.iter().map(|d| d.url.as_str()).collect::<Vec<_>>(), vec!["a", "c", "d", "e"]);
-        assert_eq!(stats.stage("near_dedup").unwrap().dropped["near_duplicate"], 1);
+        assert_eq!(
+            kept.iter().map(|d| d.url.as_str()).collect::<Vec<_>>(),
+            vec!["a", "c", "d", "e"]
+        );
+        assert_eq!(
+            stats.stage("near_dedup").unwrap().dropped["near_duplicate"],
+            1
+        );
         let _ = first;
     }
 
     #[test]
     fn rocksdb_index_dedups_a_second_batch_against_the_first() {
         let dir = tempfile::tempdir().unwrap();
-        let cfg = DedupConfig { index_dir: Some(dir.path().join("idx").display().to_string()), ..Default::default() };
-        let text: Vec<String> = (0..300).map(|i| crate::testing::word((i * 7919) % 2000)).collect();
+        let cfg = DedupConfig {
+            index_dir: Some(dir.path().join("idx").display().to_string()),
+            ..Default::default()
+        };
+        let text: Vec<String> = (0..300)
+            .map(|i| crate::testing::word((i * 7919) % 2000))
+            .collect();
         let first = Document::new("https://a/1", text.join(" "));
         {
             let mut t = NearDedup::new(&cfg, cfg.open_index().unwrap());
@@ -265,12 +317,18 @@ mod tests {
         v[10] = "edited".into();
         let mut second = Document::new("https://b/1", v.join(" "));
         let mut t = NearDedup::new(&cfg, cfg.open_index().unwrap());
-        assert_eq!(t.process(&mut second).unwrap(), Verdict::Drop(reasons::NEAR_DUPLICATE));
+        assert_eq!(
+            t.process(&mut second).unwrap(),
+            Verdict::Drop(reasons::NEAR_DUPLICATE)
+        );
         assert_eq!(second.attrs["dedup"]["near_of"], first.id.as_str());
         // replaying the first batch keeps its document (it owns its entries)
         assert_eq!(t.process(&mut first.clone()).unwrap(), Verdict::Keep);
         drop(t);
-        let bad = DedupConfig { index_dir: Some("/proc/no/such/dir".into()), ..Default::default() };
+        let bad = DedupConfig {
+            index_dir: Some("/proc/no/such/dir".into()),
+            ..Default::default()
+        };
         assert!(bad.open_index().is_err());
     }
 
@@ -280,9 +338,22 @@ mod tests {
         let b = a.replacen("钓鱼", "游泳", 1);
         let c = "东京的地铁系统非常复杂但是很准时，每天有数百万人乘坐电车上班上学，车站里总是人来人往。".repeat(3);
         let task = NearDedup::new(&DedupConfig::default(), Box::new(MemoryIndex::default()));
-        let (kept, stats) = check_stage(Stage::Task(Box::new(task)), vec![Document::new("a", a), Document::new("b", b), Document::new("c", c)]);
-        assert_eq!(kept.iter().map(|d| d.url.as_str()).collect::<Vec<_>>(), vec!["a", "c"]);
-        assert_eq!(stats.stage("near_dedup").unwrap().dropped["near_duplicate"], 1);
+        let (kept, stats) = check_stage(
+            Stage::Task(Box::new(task)),
+            vec![
+                Document::new("a", a),
+                Document::new("b", b),
+                Document::new("c", c),
+            ],
+        );
+        assert_eq!(
+            kept.iter().map(|d| d.url.as_str()).collect::<Vec<_>>(),
+            vec!["a", "c"]
+        );
+        assert_eq!(
+            stats.stage("near_dedup").unwrap().dropped["near_duplicate"],
+            1
+        );
     }
 
     #[test]

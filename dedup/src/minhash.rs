@@ -37,7 +37,16 @@ fn mix(mut z: u64) -> u64 {
 impl MinHasher {
     /// `n`-word shingles, `num` hash functions, seeded.
     pub fn new(n: usize, num: usize, seed: u64) -> MinHasher {
-        MinHasher { n: n.max(1), num, seed, norm: String::new(), words: Vec::new(), shingles: Vec::new(), sig: vec![u64::MAX; num], scratch: Vec::new() }
+        MinHasher {
+            n: n.max(1),
+            num,
+            seed,
+            norm: String::new(),
+            words: Vec::new(),
+            shingles: Vec::new(),
+            sig: vec![u64::MAX; num],
+            scratch: Vec::new(),
+        }
     }
 
     fn normalise(&mut self, text: &str) {
@@ -104,14 +113,21 @@ impl MinHasher {
         self.shingles.clear();
         let n = self.n;
         if !self.words.is_empty() {
-            let windows = if self.words.len() >= n { self.words.len() - n + 1 } else { 1 };
+            let windows = if self.words.len() >= n {
+                self.words.len() - n + 1
+            } else {
+                1
+            };
             for i in 0..windows {
                 let last = (i + n).min(self.words.len()) - 1;
                 let (s, _) = self.words[i];
                 let (_, e) = self.words[last];
                 // words are separated by single spaces (or adjacent for CJK), so the span
                 // identifies the shingle
-                self.shingles.push(xxhash_rust::xxh3::xxh3_64_with_seed(&self.norm.as_bytes()[s..e], self.seed));
+                self.shingles.push(xxhash_rust::xxh3::xxh3_64_with_seed(
+                    &self.norm.as_bytes()[s..e],
+                    self.seed,
+                ));
             }
         }
         self.shingles.sort_unstable();
@@ -192,7 +208,6 @@ mod tests {
     use super::*;
     use crate::testing::word;
 
-
     #[test]
     fn similar_texts_have_similar_signatures() {
         let base: Vec<String> = (0..200).map(|i| word((i * 7919) % 1000)).collect();
@@ -220,7 +235,10 @@ mod tests {
         m.compute("Hello, WORLD! 123 ｆｕｌｌｗｉｄｔｈ");
         let s1 = m.shingles.clone();
         m.compute("hello world 999 fullwidth");
-        assert_eq!(s1, m.shingles, "case, punctuation, digits and NFKC are normalised");
+        assert_eq!(
+            s1, m.shingles,
+            "case, punctuation, digits and NFKC are normalised"
+        );
         assert_eq!(s1.len(), 1, "fewer than n words: one shingle");
         m.compute("");
         assert!(m.shingles.is_empty());

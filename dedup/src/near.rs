@@ -49,7 +49,9 @@ impl MemoryIndex {
 
 impl LshIndex for MemoryIndex {
     fn owner(&self, band: u32, key: u64) -> Option<DocId> {
-        self.bands.get(&(band, key)).map(|n| self.ids[*n as usize].clone())
+        self.bands
+            .get(&(band, key))
+            .map(|n| self.ids[*n as usize].clone())
     }
     fn claim(&mut self, band: u32, key: u64, id: &DocId) {
         if !self.bands.contains_key(&(band, key)) {
@@ -62,7 +64,10 @@ impl LshIndex for MemoryIndex {
         self.docs.insert(n, (shingles.into(), sig.into()));
     }
     fn load(&self, id: &DocId) -> Option<(Vec<u64>, Vec<u64>)> {
-        self.numbers.get(id).and_then(|n| self.docs.get(n)).map(|(a, b)| (a.to_vec(), b.to_vec()))
+        self.numbers
+            .get(id)
+            .and_then(|n| self.docs.get(n))
+            .map(|(a, b)| (a.to_vec(), b.to_vec()))
     }
 }
 
@@ -104,7 +109,11 @@ impl NearDedup {
             self.index.claim(b as u32, k, id);
         }
         if self.verify != Verify::None {
-            let shingles = if self.verify == Verify::Jaccard { self.hasher.shingles.as_slice() } else { &[] };
+            let shingles = if self.verify == Verify::Jaccard {
+                self.hasher.shingles.as_slice()
+            } else {
+                &[]
+            };
             self.index.store(id, shingles, &self.hasher.sig);
         }
         self.index.commit();
@@ -125,10 +134,20 @@ impl NearDedup {
         for c in cands {
             let sim = match self.verify {
                 Verify::None => 1.0,
-                Verify::Signature => self.index.load(&c).map_or(0.0, |(_, sig)| estimate(&self.hasher.sig, &sig)),
-                Verify::Jaccard => self.index.load(&c).map_or(0.0, |(sh, _)| jaccard(&self.hasher.shingles, &sh)),
+                Verify::Signature => self
+                    .index
+                    .load(&c)
+                    .map_or(0.0, |(_, sig)| estimate(&self.hasher.sig, &sig)),
+                Verify::Jaccard => self
+                    .index
+                    .load(&c)
+                    .map_or(0.0, |(sh, _)| jaccard(&self.hasher.shingles, &sh)),
             };
-            if sim >= self.threshold && best.as_ref().is_none_or(|(bid, bs)| sim > *bs || (sim == *bs && c < *bid)) {
+            if sim >= self.threshold
+                && best
+                    .as_ref()
+                    .is_none_or(|(bid, bs)| sim > *bs || (sim == *bs && c < *bid))
+            {
                 best = Some((c, sim));
             }
         }

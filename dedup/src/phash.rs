@@ -38,7 +38,11 @@ pub fn phash_pixels(rgb: &[u8], w: usize, h: usize, channels: usize) -> Option<u
     }
     // bins are disjoint and contiguous: one sequential pass, summing each row into its bins
     // (bin b covers [b * len / N, (b + 1) * len / N), as in area_average)
-    let sums = if c == 4 { bin_sums::<4>(rgb, w, h) } else { bin_sums::<3>(rgb, w, h) };
+    let sums = if c == 4 {
+        bin_sums::<4>(rgb, w, h)
+    } else {
+        bin_sums::<3>(rgb, w, h)
+    };
     let mut small = [[0f64; N]; N];
     for (y, row) in small.iter_mut().enumerate() {
         let rows = (y + 1) * h / N - y * h / N;
@@ -99,7 +103,18 @@ fn area_average(w: usize, h: usize, px: impl Fn(usize) -> u64) -> [[f64; N]; N] 
 /// their median (the DC term excluded from the median).
 fn dct_bits(small: &[[f64; N]; N]) -> u64 {
     static COS: std::sync::OnceLock<Vec<Vec<f64>>> = std::sync::OnceLock::new();
-    let cos = COS.get_or_init(|| (0..8).map(|u| (0..N).map(|x| ((2 * x + 1) as f64 * u as f64 * std::f64::consts::PI / (2 * N) as f64).cos()).collect()).collect());
+    let cos = COS.get_or_init(|| {
+        (0..8)
+            .map(|u| {
+                (0..N)
+                    .map(|x| {
+                        ((2 * x + 1) as f64 * u as f64 * std::f64::consts::PI / (2 * N) as f64)
+                            .cos()
+                    })
+                    .collect()
+            })
+            .collect()
+    });
     let mut coef = [0f64; 64];
     for u in 0..8 {
         for v in 0..8 {
@@ -135,7 +150,9 @@ pub struct HammingIndex<T: Clone> {
 impl<T: Clone> HammingIndex<T> {
     /// An empty index.
     pub fn new() -> Self {
-        HammingIndex { bands: HashMap::new() }
+        HammingIndex {
+            bands: HashMap::new(),
+        }
     }
 
     /// The closest stored item within `max_distance` (at most 7 for exact recall) of `hash`.
@@ -156,7 +173,10 @@ impl<T: Clone> HammingIndex<T> {
     /// Stores a hash.
     pub fn insert(&mut self, hash: u64, item: T) {
         for b in 0..8u8 {
-            self.bands.entry((b, (hash >> (8 * b)) as u8)).or_default().push((hash, item.clone()));
+            self.bands
+                .entry((b, (hash >> (8 * b)) as u8))
+                .or_default()
+                .push((hash, item.clone()));
         }
     }
 }
@@ -166,7 +186,10 @@ mod tests {
     use super::*;
 
     fn img(w: usize, h: usize, f: impl Fn(usize, usize) -> u8) -> Vec<u8> {
-        (0..h).flat_map(|y| (0..w).map(move |x| (x, y))).map(|(x, y)| f(x, y)).collect()
+        (0..h)
+            .flat_map(|y| (0..w).map(move |x| (x, y)))
+            .map(|(x, y)| f(x, y))
+            .collect()
     }
 
     #[test]
@@ -175,10 +198,27 @@ mod tests {
         let small = img(100, 75, |x, y| (((x * 2) * 255 / 200) ^ (y * 2 * 3)) as u8);
         let bright = a.iter().map(|p| p.saturating_add(20)).collect::<Vec<_>>();
         let other = img(200, 150, |x, y| ((x * y) % 251) as u8);
-        let (ha, hs, hb, ho) = (phash(&a, 200, 150).unwrap(), phash(&small, 100, 75).unwrap(), phash(&bright, 200, 150).unwrap(), phash(&other, 200, 150).unwrap());
-        assert!((ha ^ hs).count_ones() <= 6, "resized: {}", (ha ^ hs).count_ones());
-        assert!((ha ^ hb).count_ones() <= 6, "brightened: {}", (ha ^ hb).count_ones());
-        assert!((ha ^ ho).count_ones() > 15, "different: {}", (ha ^ ho).count_ones());
+        let (ha, hs, hb, ho) = (
+            phash(&a, 200, 150).unwrap(),
+            phash(&small, 100, 75).unwrap(),
+            phash(&bright, 200, 150).unwrap(),
+            phash(&other, 200, 150).unwrap(),
+        );
+        assert!(
+            (ha ^ hs).count_ones() <= 6,
+            "resized: {}",
+            (ha ^ hs).count_ones()
+        );
+        assert!(
+            (ha ^ hb).count_ones() <= 6,
+            "brightened: {}",
+            (ha ^ hb).count_ones()
+        );
+        assert!(
+            (ha ^ ho).count_ones() > 15,
+            "different: {}",
+            (ha ^ ho).count_ones()
+        );
         let mut idx = HammingIndex::new();
         idx.insert(ha, "a");
         assert_eq!(idx.find(hb, 7).map(|x| x.0), Some("a"));
@@ -186,9 +226,25 @@ mod tests {
         assert!(idx.find(ho, 7).is_none());
         assert!(phash(&[], 0, 0).is_none());
         // the RGB entry point hashes the same luminance
-        let rgb: Vec<u8> = (0..200 * 150).flat_map(|i| [(i % 200) as u8, (i / 200) as u8, ((i * 7) % 251) as u8]).collect();
-        let luma: Vec<u8> = rgb.chunks(3).map(|p| ((p[0] as u32 * 2126 + p[1] as u32 * 7152 + p[2] as u32 * 722 + 5000) / 10000) as u8).collect();
-        assert!((phash_rgb(&rgb, 200, 150).unwrap() ^ phash(&luma, 200, 150).unwrap()).count_ones() <= 2);
-        assert!((phash_rgb(&rgb[..20 * 15 * 3], 20, 15).unwrap() ^ phash(&luma[..300], 20, 15).unwrap()).count_ones() <= 2, "tiny images too");
+        let rgb: Vec<u8> = (0..200 * 150)
+            .flat_map(|i| [(i % 200) as u8, (i / 200) as u8, ((i * 7) % 251) as u8])
+            .collect();
+        let luma: Vec<u8> = rgb
+            .chunks(3)
+            .map(|p| {
+                ((p[0] as u32 * 2126 + p[1] as u32 * 7152 + p[2] as u32 * 722 + 5000) / 10000) as u8
+            })
+            .collect();
+        assert!(
+            (phash_rgb(&rgb, 200, 150).unwrap() ^ phash(&luma, 200, 150).unwrap()).count_ones()
+                <= 2
+        );
+        assert!(
+            (phash_rgb(&rgb[..20 * 15 * 3], 20, 15).unwrap()
+                ^ phash(&luma[..300], 20, 15).unwrap())
+            .count_ones()
+                <= 2,
+            "tiny images too"
+        );
     }
 }

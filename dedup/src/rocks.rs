@@ -48,8 +48,12 @@ impl RocksIndex {
         let mut opts = Options::default();
         opts.create_if_missing(true);
         opts.set_max_open_files(256);
-        let db = DB::open(&opts, dir).map_err(|e| format!("cannot open the dedup index at {}: {e}", dir.display()))?;
-        Ok(RocksIndex { db, batch: WriteBatch::default() })
+        let db = DB::open(&opts, dir)
+            .map_err(|e| format!("cannot open the dedup index at {}: {e}", dir.display()))?;
+        Ok(RocksIndex {
+            db,
+            batch: WriteBatch::default(),
+        })
     }
 
     fn flush_batch(&mut self) {
@@ -63,12 +67,20 @@ impl RocksIndex {
 
 impl LshIndex for RocksIndex {
     fn owner(&self, band: u32, key: u64) -> Option<DocId> {
-        self.db.get(band_key(band, key)).expect("reading the dedup index failed").map(|v| DocId::from_external(String::from_utf8_lossy(&v).into_owned()))
+        self.db
+            .get(band_key(band, key))
+            .expect("reading the dedup index failed")
+            .map(|v| DocId::from_external(String::from_utf8_lossy(&v).into_owned()))
     }
 
     fn claim(&mut self, band: u32, key: u64, id: &DocId) {
         let k = band_key(band, key);
-        if self.db.get(k).expect("reading the dedup index failed").is_none() {
+        if self
+            .db
+            .get(k)
+            .expect("reading the dedup index failed")
+            .is_none()
+        {
             self.batch.put(k, id.as_str().as_bytes());
         }
     }
@@ -84,10 +96,19 @@ impl LshIndex for RocksIndex {
     }
 
     fn load(&self, id: &DocId) -> Option<(Vec<u64>, Vec<u64>)> {
-        let v = self.db.get(doc_key(id)).expect("reading the dedup index failed")?;
+        let v = self
+            .db
+            .get(doc_key(id))
+            .expect("reading the dedup index failed")?;
         let n = u32::from_le_bytes(v.get(..4)?.try_into().ok()?) as usize;
-        let all: Vec<u64> = v[4..].chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect();
-        Some((all[..n.min(all.len())].to_vec(), all[n.min(all.len())..].to_vec()))
+        let all: Vec<u64> = v[4..]
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+            .collect();
+        Some((
+            all[..n.min(all.len())].to_vec(),
+            all[n.min(all.len())..].to_vec(),
+        ))
     }
 
     fn commit(&mut self) {

@@ -7,7 +7,18 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let dir = args.get(1).expect("usage: extract_speed DIR [REPEAT]");
     let repeat: usize = args.get(2).and_then(|r| r.parse().ok()).unwrap_or(3);
-    let mut pages: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir).expect("read dir").filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "html")).map(|p| (format!("file://{}", p.display()), std::fs::read(&p).expect("read page"))).collect();
+    let mut pages: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .expect("read dir")
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "html"))
+        .map(|p| {
+            (
+                format!("file://{}", p.display()),
+                std::fs::read(&p).expect("read page"),
+            )
+        })
+        .collect();
     pages.sort();
     let mb = pages.iter().map(|p| p.1.len()).sum::<usize>() as f64 / 1e6;
     let ex = trawl_extract::Extractor::new(Default::default());

@@ -4,7 +4,9 @@ use encoding_rs::Encoding;
 pub(crate) fn from_content_type(ct: &str) -> Option<&str> {
     ct.split(';').skip(1).find_map(|p| {
         let (k, v) = p.split_once('=')?;
-        k.trim().eq_ignore_ascii_case("charset").then(|| v.trim().trim_matches(['"', '\'']))
+        k.trim()
+            .eq_ignore_ascii_case("charset")
+            .then(|| v.trim().trim_matches(['"', '\'']))
     })
 }
 
@@ -21,10 +23,14 @@ pub fn decode<'a>(bytes: &'a [u8], declared: Option<&str>) -> std::borrow::Cow<'
     if let Ok(s) = std::str::from_utf8(bytes) {
         return std::borrow::Cow::Borrowed(s);
     }
-    let enc = declared.and_then(|d| Encoding::for_label(d.as_bytes())).or_else(|| sniff_meta(&bytes[..bytes.len().min(2048)]));
+    let enc = declared
+        .and_then(|d| Encoding::for_label(d.as_bytes()))
+        .or_else(|| sniff_meta(&bytes[..bytes.len().min(2048)]));
     // a declared UTF-16 without BOM is almost always wrong for HTML; declared UTF-8 is
     // wrong here (the bytes are not UTF-8)
-    let enc = enc.filter(|e| *e != encoding_rs::UTF_16LE && *e != encoding_rs::UTF_16BE && *e != encoding_rs::UTF_8);
+    let enc = enc.filter(|e| {
+        *e != encoding_rs::UTF_16LE && *e != encoding_rs::UTF_16BE && *e != encoding_rs::UTF_8
+    });
     let enc = enc.unwrap_or_else(|| {
         let mut det = chardetng::EncodingDetector::new();
         det.feed(&bytes[..bytes.len().min(256 * 1024)], true);
@@ -39,7 +45,10 @@ fn sniff_meta(head: &[u8]) -> Option<&'static Encoding> {
     while let Some(pos) = find(&lower[i..], b"charset") {
         let start = i + pos + 7;
         let rest = &lower[start..];
-        let rest = rest.iter().skip_while(|b| b.is_ascii_whitespace()).collect::<Vec<_>>();
+        let rest = rest
+            .iter()
+            .skip_while(|b| b.is_ascii_whitespace())
+            .collect::<Vec<_>>();
         if rest.first() == Some(&&b'=') {
             let label: Vec<u8> = rest[1..]
                 .iter()
@@ -75,17 +84,27 @@ mod tests {
         // invalid utf-8 never panics
         assert!(decode(b"<p>\xff\xfe\xfd</p>", None).starts_with("<p>"));
         assert!(decode(b"\x80\x81\xfe\xff\x00<", Some("utf-16")).len() >= 3);
-        assert_eq!(from_content_type("text/html; charset=\"Shift_JIS\""), Some("Shift_JIS"));
+        assert_eq!(
+            from_content_type("text/html; charset=\"Shift_JIS\""),
+            Some("Shift_JIS")
+        );
         // re-encoded to UTF-8 but still declaring gb2312
         let re = "<meta charset=gb2312><p>谷歌在2014年收购的人工智能公司</p>";
         assert!(decode(re.as_bytes(), None).contains("人工智能公司"));
         assert!(decode(re.as_bytes(), Some("gb2312")).contains("人工智能公司"));
         // no declaration: detected
-        let (gbk, _, _) = encoding_rs::GBK.encode("<p>谷歌在2014年收购的人工智能公司开发出一款能够用自己的记忆学习新知识的计算机。</p>");
+        let (gbk, _, _) = encoding_rs::GBK.encode(
+            "<p>谷歌在2014年收购的人工智能公司开发出一款能够用自己的记忆学习新知识的计算机。</p>",
+        );
         assert!(decode(&gbk, None).contains("人工智能公司"));
-        let (sjis, _, _) = encoding_rs::SHIFT_JIS.encode("<p>東京の天気は晴れです。明日は雨が降るでしょう。</p>");
+        let (sjis, _, _) =
+            encoding_rs::SHIFT_JIS.encode("<p>東京の天気は晴れです。明日は雨が降るでしょう。</p>");
         assert!(decode(&sjis, None).contains("東京の天気"));
         // UTF-8 declared but the bytes are windows-1252
-        assert!(decode(b"<p>Caf\xe9 cr\xe8me br\xfbl\xe9e for the na\xefve</p>", Some("utf-8")).contains("Café crème"));
+        assert!(decode(
+            b"<p>Caf\xe9 cr\xe8me br\xfbl\xe9e for the na\xefve</p>",
+            Some("utf-8")
+        )
+        .contains("Café crème"));
     }
 }

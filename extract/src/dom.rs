@@ -21,19 +21,39 @@ pub(crate) struct Extracted {
 
 /// Elements that never hold main content.
 const SKIP_TAGS: &[&str] = &[
-    "script", "style", "noscript", "nav", "footer", "aside", "form", "iframe", "svg", "button", "select", "option",
-    "template", "textarea", "input", "label", "head", "canvas", "object", "embed", "dialog", "menu",
+    "script", "style", "noscript", "nav", "footer", "aside", "form", "iframe", "svg", "button",
+    "select", "option", "template", "textarea", "input", "label", "head", "canvas", "object",
+    "embed", "dialog", "menu",
 ];
 
-static BODY: LazyLock<Selector> = LazyLock::new(|| Selector::parse("body").expect("static selector"));
-static FIGCAPTION: LazyLock<Selector> = LazyLock::new(|| Selector::parse("figcaption").expect("static selector"));
-static ANCHOR: LazyLock<Selector> = LazyLock::new(|| Selector::parse("a").expect("static selector"));
+static BODY: LazyLock<Selector> =
+    LazyLock::new(|| Selector::parse("body").expect("static selector"));
+static FIGCAPTION: LazyLock<Selector> =
+    LazyLock::new(|| Selector::parse("figcaption").expect("static selector"));
+static ANCHOR: LazyLock<Selector> =
+    LazyLock::new(|| Selector::parse("a").expect("static selector"));
 static TR: LazyLock<Selector> = LazyLock::new(|| Selector::parse("tr").expect("static selector"));
-static CELL: LazyLock<Selector> = LazyLock::new(|| Selector::parse("th, td").expect("static selector"));
+static CELL: LazyLock<Selector> =
+    LazyLock::new(|| Selector::parse("th, td").expect("static selector"));
 
 const BLOCK_TAGS: &[&str] = &[
-    "p", "div", "section", "article", "main", "header", "blockquote", "figure", "figcaption", "dl", "dt", "dd",
-    "address", "details", "summary", "center", "hgroup",
+    "p",
+    "div",
+    "section",
+    "article",
+    "main",
+    "header",
+    "blockquote",
+    "figure",
+    "figcaption",
+    "dl",
+    "dt",
+    "dd",
+    "address",
+    "details",
+    "summary",
+    "center",
+    "hgroup",
 ];
 
 /// Chooses the content blocks of a page for the LLM step: `(title, blocks)` to the indices
@@ -43,18 +63,41 @@ pub(crate) type Chooser<'a> = &'a dyn Fn(Option<&str>, &[&str]) -> Result<Vec<us
 /// Extracts the main content. With `choose`, the page's every visible block (nothing pruned)
 /// goes to it first, from the same parse; the rule-based walk runs only when it has no
 /// answer (`Extracted::llm` says what happened).
-pub(crate) fn extract(html: &str, base_url: &str, keep_images: bool, choose: Option<Chooser<'_>>) -> Extracted {
+pub(crate) fn extract(
+    html: &str,
+    base_url: &str,
+    keep_images: bool,
+    choose: Option<Chooser<'_>>,
+) -> Extracted {
     let doc = Html::parse_document(html);
     let base = url::Url::parse(base_url).ok();
     let meta = crate::meta::page_meta(&doc, base.as_ref());
     let title = meta.title.clone();
-    let html_lang = doc.root_element().value().attr("lang").map(|l| l.trim().to_ascii_lowercase()).filter(|l| !l.is_empty());
+    let html_lang = doc
+        .root_element()
+        .value()
+        .attr("lang")
+        .map(|l| l.trim().to_ascii_lowercase())
+        .filter(|l| !l.is_empty());
     let (noai, noimageai, noindex) = (meta.noai, meta.noimageai, meta.noindex);
 
     let scores = crate::score::score(&doc);
     let body_sel = &*BODY;
-    let body = doc.select(body_sel).next().unwrap_or_else(|| doc.root_element());
-    let walker = |root_is_content: bool, prune: Prune| Walker { out: String::new(), cur: String::new(), images: Vec::new(), base: base.clone(), keep_images, root_is_content, depth: 0, scores: &scores, prune };
+    let body = doc
+        .select(body_sel)
+        .next()
+        .unwrap_or_else(|| doc.root_element());
+    let walker = |root_is_content: bool, prune: Prune| Walker {
+        out: String::new(),
+        cur: String::new(),
+        images: Vec::new(),
+        base: base.clone(),
+        keep_images,
+        root_is_content,
+        depth: 0,
+        scores: &scores,
+        prune,
+    };
     let mut llm = None;
     if let Some(choose) = choose {
         let mut w = walker(true, Prune::Nothing);
@@ -67,12 +110,26 @@ pub(crate) fn extract(html: &str, base_url: &str, keep_images: bool, choose: Opt
                 let mut keep = vec![false; blocks.len()];
                 ids.iter().for_each(|&i| keep[i] = true);
                 let (text, images) = rebuild(&blocks, &keep, w.images);
-                return Extracted { text, images, title, meta, html_lang, noai, noimageai, noindex, llm: Some(Ok(())) };
+                return Extracted {
+                    text,
+                    images,
+                    title,
+                    meta,
+                    html_lang,
+                    noai,
+                    noimageai,
+                    noindex,
+                    llm: Some(Ok(())),
+                };
             }
             Err(why) => llm = Some(Err(why)),
         }
     }
-    let root = scores.root.and_then(|id| doc.tree.get(id)).and_then(ElementRef::wrap).unwrap_or(body);
+    let root = scores
+        .root
+        .and_then(|id| doc.tree.get(id))
+        .and_then(ElementRef::wrap)
+        .unwrap_or(body);
     let mut w = walker(root.id() != body.id(), Prune::Full);
     w.walk(root, 0);
     w.flush();
@@ -98,7 +155,17 @@ pub(crate) fn extract(html: &str, base_url: &str, keep_images: bool, choose: Opt
             images.clear();
         }
     }
-    Extracted { text, images, title, meta, html_lang, noai, noimageai, noindex, llm }
+    Extracted {
+        text,
+        images,
+        title,
+        meta,
+        html_lang,
+        noai,
+        noimageai,
+        noindex,
+        llm,
+    }
 }
 
 /// Characters a JSON-LD `articleBody` needs before it can replace the extracted text.
@@ -109,7 +176,8 @@ const ARTICLE_BODY_MIN_CHARS: usize = 500;
 fn bold_subheading(e: ElementRef<'_>) -> bool {
     let (mut bold, mut total) = (0usize, 0usize);
     let mut text = String::new();
-    let mut stack: Vec<(ego_tree::NodeRef<'_, scraper::Node>, bool)> = e.children().map(|c| (c, false)).collect();
+    let mut stack: Vec<(ego_tree::NodeRef<'_, scraper::Node>, bool)> =
+        e.children().map(|c| (c, false)).collect();
     stack.reverse();
     while let Some((n, in_bold)) = stack.pop() {
         match n.value() {
@@ -136,7 +204,9 @@ fn bold_subheading(e: ElementRef<'_>) -> bool {
     }
     let t = text.trim();
     // one bold word alone is more often a label ("Update", "BVINEWS.COM") than a heading
-    total > 0 && t.split_whitespace().count() >= 2 && !t.ends_with(['.', '!', '?', ':', ',', ';', '…'])
+    total > 0
+        && t.split_whitespace().count() >= 2
+        && !t.ends_with(['.', '!', '?', ':', ',', ';', '…'])
 }
 
 /// Whether a block at the edge of the content is a fragment around it (section labels,
@@ -151,8 +221,30 @@ fn edge_fragment(block: &str) -> bool {
     let lower = plain.to_lowercase();
     // calls to action and site furniture that close many articles
     let phrase = [
-        "©", "copyright", "all rights reserved", "share this", "follow us", "sign up", "subscribe", "advertisement", "read more", "related", "tags:", "filed under", "newsletter",
-        "if you enjoyed", "support us", "unterstütze", "folge uns", "folgen sie", "abonnier", "suivez-nous", "síguenos", "seguici", "written permission", "reprint",
+        "©",
+        "copyright",
+        "all rights reserved",
+        "share this",
+        "follow us",
+        "sign up",
+        "subscribe",
+        "advertisement",
+        "read more",
+        "related",
+        "tags:",
+        "filed under",
+        "newsletter",
+        "if you enjoyed",
+        "support us",
+        "unterstütze",
+        "folge uns",
+        "folgen sie",
+        "abonnier",
+        "suivez-nous",
+        "síguenos",
+        "seguici",
+        "written permission",
+        "reprint",
     ]
     .iter()
     .any(|p| lower.contains(p));
@@ -166,21 +258,88 @@ fn edge_fragment(block: &str) -> bool {
     let sentence_end = plain.ends_with(['.', '!', '?', '…', '"', '”', '»', '。', '！', '？']);
     // credits and captions in parentheses, dates and times
     let credit = plain.starts_with('(') && plain.ends_with(')') && n < 150;
-    let date = n <= 40 && plain.chars().filter(|c| c.is_ascii_digit()).count() * 2 >= plain.chars().filter(|c| c.is_alphanumeric()).count();
+    let date = n <= 40
+        && plain.chars().filter(|c| c.is_ascii_digit()).count() * 2
+            >= plain.chars().filter(|c| c.is_alphanumeric()).count();
     credit || date || (n < 60 && !sentence_end)
 }
 
 /// Section labels that end an article: what follows is teasers, not the story.
 const STOP_LABELS: &[&str] = &[
-    "most popular", "most read", "related", "related articles", "related stories", "related posts", "related content", "recommended", "recommended for you", "read next", "more stories",
-    "more from", "more on this story", "you may also like", "you might also like", "trending", "trending now", "popular", "latest", "latest news", "top stories", "editor's picks", "around the web",
-    "mehr zum thema", "auch interessant", "das könnte sie auch interessieren", "weitere artikel", "meistgelesen", "meistgelesene artikel", "ähnliche artikel", "lesen sie auch",
-    "à lire aussi", "a lire aussi", "sur le même sujet", "articles similaires", "les plus lus", "te puede interesar", "noticias relacionadas", "lo más leído", "leggi anche", "articoli correlati",
-    "читайте также", "похожие статьи", "самые популярные", "популярное", "czytaj także", "zobacz także", "najpopularniejsze", "lees ook", "gerelateerde artikelen", "leia também", "veja também",
-    "mais lidas", "zum weiterlesen", "lesen sie auch", "top themen",
+    "most popular",
+    "most read",
+    "related",
+    "related articles",
+    "related stories",
+    "related posts",
+    "related content",
+    "recommended",
+    "recommended for you",
+    "read next",
+    "more stories",
+    "more from",
+    "more on this story",
+    "you may also like",
+    "you might also like",
+    "trending",
+    "trending now",
+    "popular",
+    "latest",
+    "latest news",
+    "top stories",
+    "editor's picks",
+    "around the web",
+    "mehr zum thema",
+    "auch interessant",
+    "das könnte sie auch interessieren",
+    "weitere artikel",
+    "meistgelesen",
+    "meistgelesene artikel",
+    "ähnliche artikel",
+    "lesen sie auch",
+    "à lire aussi",
+    "a lire aussi",
+    "sur le même sujet",
+    "articles similaires",
+    "les plus lus",
+    "te puede interesar",
+    "noticias relacionadas",
+    "lo más leído",
+    "leggi anche",
+    "articoli correlati",
+    "читайте также",
+    "похожие статьи",
+    "самые популярные",
+    "популярное",
+    "czytaj także",
+    "zobacz także",
+    "najpopularniejsze",
+    "lees ook",
+    "gerelateerde artikelen",
+    "leia também",
+    "veja também",
+    "mais lidas",
+    "zum weiterlesen",
+    "lesen sie auch",
+    "top themen",
     // the comment section closes the article too
-    "comments", "comment", "leave a reply", "leave a comment", "join the discussion", "kommentare", "kommentar schreiben", "schreibe einen kommentar", "commentaires",
-    "laisser un commentaire", "comentarios", "deja un comentario", "commenti", "lascia un commento", "komentarze", "reacties", "комментарии",
+    "comments",
+    "comment",
+    "leave a reply",
+    "leave a comment",
+    "join the discussion",
+    "kommentare",
+    "kommentar schreiben",
+    "schreibe einen kommentar",
+    "commentaires",
+    "laisser un commentaire",
+    "comentarios",
+    "deja un comentario",
+    "commenti",
+    "lascia un commento",
+    "komentarze",
+    "reacties",
+    "комментарии",
 ];
 
 /// Where the content ends at a teaser-section label (a heading or a short line like
@@ -189,13 +348,28 @@ fn stop_label_cut(text: &str) -> usize {
     let mut pos = 0;
     for b in trawl_core::text::split_paragraphs(text) {
         // "Comments (12)", "Kommentare: 3" count as the label
-        let label = b.trim_start_matches(['#', ' ']).trim().trim_end_matches(|c: char| c.is_ascii_digit() || matches!(c, ':' | '.' | '(' | ')' | ' ')).trim().to_lowercase();
-        let heading_like = b.starts_with('#') || (label.chars().count() <= 40 && !label.contains('.'));
+        let label = b
+            .trim_start_matches(['#', ' '])
+            .trim()
+            .trim_end_matches(|c: char| {
+                c.is_ascii_digit() || matches!(c, ':' | '.' | '(' | ')' | ' ')
+            })
+            .trim()
+            .to_lowercase();
+        let heading_like =
+            b.starts_with('#') || (label.chars().count() <= 40 && !label.contains('.'));
         // exact, or a multi-word label heading a longer title ("Most popular diets")
         // or followed by a separator and a gloss ("Related — 有關", "Comments | 3")
         let hit = STOP_LABELS.iter().any(|l| {
             label == *l
-                || (label.len() <= l.len() + 30 && label.starts_with(l) && (l.contains(' ') || label[l.len()..].starts_with(|c: char| !c.is_alphanumeric() && c != ' ') || label[l.len()..].trim_start().starts_with(|c: char| !c.is_alphanumeric())))
+                || (label.len() <= l.len() + 30
+                    && label.starts_with(l)
+                    && (l.contains(' ')
+                        || label[l.len()..]
+                            .starts_with(|c: char| !c.is_alphanumeric() && c != ' ')
+                        || label[l.len()..]
+                            .trim_start()
+                            .starts_with(|c: char| !c.is_alphanumeric())))
         });
         if pos * 2 >= text.len() && heading_like && hit {
             return pos.saturating_sub(2);
@@ -209,7 +383,11 @@ fn stop_label_cut(text: &str) -> usize {
 /// "Kommentieren"): a few words, no sentence, not a heading, list item, table or code.
 fn label_block(block: &str) -> bool {
     let t = block.trim();
-    if t.starts_with(['#', '|', '-', '>']) || t.contains("```") || t.split_once(". ").is_some_and(|(n, _)| n.chars().all(|c| c.is_ascii_digit())) {
+    if t.starts_with(['#', '|', '-', '>'])
+        || t.contains("```")
+        || t.split_once(". ")
+            .is_some_and(|(n, _)| n.chars().all(|c| c.is_ascii_digit()))
+    {
         return false;
     }
     let words = t.split_whitespace().count();
@@ -229,7 +407,13 @@ fn tidy(text: &str, images: Vec<ImageRef>, title: Option<&str>) -> (String, Vec<
     while hi > lo && (blocks[hi - 1].1.starts_with('#') || edge_fragment(blocks[hi - 1].1)) {
         hi -= 1;
     }
-    let norm = |s: &str| s.trim_start_matches(['#', ' ']).split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+    let norm = |s: &str| {
+        s.trim_start_matches(['#', ' '])
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase()
+    };
     let title = title.map(norm).unwrap_or_default();
     let is_title_block = |b: &str| {
         b.starts_with("# ") && !title.is_empty() && {
@@ -239,7 +423,10 @@ fn tidy(text: &str, images: Vec<ImageRef>, title: Option<&str>) -> (String, Vec<
     };
     // kickers and teaser headings above the page's title heading are not the article
     if let Some(j) = (lo..hi.min(lo + 4)).find(|&j| is_title_block(blocks[j].1)) {
-        if blocks[lo..j].iter().all(|(_, b)| b.starts_with('#') || b.chars().count() < 100) {
+        if blocks[lo..j]
+            .iter()
+            .all(|(_, b)| b.starts_with('#') || b.chars().count() < 100)
+        {
             lo = j;
         }
     }
@@ -255,7 +442,12 @@ fn tidy(text: &str, images: Vec<ImageRef>, title: Option<&str>) -> (String, Vec<
     for (i, k) in keep.iter_mut().enumerate() {
         *k = *k && i >= lo && i < hi && !label_block(blocks[i].1);
     }
-    let kept: usize = blocks.iter().zip(&keep).filter(|(_, k)| **k).map(|((_, b), _)| b.len()).sum();
+    let kept: usize = blocks
+        .iter()
+        .zip(&keep)
+        .filter(|(_, k)| **k)
+        .map(|((_, b), _)| b.len())
+        .sum();
     // fringes only, never the bulk (of the text before a teaser-section label, which is
     // in the second half by construction and trusted)
     if lo >= hi || kept * 2 < cut.min(text.len()) {
@@ -279,7 +471,11 @@ fn split_blocks(text: &str) -> Vec<(usize, &str)> {
 }
 
 /// The kept blocks joined again; each image moves with the text it stands before.
-fn rebuild(blocks: &[(usize, &str)], keep: &[bool], mut images: Vec<ImageRef>) -> (String, Vec<ImageRef>) {
+fn rebuild(
+    blocks: &[(usize, &str)],
+    keep: &[bool],
+    mut images: Vec<ImageRef>,
+) -> (String, Vec<ImageRef>) {
     let mut out = String::new();
     // new offset of each old block start (kept or not: where its text would have been)
     let mut new_start = Vec::with_capacity(blocks.len());
@@ -295,7 +491,10 @@ fn rebuild(blocks: &[(usize, &str)], keep: &[bool], mut images: Vec<ImageRef>) -
     for im in &mut images {
         // images stand at a block boundary: the first kept block starting at or after them
         let i = blocks.partition_point(|(p, _)| *p < im.offset);
-        im.offset = (i..blocks.len()).find(|&j| keep[j]).map_or(out.len(), |j| new_start[j]).min(out.len());
+        im.offset = (i..blocks.len())
+            .find(|&j| keep[j])
+            .map_or(out.len(), |j| new_start[j])
+            .min(out.len());
     }
     (out, images)
 }
@@ -335,7 +534,10 @@ const MAX_DEPTH: usize = 256;
 impl Walker<'_> {
     fn flush(&mut self) {
         let block = self.cur.trim();
-        let only_marker = block.trim_start_matches(['#', '-', '>', ' ']).trim().is_empty();
+        let only_marker = block
+            .trim_start_matches(['#', '-', '>', ' '])
+            .trim()
+            .is_empty();
         if !block.is_empty() && !only_marker {
             if !self.out.is_empty() {
                 self.out.push_str("\n\n");
@@ -382,7 +584,9 @@ impl Walker<'_> {
             match child.value() {
                 Node::Text(t) => self.push_text(t),
                 Node::Element(_) => {
-                    let Some(ce) = ElementRef::wrap(child) else { continue };
+                    let Some(ce) = ElementRef::wrap(child) else {
+                        continue;
+                    };
                     self.element(ce, list_depth);
                 }
                 _ => {}
@@ -395,12 +599,19 @@ impl Walker<'_> {
         if SKIP_TAGS.contains(&name) {
             return;
         }
-        if let Some(st) = self.scores.get(e.id()).filter(|_| self.prune != Prune::Nothing) {
+        if let Some(st) = self
+            .scores
+            .get(e.id())
+            .filter(|_| self.prune != Prune::Nothing)
+        {
             if st.boiler {
                 return;
             }
             // negative mass: more links, fragments and boilerplate than prose
-            if self.prune == Prune::Full && st.mass < 0.0 && (st.link as f32 > 0.3 * st.text as f32 || st.mass < -20.0) {
+            if self.prune == Prune::Full
+                && st.mass < 0.0
+                && (st.link as f32 > 0.3 * st.text as f32 || st.mass < -20.0)
+            {
                 return;
             }
         }
@@ -410,7 +621,11 @@ impl Walker<'_> {
         if name == "figcaption" || is_caption(&e) {
             // captions and photo credits belong to their image (ImageRef::caption), not to
             // the running text; an image without a <figure> takes the caption after it
-            if let Some(last) = self.images.last_mut().filter(|im| im.caption.is_none() && im.offset == self.out.len()) {
+            if let Some(last) = self
+                .images
+                .last_mut()
+                .filter(|im| im.caption.is_none() && im.offset == self.out.len())
+            {
                 let c = collapse(&e.text().collect::<String>());
                 if !c.is_empty() && name != "figcaption" {
                     last.caption = Some(c);
@@ -522,14 +737,19 @@ impl Walker<'_> {
     fn flush_list_item(&mut self) {
         let item = self.cur.trim_end().to_string();
         self.cur.clear();
-        let content = item.trim_start().trim_start_matches(|c: char| c == '-' || c.is_ascii_digit() || c == '.').trim();
+        let content = item
+            .trim_start()
+            .trim_start_matches(|c: char| c == '-' || c.is_ascii_digit() || c == '.')
+            .trim();
         if content.is_empty() {
             return;
         }
         if !self.out.is_empty() {
             let prev_is_item = self.out.rsplit('\n').next().is_some_and(|l| {
                 let l = l.trim_start();
-                l.starts_with("- ") || l.split_once(". ").is_some_and(|(n, _)| n.chars().all(|c| c.is_ascii_digit()))
+                l.starts_with("- ")
+                    || l.split_once(". ")
+                        .is_some_and(|(n, _)| n.chars().all(|c| c.is_ascii_digit()))
             });
             self.out.push_str(if prev_is_item { "\n" } else { "\n\n" });
         }
@@ -547,11 +767,17 @@ impl Walker<'_> {
             return;
         }
         let abs = match &self.base {
-            Some(b) => b.join(src).map(|u| u.to_string()).unwrap_or_else(|_| src.to_string()),
+            Some(b) => b
+                .join(src)
+                .map(|u| u.to_string())
+                .unwrap_or_else(|_| src.to_string()),
             None => src.to_string(),
         };
         self.flush();
-        let dim = |k: &str| v.attr(k).and_then(|s| s.trim().trim_end_matches("px").parse::<u32>().ok());
+        let dim = |k: &str| {
+            v.attr(k)
+                .and_then(|s| s.trim().trim_end_matches("px").parse::<u32>().ok())
+        };
         self.images.push(ImageRef {
             src: abs,
             alt: collapse(v.attr("alt").unwrap_or("")),
@@ -567,27 +793,66 @@ impl Walker<'_> {
 /// An element whose class marks it as an image caption or photo credit.
 fn is_caption(e: &ElementRef<'_>) -> bool {
     e.value().attr("class").is_some_and(|c| {
-        c.split(|ch: char| ch.is_whitespace() || ch == '-' || ch == '_').any(|w| {
-            let w = w.to_ascii_lowercase();
-            matches!(w.as_str(), "caption" | "figcaption" | "credit" | "credits" | "imagecaption" | "photocaption" | "photocredit" | "copyright")
-        })
+        c.split(|ch: char| ch.is_whitespace() || ch == '-' || ch == '_')
+            .any(|w| {
+                let w = w.to_ascii_lowercase();
+                matches!(
+                    w.as_str(),
+                    "caption"
+                        | "figcaption"
+                        | "credit"
+                        | "credits"
+                        | "imagecaption"
+                        | "photocaption"
+                        | "photocredit"
+                        | "copyright"
+                )
+            })
     })
 }
 
 /// Lazy-loading attributes carrying the real image URL (`src` is often a placeholder).
-const LAZY_ATTRS: &[&str] = &["data-src", "data-lazy-src", "data-original", "data-url", "data-hi-res-src", "data-full-src", "data-lazy"];
+const LAZY_ATTRS: &[&str] = &[
+    "data-src",
+    "data-lazy-src",
+    "data-original",
+    "data-url",
+    "data-hi-res-src",
+    "data-full-src",
+    "data-lazy",
+];
 
 /// The best URL of an `<img>`: the largest candidate of `srcset`/`data-srcset` (or of a
 /// `<source>` in its `<picture>`), a lazy-load attribute, then `src` unless it is a
 /// placeholder (`data:` URI, 1x1 spacer).
 fn image_source(e: ElementRef<'_>) -> Option<String> {
     let v = e.value();
-    let mut sets: Vec<&str> = ["srcset", "data-srcset", "data-lazy-srcset"].iter().filter_map(|k| v.attr(k)).collect();
-    if let Some(pic) = e.parent().and_then(ElementRef::wrap).filter(|p| p.value().name() == "picture") {
-        for src in pic.children().filter_map(ElementRef::wrap).filter(|c| c.value().name() == "source") {
+    let mut sets: Vec<&str> = ["srcset", "data-srcset", "data-lazy-srcset"]
+        .iter()
+        .filter_map(|k| v.attr(k))
+        .collect();
+    if let Some(pic) = e
+        .parent()
+        .and_then(ElementRef::wrap)
+        .filter(|p| p.value().name() == "picture")
+    {
+        for src in pic
+            .children()
+            .filter_map(ElementRef::wrap)
+            .filter(|c| c.value().name() == "source")
+        {
             let ty = src.value().attr("type").unwrap_or("");
-            if ty.is_empty() || ty.contains("jpeg") || ty.contains("png") || ty.contains("webp") || ty.contains("gif") {
-                sets.extend(["srcset", "data-srcset"].iter().filter_map(|k| src.value().attr(k)));
+            if ty.is_empty()
+                || ty.contains("jpeg")
+                || ty.contains("png")
+                || ty.contains("webp")
+                || ty.contains("gif")
+            {
+                sets.extend(
+                    ["srcset", "data-srcset"]
+                        .iter()
+                        .filter_map(|k| src.value().attr(k)),
+                );
             }
         }
     }
@@ -597,14 +862,34 @@ fn image_source(e: ElementRef<'_>) -> Option<String> {
         .filter_map(|cand| {
             let mut parts = cand.split_whitespace();
             let url = parts.next()?;
-            let w = parts.next().map_or(1.0, |d| d.trim_end_matches(['w', 'x']).parse::<f64>().unwrap_or(1.0));
+            let w = parts.next().map_or(1.0, |d| {
+                d.trim_end_matches(['w', 'x']).parse::<f64>().unwrap_or(1.0)
+            });
             (!url.starts_with("data:")).then_some((w, url))
         })
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, u)| u.to_string());
-    let placeholder = |s: &str| s.is_empty() || s.starts_with("data:") || ["spacer", "blank.gif", "pixel.gif", "1x1", "placeholder"].iter().any(|p| s.to_ascii_lowercase().contains(p));
-    best.or_else(|| LAZY_ATTRS.iter().filter_map(|k| v.attr(k)).map(str::trim).find(|s| !placeholder(s)).map(str::to_string))
-        .or_else(|| v.attr("src").map(str::trim).filter(|s| !placeholder(s)).map(str::to_string))
+    let placeholder = |s: &str| {
+        s.is_empty()
+            || s.starts_with("data:")
+            || ["spacer", "blank.gif", "pixel.gif", "1x1", "placeholder"]
+                .iter()
+                .any(|p| s.to_ascii_lowercase().contains(p))
+    };
+    best.or_else(|| {
+        LAZY_ATTRS
+            .iter()
+            .filter_map(|k| v.attr(k))
+            .map(str::trim)
+            .find(|s| !placeholder(s))
+            .map(str::to_string)
+    })
+    .or_else(|| {
+        v.attr("src")
+            .map(str::trim)
+            .filter(|s| !placeholder(s))
+            .map(str::to_string)
+    })
 }
 
 /// A list that is mostly short links (menus, tag clouds) is boilerplate.
@@ -614,8 +899,17 @@ fn link_dense_list(e: ElementRef<'_>) -> bool {
         return true;
     }
     let a_sel = &*ANCHOR;
-    let linked: usize = e.select(a_sel).flat_map(|a| a.text()).map(|t| t.trim().len()).sum();
-    let items = e.children().filter_map(ElementRef::wrap).filter(|c| c.value().name() == "li").count().max(1);
+    let linked: usize = e
+        .select(a_sel)
+        .flat_map(|a| a.text())
+        .map(|t| t.trim().len())
+        .sum();
+    let items = e
+        .children()
+        .filter_map(ElementRef::wrap)
+        .filter(|c| c.value().name() == "li")
+        .count()
+        .max(1);
     linked * 10 >= total * 8 && total / items < 40
 }
 
@@ -624,7 +918,11 @@ fn render_table(t: ElementRef<'_>) -> String {
     let cell = &*CELL;
     let rows: Vec<Vec<String>> = t
         .select(tr)
-        .map(|r| r.select(cell).map(|c| collapse(&c.text().collect::<String>()).replace('|', "\\|")).collect::<Vec<_>>())
+        .map(|r| {
+            r.select(cell)
+                .map(|c| collapse(&c.text().collect::<String>()).replace('|', "\\|"))
+                .collect::<Vec<_>>()
+        })
         .filter(|r| r.iter().any(|c| !c.is_empty()))
         .collect();
     if rows.is_empty() {
@@ -692,12 +990,26 @@ mod tests {
         );
         let x = extract(&html, "https://h.example/post", true, None);
         let srcs: Vec<&str> = x.images.iter().map(|i| i.src.as_str()).collect();
-        assert_eq!(srcs, ["https://h.example/lazy.jpg", "https://h.example/a-1280.jpg", "https://h.example/p-2x.webp"]);
+        assert_eq!(
+            srcs,
+            [
+                "https://h.example/lazy.jpg",
+                "https://h.example/a-1280.jpg",
+                "https://h.example/p-2x.webp"
+            ]
+        );
     }
 
     #[test]
     fn malformed_html_does_not_panic() {
-        for html in ["", "<", "<p>unclosed <b>bold <i>it", "<table><td>x</table></td>", "\u{0}\u{fffd}<html><<<>>>", "<ul><li><ul><li>deep"] {
+        for html in [
+            "",
+            "<",
+            "<p>unclosed <b>bold <i>it",
+            "<table><td>x</table></td>",
+            "\u{0}\u{fffd}<html><<<>>>",
+            "<ul><li><ul><li>deep",
+        ] {
             let _ = extract(html, "not a url", true, None);
         }
         let deep = "<div>".repeat(5000) + "text" + &"</div>".repeat(5000);
@@ -721,7 +1033,9 @@ mod tests {
         assert!(n == 50_000 && !x.text.contains("menu"), "{n} paragraphs");
         // unbalanced nesting of inline elements (the adoption agency's worst case)
         let bad = "<b><i><u>".repeat(3000) + "text";
-        assert!(extract(&bad, "https://h/", true, None).text.contains("text"));
+        assert!(extract(&bad, "https://h/", true, None)
+            .text
+            .contains("text"));
     }
 
     #[test]
@@ -743,9 +1057,30 @@ mod tests {
 
     #[test]
     fn plain_text_lists_consent_banners_comments_and_soft_hyphens() {
-        let para = "Beat the eggs with the sugar until pale, then fold in the flour and the lemon zest. ";
-        let items: String = ["6 eggs", "200 g sugar", "250 g flour", "1 lemon", "1 pinch salt", "100 ml milk", "2 tsp baking powder", "50 g butter", "1 tbsp rum", "100 g icing sugar", "2 tbsp lemon juice", "1 vanilla pod", "zest of 1 orange", "50 g almonds"].iter().map(|i| format!(r#"<li class="ingredient">{i}</li>"#)).collect();
-        let menu: String = (0..8).map(|i| format!(r#"<li class="menu-item"><a href="/c{i}">Category {i}</a></li>"#)).collect();
+        let para =
+            "Beat the eggs with the sugar until pale, then fold in the flour and the lemon zest. ";
+        let items: String = [
+            "6 eggs",
+            "200 g sugar",
+            "250 g flour",
+            "1 lemon",
+            "1 pinch salt",
+            "100 ml milk",
+            "2 tsp baking powder",
+            "50 g butter",
+            "1 tbsp rum",
+            "100 g icing sugar",
+            "2 tbsp lemon juice",
+            "1 vanilla pod",
+            "zest of 1 orange",
+            "50 g almonds",
+        ]
+        .iter()
+        .map(|i| format!(r#"<li class="ingredient">{i}</li>"#))
+        .collect();
+        let menu: String = (0..8)
+            .map(|i| format!(r#"<li class="menu-item"><a href="/c{i}">Category {i}</a></li>"#))
+            .collect();
         let html = format!(
             r#"<html><body><ul class="nav-list">{menu}</ul>
             <div id="intro-rgpd"><main class="modal__content"><p>{consent}</p></main></div>
@@ -756,11 +1091,27 @@ mod tests {
             comment = "Lovely recipe, I baked it on Sunday and my family loved it, thank you so much for sharing it with us all. ".repeat(2),
         );
         let x = extract(&html, "https://h.example/", true, None);
-        assert!(x.text.contains("- 6 eggs\n- 200 g sugar"), "ingredient list kept: {}", x.text);
+        assert!(
+            x.text.contains("- 6 eggs\n- 200 g sugar"),
+            "ingredient list kept: {}",
+            x.text
+        );
         assert!(!x.text.contains("Category"), "menu dropped: {}", x.text);
-        assert!(!x.text.contains("consent"), "consent banner dropped: {}", x.text);
-        assert!(!x.text.contains("Lovely recipe") && !x.text.contains("Comments"), "comments cut: {}", x.text);
-        assert!(x.text.contains("Mittelalter"), "soft hyphens dropped: {}", x.text);
+        assert!(
+            !x.text.contains("consent"),
+            "consent banner dropped: {}",
+            x.text
+        );
+        assert!(
+            !x.text.contains("Lovely recipe") && !x.text.contains("Comments"),
+            "comments cut: {}",
+            x.text
+        );
+        assert!(
+            x.text.contains("Mittelalter"),
+            "soft hyphens dropped: {}",
+            x.text
+        );
     }
 
     #[test]
@@ -771,13 +1122,25 @@ mod tests {
         let text = format!("A paragraph of the article that ends with a full stop.\n\n{}\n\n## Mehr zum Thema\n\nTeaser one about something else.\n\nTeaser two about another thing.", labels.join("\n\n"));
         let (out, _) = tidy(&text, Vec::new(), None);
         assert!(out.contains("A paragraph of the article"), "{out}");
-        assert!(!out.contains("Teaser one") && !out.contains("Mehr zum Thema"), "{out}");
+        assert!(
+            !out.contains("Teaser one") && !out.contains("Mehr zum Thema"),
+            "{out}"
+        );
         // a label with a gloss after a separator is still the label
-        let para = "The foundation welcomed the decision to restore access to the encyclopedia. ".repeat(3);
-        for label in ["### Related — 有關", "## Comments (12)", "### Related: more"] {
-            let text = format!("{para}\n\n{para}\n\n{label}\n\nRead further in the pursuit of knowledge.");
+        let para = "The foundation welcomed the decision to restore access to the encyclopedia. "
+            .repeat(3);
+        for label in [
+            "### Related — 有關",
+            "## Comments (12)",
+            "### Related: more",
+        ] {
+            let text =
+                format!("{para}\n\n{para}\n\n{label}\n\nRead further in the pursuit of knowledge.");
             let (out, _) = tidy(&text, Vec::new(), None);
-            assert!(!out.contains("pursuit") && out.contains("foundation welcomed"), "{label}: {out}");
+            assert!(
+                !out.contains("pursuit") && out.contains("foundation welcomed"),
+                "{label}: {out}"
+            );
         }
     }
 
@@ -786,12 +1149,18 @@ mod tests {
         // `left-navigation_page-wrapper` wraps the whole page, navigation and article: it is
         // judged by the prose inside it, not dropped as navigation
         let para = "The delegates elected the new president of the association on Wednesday, the first woman in the office. ";
-        let links: String = (0..80).map(|i| format!(r#"<li><a href="/n{i}">Section number {i} of the site</a></li>"#)).collect();
+        let links: String = (0..80)
+            .map(|i| format!(r#"<li><a href="/n{i}">Section number {i} of the site</a></li>"#))
+            .collect();
         let html = format!(
             r#"<html><body><div id="left-navigation_page-wrapper"><ul>{links}</ul><main><div class="article"><p>{p}</p><p>{p}</p><p>{p}</p></div></main></div>
             <div class="more"><ul>{more}</ul></div></body></html>"#,
             p = para.repeat(4),
-            more = (0..200).map(|i| format!(r#"<li><a href="/m{i}">Another story from the archive {i}</a></li>"#)).collect::<String>()
+            more = (0..200)
+                .map(|i| format!(
+                    r#"<li><a href="/m{i}">Another story from the archive {i}</a></li>"#
+                ))
+                .collect::<String>()
         );
         let x = extract(&html, "https://h.example/", true, None);
         assert!(x.text.contains("elected the new president"), "{}", x.text);
@@ -801,29 +1170,54 @@ mod tests {
     fn kicker_above_the_title_heading_is_dropped() {
         let para = "Good hay is the staple food of horses, and haylage has a worse reputation among riders. ".repeat(3);
         let text = format!("### Read a sample: the perfect dinner\n\nNew\n\n# Haylage: better than its reputation?\n\n{para}\n\n{para}");
-        let (out, _) = tidy(&text, Vec::new(), Some("Haylage: better than its reputation? | Riders Review"));
+        let (out, _) = tidy(
+            &text,
+            Vec::new(),
+            Some("Haylage: better than its reputation? | Riders Review"),
+        );
         assert!(out.starts_with("Good hay"), "{out}");
         // a lead paragraph above the title stays
         let lead = "A long lead paragraph that opens the story before the heading, as some sites place it, with more than a hundred characters in it.";
         let text = format!("{lead}\n\n# Haylage: better than its reputation?\n\n{para}");
-        let (out, _) = tidy(&text, Vec::new(), Some("Haylage: better than its reputation?"));
+        let (out, _) = tidy(
+            &text,
+            Vec::new(),
+            Some("Haylage: better than its reputation?"),
+        );
         assert!(out.starts_with("A long lead"), "{out}");
     }
 
     #[test]
     fn json_ld_article_body_replaces_a_teaser() {
-        let body = "The council approved the new library budget after a long debate on Tuesday evening. ".repeat(12);
-        let ld = |b: &str| format!(r#"<script type="application/ld+json">{{"@context":"https://schema.org","@type":"NewsArticle","headline":"Library budget","articleBody":{}}}</script>"#, serde_json::json!(b));
+        let body =
+            "The council approved the new library budget after a long debate on Tuesday evening. "
+                .repeat(12);
+        let ld = |b: &str| {
+            format!(
+                r#"<script type="application/ld+json">{{"@context":"https://schema.org","@type":"NewsArticle","headline":"Library budget","articleBody":{}}}</script>"#,
+                serde_json::json!(b)
+            )
+        };
         // the elements hold a teaser only: the JSON-LD body is taken, under the title
         let teaser = format!("<html><head><title>Library budget</title>{}</head><body><article><h1>Library budget</h1><p>The council approved the new library budget.</p></article></body></html>", ld(&format!("{body}\nA second paragraph.")));
         let x = extract(&teaser, "https://h.example/a", true, None);
-        assert!(x.text.starts_with("# Library budget\n\nThe council approved") && x.text.ends_with("A second paragraph."), "{}", x.text);
+        assert!(
+            x.text
+                .starts_with("# Library budget\n\nThe council approved")
+                && x.text.ends_with("A second paragraph."),
+            "{}",
+            x.text
+        );
         assert_eq!(x.text.matches("\n\n").count(), 2, "{}", x.text);
         // the elements hold the article: they stay the source
         let full = format!("<html><head><title>Library budget</title>{}</head><body><article><h1>Library budget</h1><p>{body}</p><p>Only in the page.</p></article></body></html>", ld(&body));
-        assert!(extract(&full, "https://h.example/a", true, None).text.contains("Only in the page."));
+        assert!(extract(&full, "https://h.example/a", true, None)
+            .text
+            .contains("Only in the page."));
         // a body with markup is not used
         let marked = format!("<html><head>{}</head><body><article><p>The council approved the new library budget.</p></article></body></html>", ld(&format!("<p>{body}</p>")));
-        assert!(!extract(&marked, "https://h.example/a", true, None).text.contains("debate"));
+        assert!(!extract(&marked, "https://h.example/a", true, None)
+            .text
+            .contains("debate"));
     }
 }

@@ -59,7 +59,14 @@ pub struct ExtractConfig {
 
 impl Default for ExtractConfig {
     fn default() -> Self {
-        ExtractConfig { enabled: true, min_text_chars: 200, max_html_bytes: 8 * 1024 * 1024, prefer_rendered: true, keep_images: true, llm: LlmConfig::default() }
+        ExtractConfig {
+            enabled: true,
+            min_text_chars: 200,
+            max_html_bytes: 8 * 1024 * 1024,
+            prefer_rendered: true,
+            keep_images: true,
+            llm: LlmConfig::default(),
+        }
     }
 }
 
@@ -67,7 +74,13 @@ impl ExtractConfig {
     /// Checks values; returns the offending key and reason.
     pub fn validate(&self) -> Result<(), (String, String)> {
         if self.max_html_bytes < 1024 {
-            return Err(("extract.max_html_bytes".into(), format!("{} is too small to hold any page (minimum 1024)", self.max_html_bytes)));
+            return Err((
+                "extract.max_html_bytes".into(),
+                format!(
+                    "{} is too small to hold any page (minimum 1024)",
+                    self.max_html_bytes
+                ),
+            ));
         }
         self.llm.validate()
     }
@@ -86,7 +99,9 @@ impl Extractor {
         let llm = if cfg.llm.url.is_empty() {
             None
         } else {
-            llm::Llm::new(cfg.llm.clone()).map_err(|e| tracing::error!(error = %e, "LLM-assisted extraction is off")).ok()
+            llm::Llm::new(cfg.llm.clone())
+                .map_err(|e| tracing::error!(error = %e, "LLM-assisted extraction is off"))
+                .ok()
         };
         Extractor { cfg, llm }
     }
@@ -101,12 +116,17 @@ impl Extractor {
         if !looks_html {
             return Err(reasons::NOT_HTML);
         }
-        let url = if page.final_url.is_empty() { &page.url } else { &page.final_url };
+        let url = if page.final_url.is_empty() {
+            &page.url
+        } else {
+            &page.final_url
+        };
         let mut doc = match (&page.rendered, self.cfg.prefer_rendered) {
             (Some(dom), true) => self.extract_html(url, dom.as_bytes(), Some("utf-8"))?,
             _ => self.extract_html(url, &page.body, charset::from_content_type(ct))?,
         };
-        let (noai, noimageai, noindex) = (doc.consent.noai, doc.consent.noimageai, doc.consent.noindex);
+        let (noai, noimageai, noindex) =
+            (doc.consent.noai, doc.consent.noimageai, doc.consent.noindex);
         doc.consent = page.consent.clone();
         doc.consent.noai |= noai;
         doc.consent.noimageai |= noimageai;
@@ -119,14 +139,30 @@ impl Extractor {
     }
 
     /// Extracts a document from HTML bytes; `declared` is the charset from HTTP headers.
-    pub fn extract_html(&self, url: &str, html: &[u8], declared: Option<&str>) -> Result<Document, DropReason> {
+    pub fn extract_html(
+        &self,
+        url: &str,
+        html: &[u8],
+        declared: Option<&str>,
+    ) -> Result<Document, DropReason> {
         if html.len() > self.cfg.max_html_bytes {
             return Err(reasons::TOO_LARGE);
         }
         let text = strip::strip_inert(&charset::decode(html, declared));
-        let llm = self.llm.as_ref().filter(|l| url::Url::parse(url).ok().and_then(|u| u.host_str().map(|h| l.config().applies_to(h))).unwrap_or(false));
-        let choose = llm.map(|l| move |title: Option<&str>, blocks: &[&str]| l.choose(url, title, blocks));
-        let mut out = dom::extract(&text, url, self.cfg.keep_images, choose.as_ref().map(|c| c as dom::Chooser<'_>));
+        let llm = self.llm.as_ref().filter(|l| {
+            url::Url::parse(url)
+                .ok()
+                .and_then(|u| u.host_str().map(|h| l.config().applies_to(h)))
+                .unwrap_or(false)
+        });
+        let choose =
+            llm.map(|l| move |title: Option<&str>, blocks: &[&str]| l.choose(url, title, blocks));
+        let mut out = dom::extract(
+            &text,
+            url,
+            self.cfg.keep_images,
+            choose.as_ref().map(|c| c as dom::Chooser<'_>),
+        );
         let method = out.llm.take();
         if let Some(Err(why)) = &method {
             tracing::debug!(url, reason = %why, "LLM extraction failed; the rule-based result stands");

@@ -56,14 +56,26 @@ impl LlmConfig {
         if self.url.is_empty() {
             return Ok(());
         }
-        if !(self.url.starts_with("http://") || self.url.starts_with("https://")) || url::Url::parse(&self.url).is_err() {
-            return Err(("extract.llm.url".into(), format!("{:?} is not an http(s) URL", self.url)));
+        if !(self.url.starts_with("http://") || self.url.starts_with("https://"))
+            || url::Url::parse(&self.url).is_err()
+        {
+            return Err((
+                "extract.llm.url".into(),
+                format!("{:?} is not an http(s) URL", self.url),
+            ));
         }
         if self.domains.is_empty() {
-            return Err(("extract.llm.domains".into(), "list the domains whose pages go to the model (an empty list would send none)".into()));
+            return Err((
+                "extract.llm.domains".into(),
+                "list the domains whose pages go to the model (an empty list would send none)"
+                    .into(),
+            ));
         }
         if self.max_concurrency == 0 || self.timeout_ms == 0 {
-            return Err(("extract.llm.max_concurrency".into(), "max_concurrency and timeout_ms must be positive".into()));
+            return Err((
+                "extract.llm.max_concurrency".into(),
+                "max_concurrency and timeout_ms must be positive".into(),
+            ));
         }
         Ok(())
     }
@@ -71,7 +83,11 @@ impl LlmConfig {
     /// Whether pages of this host go to the model.
     pub fn applies_to(&self, host: &str) -> bool {
         let host = host.to_ascii_lowercase();
-        !self.url.is_empty() && self.domains.iter().any(|d| trawl_core::host_matches(&host, d))
+        !self.url.is_empty()
+            && self
+                .domains
+                .iter()
+                .any(|d| trawl_core::host_matches(&host, d))
     }
 }
 
@@ -94,13 +110,21 @@ pub(crate) struct Llm {
 impl Llm {
     pub(crate) fn new(cfg: LlmConfig) -> Result<Llm, String> {
         let (tx, mut arx) = tokio::sync::mpsc::unbounded_channel::<Job>();
-        let key = std::env::var(&cfg.api_key_env).ok().filter(|k| !k.is_empty());
-        let client = reqwest::Client::builder().timeout(Duration::from_millis(cfg.timeout_ms)).build().map_err(|e| format!("extract.llm: {e}"))?;
+        let key = std::env::var(&cfg.api_key_env)
+            .ok()
+            .filter(|k| !k.is_empty());
+        let client = reqwest::Client::builder()
+            .timeout(Duration::from_millis(cfg.timeout_ms))
+            .build()
+            .map_err(|e| format!("extract.llm: {e}"))?;
         let (url, limit) = (cfg.url.clone(), cfg.max_concurrency);
         std::thread::Builder::new()
             .name("trawl-llm".into())
             .spawn(move || {
-                let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+                let rt = match tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                {
                     Ok(rt) => rt,
                     Err(e) => {
                         tracing::error!(error = %e, "LLM extraction disabled: no runtime");
@@ -147,8 +171,12 @@ impl Llm {
             "messages": [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}],
         });
         let (rtx, rrx) = mpsc::channel();
-        self.tx.send((body, rtx)).map_err(|_| "client stopped".to_string())?;
-        let ids = rrx.recv_timeout(Duration::from_millis(self.cfg.timeout_ms + 2_000)).map_err(|_| "timeout".to_string())??;
+        self.tx
+            .send((body, rtx))
+            .map_err(|_| "client stopped".to_string())?;
+        let ids = rrx
+            .recv_timeout(Duration::from_millis(self.cfg.timeout_ms + 2_000))
+            .map_err(|_| "timeout".to_string())??;
         let ids: Vec<usize> = ids.into_iter().filter(|&i| i < blocks.len()).collect();
         if ids.is_empty() {
             return Err("no blocks chosen".into());
@@ -158,18 +186,35 @@ impl Llm {
 }
 
 async fn ask(client: &reqwest::Client, url: &str, key: Option<&str>, body: &Value) -> Reply {
-    let mut req = client.post(url).header("content-type", "application/json").body(serde_json::to_vec(body).expect("json"));
+    let mut req = client
+        .post(url)
+        .header("content-type", "application/json")
+        .body(serde_json::to_vec(body).expect("json"));
     if let Some(k) = key {
         req = req.bearer_auth(k);
     }
-    let resp = req.send().await.map_err(|e| if e.is_timeout() { "timeout".to_string() } else { format!("request: {e}") })?;
+    let resp = req.send().await.map_err(|e| {
+        if e.is_timeout() {
+            "timeout".to_string()
+        } else {
+            format!("request: {e}")
+        }
+    })?;
     let status = resp.status();
     if !status.is_success() {
         return Err(format!("http {}", status.as_u16()));
     }
-    let bytes = resp.bytes().await.map_err(|e| if e.is_timeout() { "timeout".to_string() } else { format!("reading the answer: {e}") })?;
+    let bytes = resp.bytes().await.map_err(|e| {
+        if e.is_timeout() {
+            "timeout".to_string()
+        } else {
+            format!("reading the answer: {e}")
+        }
+    })?;
     let v: Value = serde_json::from_slice(&bytes).map_err(|e| format!("not JSON: {e}"))?;
-    let content = v["choices"][0]["message"]["content"].as_str().ok_or("no choices[0].message.content")?;
+    let content = v["choices"][0]["message"]["content"]
+        .as_str()
+        .ok_or("no choices[0].message.content")?;
     parse_answer(content)
 }
 
@@ -178,18 +223,33 @@ async fn ask(client: &reqwest::Client, url: &str, key: Option<&str>, body: &Valu
 pub(crate) fn parse_answer(content: &str) -> Reply {
     let from_value = |v: &Value| -> Option<Vec<usize>> {
         let list = v.get("blocks").unwrap_or(v).as_array()?;
-        Some(list.iter().filter_map(|x| x.as_u64().map(|n| n as usize).or_else(|| x.as_str().and_then(|s| s.trim().parse().ok()))).collect())
+        Some(
+            list.iter()
+                .filter_map(|x| {
+                    x.as_u64()
+                        .map(|n| n as usize)
+                        .or_else(|| x.as_str().and_then(|s| s.trim().parse().ok()))
+                })
+                .collect(),
+        )
     };
     for (open, close) in [('{', '}'), ('[', ']')] {
         if let (Some(a), Some(b)) = (content.find(open), content.rfind(close)) {
             if a < b {
-                if let Some(ids) = serde_json::from_str::<Value>(&content[a..=b]).ok().as_ref().and_then(from_value) {
+                if let Some(ids) = serde_json::from_str::<Value>(&content[a..=b])
+                    .ok()
+                    .as_ref()
+                    .and_then(from_value)
+                {
                     return Ok(ids);
                 }
             }
         }
     }
-    Err(format!("unusable answer: {:?}", content.chars().take(80).collect::<String>()))
+    Err(format!(
+        "unusable answer: {:?}",
+        content.chars().take(80).collect::<String>()
+    ))
 }
 
 #[cfg(test)]
@@ -199,7 +259,10 @@ mod tests {
     #[test]
     fn answers_are_parsed_leniently() {
         assert_eq!(parse_answer("{\"blocks\": [1, 2, 5]}"), Ok(vec![1, 2, 5]));
-        assert_eq!(parse_answer("```json\n{\"blocks\":[\"3\",4]}\n```"), Ok(vec![3, 4]));
+        assert_eq!(
+            parse_answer("```json\n{\"blocks\":[\"3\",4]}\n```"),
+            Ok(vec![3, 4])
+        );
         assert_eq!(parse_answer("Here you go: [0, 7]"), Ok(vec![0, 7]));
         assert!(parse_answer("I cannot help with that.").is_err());
     }
@@ -207,11 +270,26 @@ mod tests {
     #[test]
     fn config_is_checked() {
         assert!(LlmConfig::default().validate().is_ok(), "off by default");
-        let c = LlmConfig { url: "ftp://x".into(), domains: vec!["a.org".into()], ..Default::default() };
+        let c = LlmConfig {
+            url: "ftp://x".into(),
+            domains: vec!["a.org".into()],
+            ..Default::default()
+        };
         assert_eq!(c.validate().unwrap_err().0, "extract.llm.url");
-        let c = LlmConfig { url: "http://127.0.0.1:9/v1/chat/completions".into(), ..Default::default() };
+        let c = LlmConfig {
+            url: "http://127.0.0.1:9/v1/chat/completions".into(),
+            ..Default::default()
+        };
         assert_eq!(c.validate().unwrap_err().0, "extract.llm.domains");
-        let c = LlmConfig { url: "http://127.0.0.1:9/v1/chat/completions".into(), domains: vec!["docs.example.org".into()], ..Default::default() };
-        assert!(c.applies_to("docs.example.org") && c.applies_to("a.docs.example.org") && !c.applies_to("example.org"));
+        let c = LlmConfig {
+            url: "http://127.0.0.1:9/v1/chat/completions".into(),
+            domains: vec!["docs.example.org".into()],
+            ..Default::default()
+        };
+        assert!(
+            c.applies_to("docs.example.org")
+                && c.applies_to("a.docs.example.org")
+                && !c.applies_to("example.org")
+        );
     }
 }

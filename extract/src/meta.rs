@@ -20,7 +20,6 @@ pub(crate) struct PageMeta {
     pub noindex: bool,
 }
 
-
 /// A JSON-LD `articleBody` as paragraphs: each line a paragraph, whitespace inside a line
 /// collapsed. Bodies holding markup are left out: the page's own elements are the better
 /// source then.
@@ -28,12 +27,18 @@ fn body_paragraphs(s: &str) -> Option<String> {
     if s.contains('<') && s.contains('>') {
         return None;
     }
-    let paras: Vec<String> = s.lines().map(crate::dom::collapse).filter(|l| !l.is_empty()).collect();
+    let paras: Vec<String> = s
+        .lines()
+        .map(crate::dom::collapse)
+        .filter(|l| !l.is_empty())
+        .collect();
     (!paras.is_empty()).then(|| paras.join("\n\n"))
 }
 
 fn clean(s: Option<String>) -> Option<String> {
-    s.map(|v| crate::dom::collapse(&v)).filter(|v| !v.is_empty()).map(|v| v.chars().take(1000).collect())
+    s.map(|v| crate::dom::collapse(&v))
+        .filter(|v| !v.is_empty())
+        .map(|v| v.chars().take(1000).collect())
 }
 
 /// Article-like JSON-LD objects (top level, arrays, `@graph`).
@@ -51,7 +56,14 @@ fn ld_objects(v: &Value, out: &mut Vec<Value>) {
 }
 
 fn ld_type_is_article(v: &Value) -> bool {
-    let t = |s: &str| s.contains("Article") || s.contains("BlogPosting") || s == "Report" || s == "WebPage" || s == "Recipe" || s == "NewsArticle";
+    let t = |s: &str| {
+        s.contains("Article")
+            || s.contains("BlogPosting")
+            || s == "Report"
+            || s == "WebPage"
+            || s == "Recipe"
+            || s == "NewsArticle"
+    };
     match v.get("@type") {
         Some(Value::String(s)) => t(s),
         Some(Value::Array(a)) => a.iter().filter_map(|x| x.as_str()).any(t),
@@ -80,12 +92,21 @@ pub(crate) fn page_meta(doc: &Html, base: Option<&url::Url>) -> PageMeta {
     let mut ld_seen = 0;
     let (mut noai, mut noimageai, mut noindex) = (false, false, false);
     for node in doc.tree.root().descendants() {
-        let Some(el) = scraper::ElementRef::wrap(node) else { continue };
+        let Some(el) = scraper::ElementRef::wrap(node) else {
+            continue;
+        };
         let v = el.value();
         match v.name() {
             "meta" => {
-                let Some(content) = v.attr("content") else { continue };
-                let key = v.attr("property").or_else(|| v.attr("name")).or_else(|| v.attr("itemprop")).unwrap_or("").to_ascii_lowercase();
+                let Some(content) = v.attr("content") else {
+                    continue;
+                };
+                let key = v
+                    .attr("property")
+                    .or_else(|| v.attr("name"))
+                    .or_else(|| v.attr("itemprop"))
+                    .unwrap_or("")
+                    .to_ascii_lowercase();
                 if key == "robots" || key == "trawl" {
                     let c = content.to_ascii_lowercase();
                     let toks: Vec<&str> = c.split([',', ' ']).map(str::trim).collect();
@@ -98,8 +119,18 @@ pub(crate) fn page_meta(doc: &Html, base: Option<&url::Url>) -> PageMeta {
                 }
             }
             "title" if title_el.is_none() => title_el = Some(el.text().collect::<String>()),
-            "link" if canonical.is_none() && v.attr("rel").is_some_and(|r| r.eq_ignore_ascii_case("canonical")) => canonical = v.attr("href").map(str::to_string),
-            "script" if ld_seen < 20 && v.attr("type").is_some_and(|t| t.eq_ignore_ascii_case("application/ld+json")) => {
+            "link"
+                if canonical.is_none()
+                    && v.attr("rel")
+                        .is_some_and(|r| r.eq_ignore_ascii_case("canonical")) =>
+            {
+                canonical = v.attr("href").map(str::to_string)
+            }
+            "script"
+                if ld_seen < 20
+                    && v.attr("type")
+                        .is_some_and(|t| t.eq_ignore_ascii_case("application/ld+json")) =>
+            {
                 ld_seen += 1;
                 let raw: String = el.text().collect();
                 if let Ok(j) = serde_json::from_str::<Value>(raw.trim().trim_end_matches(';')) {
@@ -109,28 +140,89 @@ pub(crate) fn page_meta(doc: &Html, base: Option<&url::Url>) -> PageMeta {
             "time" if time_attr.is_none() => time_attr = v.attr("datetime").map(str::to_string),
             _ => {}
         }
-        if author_el.is_none() && (v.attr("rel") == Some("author") || v.attr("itemprop") == Some("author")) {
+        if author_el.is_none()
+            && (v.attr("rel") == Some("author") || v.attr("itemprop") == Some("author"))
+        {
             author_el = Some(el.text().collect::<String>());
         }
     }
-    let get = |keys: &[&str]| keys.iter().find_map(|k| by_key.iter().find(|(kk, v)| kk == k && !v.trim().is_empty()).map(|(_, v)| v.clone()));
-    let article = ld.iter().find(|v| ld_type_is_article(v) && v.get("@type").and_then(|t| t.as_str()) != Some("WebPage")).or_else(|| ld.iter().find(|v| ld_type_is_article(v)));
-    let ld_str = |k: &str| article.and_then(|a| a.get(k)).and_then(|v| v.as_str()).map(str::to_string);
-    let title = clean(title_el).or_else(|| clean(get(&["og:title", "twitter:title"]))).or_else(|| clean(ld_str("headline")));
-    let author = clean(get(&["author", "article:author", "dc.creator", "parsely-author", "sailthru.author"]).filter(|a| !a.starts_with("http")))
-        .or_else(|| clean(article.and_then(|a| a.get("author")).and_then(ld_name)))
-        .or_else(|| clean(author_el));
-    let published = clean(get(&["article:published_time", "datepublished", "pubdate", "publishdate", "date", "dc.date", "dcterms.date", "dc.date.issued", "sailthru.date", "parsely-pub-date"]))
-        .or_else(|| clean(ld_str("datePublished")))
-        .or_else(|| clean(time_attr));
-    let site_name = clean(get(&["og:site_name", "application-name"])).or_else(|| clean(article.and_then(|a| a.get("publisher")).and_then(ld_name)));
-    let description = clean(get(&["description", "og:description", "twitter:description"])).or_else(|| clean(ld_str("description")));
+    let get = |keys: &[&str]| {
+        keys.iter().find_map(|k| {
+            by_key
+                .iter()
+                .find(|(kk, v)| kk == k && !v.trim().is_empty())
+                .map(|(_, v)| v.clone())
+        })
+    };
+    let article = ld
+        .iter()
+        .find(|v| {
+            ld_type_is_article(v) && v.get("@type").and_then(|t| t.as_str()) != Some("WebPage")
+        })
+        .or_else(|| ld.iter().find(|v| ld_type_is_article(v)));
+    let ld_str = |k: &str| {
+        article
+            .and_then(|a| a.get(k))
+            .and_then(|v| v.as_str())
+            .map(str::to_string)
+    };
+    let title = clean(title_el)
+        .or_else(|| clean(get(&["og:title", "twitter:title"])))
+        .or_else(|| clean(ld_str("headline")));
+    let author = clean(
+        get(&[
+            "author",
+            "article:author",
+            "dc.creator",
+            "parsely-author",
+            "sailthru.author",
+        ])
+        .filter(|a| !a.starts_with("http")),
+    )
+    .or_else(|| clean(article.and_then(|a| a.get("author")).and_then(ld_name)))
+    .or_else(|| clean(author_el));
+    let published = clean(get(&[
+        "article:published_time",
+        "datepublished",
+        "pubdate",
+        "publishdate",
+        "date",
+        "dc.date",
+        "dcterms.date",
+        "dc.date.issued",
+        "sailthru.date",
+        "parsely-pub-date",
+    ]))
+    .or_else(|| clean(ld_str("datePublished")))
+    .or_else(|| clean(time_attr));
+    let site_name = clean(get(&["og:site_name", "application-name"]))
+        .or_else(|| clean(article.and_then(|a| a.get("publisher")).and_then(ld_name)));
+    let description = clean(get(&[
+        "description",
+        "og:description",
+        "twitter:description",
+    ]))
+    .or_else(|| clean(ld_str("description")));
     let canonical_url = canonical.and_then(|h| match base {
         Some(b) => b.join(h.trim()).ok().map(|u| u.to_string()),
         None => url::Url::parse(h.trim()).ok().map(|u| u.to_string()),
     });
-    let article_body = article.and_then(|a| a.get("articleBody")).and_then(|v| v.as_str()).and_then(body_paragraphs);
-    PageMeta { title, author, published, site_name, description, canonical_url, article_body, noai, noimageai, noindex }
+    let article_body = article
+        .and_then(|a| a.get("articleBody"))
+        .and_then(|v| v.as_str())
+        .and_then(body_paragraphs);
+    PageMeta {
+        title,
+        author,
+        published,
+        site_name,
+        description,
+        canonical_url,
+        article_body,
+        noai,
+        noimageai,
+        noindex,
+    }
 }
 
 #[cfg(test)]
@@ -154,12 +246,18 @@ mod tests {
         assert_eq!(m.published.as_deref(), Some("2026-03-01T08:00:00Z"));
         assert_eq!(m.site_name.as_deref(), Some("The Daily"));
         assert_eq!(m.description.as_deref(), Some("Ferries and markets."));
-        assert_eq!(m.canonical_url.as_deref(), Some("https://daily.example/news/harbour?ref=x"));
+        assert_eq!(
+            m.canonical_url.as_deref(),
+            Some("https://daily.example/news/harbour?ref=x")
+        );
         // meta tags win; broken JSON-LD is ignored
         let html = r#"<head><meta name="author" content="Kim"><meta property="article:published_time" content="2025-01-02">
             <script type="application/ld+json">{not json</script></head><body><time datetime="2020-01-01">old</time></body>"#;
         let m = page_meta(&Html::parse_document(html), None);
-        assert_eq!((m.author.as_deref(), m.published.as_deref()), (Some("Kim"), Some("2025-01-02")));
+        assert_eq!(
+            (m.author.as_deref(), m.published.as_deref()),
+            (Some("Kim"), Some("2025-01-02"))
+        );
         assert_eq!(m.title, None);
     }
 }

@@ -50,15 +50,72 @@ impl Scores {
 
 /// Elements whose subtree is never visible content.
 pub(crate) fn invisible(name: &str) -> bool {
-    matches!(name, "script" | "style" | "noscript" | "template" | "head" | "svg" | "canvas" | "object" | "embed" | "iframe" | "select" | "option" | "textarea" | "button" | "input" | "dialog")
+    matches!(
+        name,
+        "script"
+            | "style"
+            | "noscript"
+            | "template"
+            | "head"
+            | "svg"
+            | "canvas"
+            | "object"
+            | "embed"
+            | "iframe"
+            | "select"
+            | "option"
+            | "textarea"
+            | "button"
+            | "input"
+            | "dialog"
+    )
 }
 
 /// Block-level elements: text nodes belong to the nearest one.
 pub(crate) fn is_block(name: &str) -> bool {
     matches!(
         name,
-        "p" | "div" | "section" | "article" | "main" | "header" | "footer" | "nav" | "aside" | "blockquote" | "figure" | "figcaption" | "dl" | "dt" | "dd" | "address" | "details" | "summary" | "center" | "hgroup" | "ul" | "ol" | "li" | "table" | "thead"
-            | "tbody" | "tr" | "td" | "th" | "caption" | "pre" | "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "form" | "fieldset" | "body" | "html" | "menu"
+        "p" | "div"
+            | "section"
+            | "article"
+            | "main"
+            | "header"
+            | "footer"
+            | "nav"
+            | "aside"
+            | "blockquote"
+            | "figure"
+            | "figcaption"
+            | "dl"
+            | "dt"
+            | "dd"
+            | "address"
+            | "details"
+            | "summary"
+            | "center"
+            | "hgroup"
+            | "ul"
+            | "ol"
+            | "li"
+            | "table"
+            | "thead"
+            | "tbody"
+            | "tr"
+            | "td"
+            | "th"
+            | "caption"
+            | "pre"
+            | "h1"
+            | "h2"
+            | "h3"
+            | "h4"
+            | "h5"
+            | "h6"
+            | "form"
+            | "fieldset"
+            | "body"
+            | "html"
+            | "menu"
     )
 }
 
@@ -88,13 +145,19 @@ fn word_kind(w: &[u8]) -> Option<WordKind> {
     lower.make_ascii_lowercase();
     Some(match &*lower {
         b"wrapper" | b"wrap" | b"page" | b"container" | b"layout" => WordKind::Layout,
-        b"article" | b"content" | b"post" | b"entry" | b"story" | b"body" | b"text" | b"main" | b"blog" | b"prose" | b"markdown" | b"articlebody" => WordKind::Content,
-        b"comment" | b"comments" | b"commentlist" | b"commentary" | b"disqus" | b"respond" | b"replies" | b"reply" => WordKind::Comment,
-        b"nav" | b"navbar" | b"navigation" | b"menu" | b"footer" | b"sidebar" | b"cookie" | b"cookies" | b"consent" | b"share" | b"sharing" | b"social" | b"breadcrumb" | b"breadcrumbs"
-        | b"related" | b"newsletter" | b"subscribe" | b"skip" | b"pagination" | b"pager" | b"toolbar" | b"sponsored" | b"outbrain" | b"taboola" | b"recommended" | b"trending"
-        | b"popular" | b"signup" | b"tagcloud" | b"footnav" | b"sitemap" | b"copyright" => WordKind::Strong,
-        b"ad" | b"ads" | b"advert" | b"advertisement" | b"banner" | b"promo" | b"popup" | b"modal" | b"widget" | b"masthead" | b"topbar" | b"paywall" | b"tags" | b"legal" | b"rail"
-        | b"byline" => WordKind::Weak,
+        b"article" | b"content" | b"post" | b"entry" | b"story" | b"body" | b"text" | b"main"
+        | b"blog" | b"prose" | b"markdown" | b"articlebody" => WordKind::Content,
+        b"comment" | b"comments" | b"commentlist" | b"commentary" | b"disqus" | b"respond"
+        | b"replies" | b"reply" => WordKind::Comment,
+        b"nav" | b"navbar" | b"navigation" | b"menu" | b"footer" | b"sidebar" | b"cookie"
+        | b"cookies" | b"consent" | b"share" | b"sharing" | b"social" | b"breadcrumb"
+        | b"breadcrumbs" | b"related" | b"newsletter" | b"subscribe" | b"skip" | b"pagination"
+        | b"pager" | b"toolbar" | b"sponsored" | b"outbrain" | b"taboola" | b"recommended"
+        | b"trending" | b"popular" | b"signup" | b"tagcloud" | b"footnav" | b"sitemap"
+        | b"copyright" => WordKind::Strong,
+        b"ad" | b"ads" | b"advert" | b"advertisement" | b"banner" | b"promo" | b"popup"
+        | b"modal" | b"widget" | b"masthead" | b"topbar" | b"paywall" | b"tags" | b"legal"
+        | b"rail" | b"byline" => WordKind::Weak,
         _ => return None,
     })
 }
@@ -119,7 +182,11 @@ fn class_words(a: &Attrs<'_>) -> ClassWords {
         c.consent |= consent_vendors().is_match(v);
         // words split at ASCII whitespace, `-`, `_`, `:` (bytes: class values are ASCII in
         // practice, and a word with other bytes matches no listed word anyway)
-        for w in v.as_bytes().split(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0c | b'-' | b'_' | b':')).filter(|w| !w.is_empty()) {
+        for w in v
+            .as_bytes()
+            .split(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0c | b'-' | b'_' | b':'))
+            .filter(|w| !w.is_empty())
+        {
             match word_kind(w) {
                 Some(WordKind::Layout) => c.layout = true,
                 Some(WordKind::Content) => c.content = true,
@@ -165,28 +232,84 @@ impl<'a> Attrs<'a> {
 }
 
 fn consent_vendors() -> &'static aho_corasick::AhoCorasick {
-    static AC: std::sync::LazyLock<aho_corasick::AhoCorasick> = std::sync::LazyLock::new(|| aho_corasick::AhoCorasick::builder().ascii_case_insensitive(true).build(CONSENT_VENDORS).expect("static patterns"));
+    static AC: std::sync::LazyLock<aho_corasick::AhoCorasick> = std::sync::LazyLock::new(|| {
+        aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(CONSENT_VENDORS)
+            .expect("static patterns")
+    });
     &AC
 }
 
 /// Substrings of class/id words naming cookie and consent banners (`cookiebanner`,
 /// `CybotCookiebotDialog`, `onetrust-consent-sdk`, `cmplz-cookiebanner`, ...).
-const CONSENT_VENDORS: &[&str] = &["cookie", "consent", "gdpr", "rgpd", "dsgvo", "onetrust", "didomi", "usercentrics", "borlabs", "cmplz", "tarteaucitron", "truste", "osano", "cookiebot", "iubenda", "quantcast"];
+const CONSENT_VENDORS: &[&str] = &[
+    "cookie",
+    "consent",
+    "gdpr",
+    "rgpd",
+    "dsgvo",
+    "onetrust",
+    "didomi",
+    "usercentrics",
+    "borlabs",
+    "cmplz",
+    "tarteaucitron",
+    "truste",
+    "osano",
+    "cookiebot",
+    "iubenda",
+    "quantcast",
+];
 
 /// With "cookie" in the same text, the wording of a consent notice (an article about
 /// cookies does not ask for consent).
 const CONSENT_PHRASES: &[&str] = &[
-    "we use", "this site uses", "this website uses", "you agree", "you consent", "accept", "continuing to use", "by using", "wir verwenden", "wir nutzen", "diese website verwendet", "weiterhin nutzt",
-    "zustimm", "einverstanden", "akzeptier", "nous utilisons", "ce site utilise", "en poursuivant", "acceptez", "utilizamos", "este sitio", "acepta", "utilizziamo", "questo sito", "accett",
+    "we use",
+    "this site uses",
+    "this website uses",
+    "you agree",
+    "you consent",
+    "accept",
+    "continuing to use",
+    "by using",
+    "wir verwenden",
+    "wir nutzen",
+    "diese website verwendet",
+    "weiterhin nutzt",
+    "zustimm",
+    "einverstanden",
+    "akzeptier",
+    "nous utilisons",
+    "ce site utilise",
+    "en poursuivant",
+    "acceptez",
+    "utilizamos",
+    "este sitio",
+    "acepta",
+    "utilizziamo",
+    "questo sito",
+    "accett",
     // consent / consentement / consentimiento, Einwilligung, consenso, tracking wording
-    "consent", "einwillig", "consens", "traceurs", "tracker", "your preferences", "vos choix", "paramétrer",
+    "consent",
+    "einwillig",
+    "consens",
+    "traceurs",
+    "tracker",
+    "your preferences",
+    "vos choix",
+    "paramétrer",
 ];
 
 fn cookie_word() -> &'static aho_corasick::AhoCorasick {
-    static AC: std::sync::LazyLock<aho_corasick::AhoCorasick> = std::sync::LazyLock::new(|| aho_corasick::AhoCorasick::builder().ascii_case_insensitive(true).build(["cookie"]).expect("static pattern"));
+    static AC: std::sync::LazyLock<aho_corasick::AhoCorasick> = std::sync::LazyLock::new(|| {
+        aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(["cookie"])
+            .expect("static pattern")
+    });
     &AC
 }
-
 
 /// How sure the element is a boilerplate region (by tag, ARIA role, class/id words).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -208,17 +331,35 @@ fn boilerplate(name: &str, a: &Attrs<'_>, c: ClassWords) -> Boiler {
     if a.hidden || a.aria_hidden {
         return Boiler::Strong;
     }
-    if let Some(style) = a.style.filter(|s| trawl_core::text::contains_ascii_ci(s, "none") || trawl_core::text::contains_ascii_ci(s, "hidden")) {
+    if let Some(style) = a.style.filter(|s| {
+        trawl_core::text::contains_ascii_ci(s, "none")
+            || trawl_core::text::contains_ascii_ci(s, "hidden")
+    }) {
         let s = style.replace(' ', "").to_ascii_lowercase();
         if s.contains("display:none") || s.contains("visibility:hidden") {
             return Boiler::Strong;
         }
     }
-    if matches!(a.role.unwrap_or(""), "navigation" | "banner" | "contentinfo" | "complementary" | "search" | "menu" | "menubar" | "dialog" | "alertdialog") {
+    if matches!(
+        a.role.unwrap_or(""),
+        "navigation"
+            | "banner"
+            | "contentinfo"
+            | "complementary"
+            | "search"
+            | "menu"
+            | "menubar"
+            | "dialog"
+            | "alertdialog"
+    ) {
         return Boiler::Strong;
     }
     if a.class.is_none() && a.id.is_none() {
-        return if name == "form" { Boiler::Weak } else { Boiler::No };
+        return if name == "form" {
+            Boiler::Weak
+        } else {
+            Boiler::No
+        };
     }
     // a comment's or a consent banner's own words win over content words
     // (`comment-content`, `comment-body`, `cookie-text`)
@@ -247,7 +388,9 @@ fn content_bonus(name: &str, a: &Attrs<'_>, content_word: bool) -> f32 {
     if matches!(name, "article" | "main") || a.role == Some("main") {
         b += 0.2;
     }
-    if a.itemprop.is_some_and(|p| p.contains("articleBody") || p.contains("text")) {
+    if a.itemprop
+        .is_some_and(|p| p.contains("articleBody") || p.contains("text"))
+    {
         b += 0.3;
     }
     if content_word {
@@ -257,7 +400,24 @@ fn content_bonus(name: &str, a: &Attrs<'_>, content_word: bool) -> f32 {
 }
 
 fn is_punct(c: char) -> bool {
-    matches!(c, '.' | ',' | ';' | ':' | '!' | '?' | '。' | '，' | '、' | '！' | '？' | '；' | '：' | '؟' | '،' | '।')
+    matches!(
+        c,
+        '.' | ','
+            | ';'
+            | ':'
+            | '!'
+            | '?'
+            | '。'
+            | '，'
+            | '、'
+            | '！'
+            | '？'
+            | '；'
+            | '：'
+            | '؟'
+            | '،'
+            | '।'
+    )
 }
 
 /// Own text of a block (not counting nested blocks).
@@ -287,7 +447,8 @@ pub(crate) fn score(doc: &Html) -> Scores {
     let mut first_link: Vec<bool> = Vec::new();
     let mut pending = 0usize;
     let root = doc.tree.root();
-    let mut stack: Vec<(ego_tree::NodeRef<'_, Node>, u32, u32, bool)> = vec![(root, u32::MAX, u32::MAX, false)];
+    let mut stack: Vec<(ego_tree::NodeRef<'_, Node>, u32, u32, bool)> =
+        vec![(root, u32::MAX, u32::MAX, false)];
     while let Some((node, parent, owner, in_link)) = stack.pop() {
         match node.value() {
             Node::Element(e) => {
@@ -299,7 +460,11 @@ pub(crate) fn score(doc: &Html) -> Scores {
                 // own flag here; whether it holds is decided once sizes are known
                 let attrs = Attrs::of(e);
                 let cw = class_words(&attrs);
-                let b = if matches!(name, "html" | "body") { Boiler::No } else { boilerplate(name, &attrs, cw) };
+                let b = if matches!(name, "html" | "body") {
+                    Boiler::No
+                } else {
+                    boilerplate(name, &attrs, cw)
+                };
                 bonus.push(content_bonus(name, &attrs, cw.content));
                 order.push((node.id(), parent));
                 els.push(e);
@@ -318,7 +483,11 @@ pub(crate) fn score(doc: &Html) -> Scores {
                 sig.push(std::hash::Hasher::finish(&h));
                 has_class.push(attrs.class.is_some_and(|c| !c.trim().is_empty()));
                 first_link.push(false);
-                let owner = if blk || owner == u32::MAX { slot } else { owner };
+                let owner = if blk || owner == u32::MAX {
+                    slot
+                } else {
+                    owner
+                };
                 let link = in_link || name == "a";
                 for c in node.children().rev() {
                     stack.push((c, slot, owner, link));
@@ -328,9 +497,20 @@ pub(crate) fn score(doc: &Html) -> Scores {
                 let o = &mut own[owner as usize];
                 let (n, punct) = if t.is_ascii() {
                     let b = t.as_bytes();
-                    (b.iter().filter(|c| !c.is_ascii_whitespace()).count() as u32, b.iter().filter(|c| matches!(c, b'.' | b',' | b';' | b':' | b'!' | b'?')).count() as u32)
+                    (
+                        b.iter().filter(|c| !c.is_ascii_whitespace()).count() as u32,
+                        b.iter()
+                            .filter(|c| matches!(c, b'.' | b',' | b';' | b':' | b'!' | b'?'))
+                            .count() as u32,
+                    )
                 } else {
-                    t.chars().fold((0u32, 0u32), |(n, p), c| if c.is_whitespace() { (n, p) } else { (n + 1, p + u32::from(is_punct(c))) })
+                    t.chars().fold((0u32, 0u32), |(n, p), c| {
+                        if c.is_whitespace() {
+                            (n, p)
+                        } else {
+                            (n + 1, p + u32::from(is_punct(c)))
+                        }
+                    })
                 };
                 if n > 0 {
                     for f in &mut first_link[pending..] {
@@ -343,7 +523,12 @@ pub(crate) fn score(doc: &Html) -> Scores {
                     o.link += n;
                 }
                 o.punct += punct;
-                if !o.cookie && cookie_word().is_match(&**t) && CONSENT_PHRASES.iter().any(|p| trawl_core::text::contains_ascii_ci(t, p)) {
+                if !o.cookie
+                    && cookie_word().is_match(&**t)
+                    && CONSENT_PHRASES
+                        .iter()
+                        .any(|p| trawl_core::text::contains_ascii_ci(t, p))
+                {
                     o.cookie = true;
                 }
             }
@@ -376,7 +561,14 @@ pub(crate) fn score(doc: &Html) -> Scores {
             sub_link[p as usize] += sub_link[i];
         }
     }
-    let teaser = |i: usize| is_blk[i] && first_link[i] && sub_text[i] >= 40 && sub_text[i] < 1500 && sub_link[i] * 100 >= sub_text[i] * 12 && sub_link[i] * 100 <= sub_text[i] * 90;
+    let teaser = |i: usize| {
+        is_blk[i]
+            && first_link[i]
+            && sub_text[i] >= 40
+            && sub_text[i] < 1500
+            && sub_link[i] * 100 >= sub_text[i] * 12
+            && sub_link[i] * 100 <= sub_text[i] * 90
+    };
     for (i, s) in sig.iter().enumerate() {
         if teaser(i) {
             *teaser_count.entry(*s).or_default() += 1;
@@ -402,17 +594,43 @@ pub(crate) fn score(doc: &Html) -> Scores {
             // a consent notice: prose, but never the content
             v = -(o.text as f32) * 0.5;
         }
-        let structured = matches!(els[i].name(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "li" | "td" | "th" | "dt" | "dd" | "figcaption" | "caption" | "pre");
+        let structured = matches!(
+            els[i].name(),
+            "h1" | "h2"
+                | "h3"
+                | "h4"
+                | "h5"
+                | "h6"
+                | "li"
+                | "td"
+                | "th"
+                | "dt"
+                | "dd"
+                | "figcaption"
+                | "caption"
+                | "pre"
+        );
         if o.text > 0 && o.text < 25 && !structured {
             v -= 6.0;
         }
         // a repeated short item (menus, teasers, tag lists: mostly link text; ingredient and
         // spec lists of plain text are content)
-        if o.text > 0 && o.text < 120 && has_class[i] && sig_count.get(&sig[i]).copied().unwrap_or(0) >= 6 && o.punct <= 1 && o.link * 2 >= o.text {
+        if o.text > 0
+            && o.text < 120
+            && has_class[i]
+            && sig_count.get(&sig[i]).copied().unwrap_or(0) >= 6
+            && o.punct <= 1
+            && o.link * 2 >= o.text
+        {
             v -= 0.5 * o.text as f32;
         }
         // subtree sums (the masses are summed bottom-up below)
-        stats[i] = Stat { text: sub_text[i], link: sub_link[i], mass: v, boiler: false };
+        stats[i] = Stat {
+            text: sub_text[i],
+            link: sub_link[i],
+            mass: v,
+            boiler: false,
+        };
     }
     // a repeated teaser: its whole subtree weighs against the list holding it
     let mut penalty = vec![0f32; n];
@@ -438,7 +656,10 @@ pub(crate) fn score(doc: &Html) -> Scores {
             plain[p as usize] += plain[i];
         }
     }
-    let top = (0..n).filter(|&i| !matches!(els[i].name(), "html" | "body")).map(|i| plain[i]).fold(0f32, f32::max);
+    let top = (0..n)
+        .filter(|&i| !matches!(els[i].name(), "html" | "body"))
+        .map(|i| plain[i])
+        .fold(0f32, f32::max);
     // the best plain mass anywhere in each subtree: a weak region (`render-target-modal`
     // around a story viewer) whose sum is dragged down by link lists next to the story
     // still holds that story
@@ -495,12 +716,19 @@ pub(crate) fn score(doc: &Html) -> Scores {
             let i = index[&id] as usize;
             tracing::trace!(score, tag = els[i].name(), id = ?els[i].attr("id"), class = ?els[i].attr("class"), "content root");
         }
-        let mut v: Vec<(f32, usize)> = (0..n).filter(|&i| stats[i].mass > 0.0).map(|i| (stats[i].mass, i)).collect();
+        let mut v: Vec<(f32, usize)> = (0..n)
+            .filter(|&i| stats[i].mass > 0.0)
+            .map(|i| (stats[i].mass, i))
+            .collect();
         v.sort_by(|a, b| b.0.total_cmp(&a.0));
         for (m, i) in v.iter().take(12) {
             let (s, e) = (stats[*i], els[*i]);
             tracing::trace!(mass = m, text = s.text, link = s.link, boiler = s.boiler, tag = e.name(), id = ?e.attr("id"), class = ?e.attr("class"), "content candidate");
         }
     }
-    Scores { index, stats, root: best.map(|(_, id)| id) }
+    Scores {
+        index,
+        stats,
+        root: best.map(|(_, id)| id),
+    }
 }

@@ -24,7 +24,9 @@ pub(crate) fn strip_inert(html: &str) -> String {
             // metadata and stays
             let end = html[i..].find('>').map_or(html.len(), |e| i + e + 1);
             let tag = &html[i..end];
-            if !(trawl_core::text::contains_ascii_ci(tag, "canonical") || trawl_core::text::contains_ascii_ci(tag, "author")) {
+            if !(trawl_core::text::contains_ascii_ci(tag, "canonical")
+                || trawl_core::text::contains_ascii_ci(tag, "author"))
+            {
                 out.push_str(&html[copied..i]);
                 copied = end;
             }
@@ -32,7 +34,9 @@ pub(crate) fn strip_inert(html: &str) -> String {
             continue;
         }
         if rest.starts_with(b"<!--") {
-            let end = html[i + 4..].find("-->").map_or(html.len(), |e| i + 4 + e + 3);
+            let end = html[i + 4..]
+                .find("-->")
+                .map_or(html.len(), |e| i + 4 + e + 3);
             out.push_str(&html[copied..i]);
             copied = end;
             pos = end;
@@ -53,7 +57,9 @@ pub(crate) fn strip_inert(html: &str) -> String {
         };
         let open_end = html[i..].find('>').map_or(html.len(), |e| i + e + 1);
         let close = find_close(html, open_end, tag);
-        let end = html[close..].find('>').map_or(html.len(), |e| close + e + 1);
+        let end = html[close..]
+            .find('>')
+            .map_or(html.len(), |e| close + e + 1);
         let keep = tag == "script" && html[i..open_end].to_ascii_lowercase().contains("ld+json");
         if !keep {
             out.push_str(&html[copied..i]);
@@ -65,10 +71,14 @@ pub(crate) fn strip_inert(html: &str) -> String {
     out
 }
 
-
 /// `<name` followed by whitespace, `>` or `/`, case-insensitively.
 fn starts_tag(rest: &[u8], name: &[u8]) -> bool {
-    rest.len() > name.len() + 1 && rest[1..=name.len()].eq_ignore_ascii_case(name) && matches!(rest[name.len() + 1], b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'>' | b'/')
+    rest.len() > name.len() + 1
+        && rest[1..=name.len()].eq_ignore_ascii_case(name)
+        && matches!(
+            rest[name.len() + 1],
+            b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'>' | b'/'
+        )
 }
 
 /// Offset of the closing `</tag` at or after `from` (the end of the input when missing).
@@ -78,7 +88,14 @@ fn find_close(html: &str, from: usize, tag: &str) -> usize {
     while let Some(off) = html[p..].find("</") {
         let i = p + off;
         let after = i + 2 + tag.len();
-        if b.len() >= after && b[i + 2..after].eq_ignore_ascii_case(tag.as_bytes()) && (after == b.len() || matches!(b[after], b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'>' | b'/')) {
+        if b.len() >= after
+            && b[i + 2..after].eq_ignore_ascii_case(tag.as_bytes())
+            && (after == b.len()
+                || matches!(
+                    b[after],
+                    b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'>' | b'/'
+                ))
+        {
             return i;
         }
         p = i + 2;
@@ -98,7 +115,10 @@ mod tests {
         assert_eq!(strip_inert("<!-- open"), "");
         assert_eq!(strip_inert("x < y <script"), "x < y <script");
         assert_eq!(strip_inert("é<style>ü</style>ß"), "éß");
-        assert_eq!(strip_inert("<p>a<svg viewBox=\"0 0 9 9\"><path d=\"M0 0\"/></svg>b</p>"), "<p>ab</p>");
+        assert_eq!(
+            strip_inert("<p>a<svg viewBox=\"0 0 9 9\"><path d=\"M0 0\"/></svg>b</p>"),
+            "<p>ab</p>"
+        );
         assert_eq!(
             strip_inert("<head><LINK rel=stylesheet href=a.css><link rel=\"canonical\" href=\"/c\"><link rel=author href=/me><links>x</links></head>"),
             "<head><link rel=\"canonical\" href=\"/c\"><link rel=author href=/me><links>x</links></head>"

@@ -14,16 +14,32 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let path = args.get(1).expect("usage: filter_speed DOCS.jsonl [CONFIG.toml] [RUNS]");
+    let path = args
+        .get(1)
+        .expect("usage: filter_speed DOCS.jsonl [CONFIG.toml] [RUNS]");
     let cfg: trawl_filter::FilterConfig = match args.get(2) {
         Some(c) => {
-            let v: toml::Value = toml::from_str(&std::fs::read_to_string(c).expect("read config")).expect("config is TOML");
-            v.get("filter").cloned().map(|f| f.try_into().expect("[filter] section")).unwrap_or_default()
+            let v: toml::Value = toml::from_str(&std::fs::read_to_string(c).expect("read config"))
+                .expect("config is TOML");
+            v.get("filter")
+                .cloned()
+                .map(|f| f.try_into().expect("[filter] section"))
+                .unwrap_or_default()
         }
-        None => trawl_filter::FilterConfig { annotate_only: true, min_words: 0, ..Default::default() },
+        None => trawl_filter::FilterConfig {
+            annotate_only: true,
+            min_words: 0,
+            ..Default::default()
+        },
     };
-    let runs: usize = args.get(3).map_or(1, |r| r.parse().expect("RUNS is a number"));
-    let docs: Vec<trawl_core::Document> = std::io::BufReader::new(std::fs::File::open(path).expect("open docs")).lines().map(|l| serde_json::from_str(&l.expect("read")).expect("a Document per line")).collect();
+    let runs: usize = args
+        .get(3)
+        .map_or(1, |r| r.parse().expect("RUNS is a number"));
+    let docs: Vec<trawl_core::Document> =
+        std::io::BufReader::new(std::fs::File::open(path).expect("open docs"))
+            .lines()
+            .map(|l| serde_json::from_str(&l.expect("read")).expect("a Document per line"))
+            .collect();
     let bytes: usize = docs.iter().map(|d| d.text.len()).sum();
     let mb = bytes as f64 / 1e6;
     let mut stages = cfg.build();
@@ -49,10 +65,26 @@ fn main() {
         }
     }
     let all = median(chains.clone());
-    println!("{mb:.1} MB of text, {} documents; chain {all:.3} s = {:.1} MB/s (median of {} runs)", docs.len(), mb / all, chains.len());
+    println!(
+        "{mb:.1} MB of text, {} documents; chain {all:.3} s = {:.1} MB/s (median of {} runs)",
+        docs.len(),
+        mb / all,
+        chains.len()
+    );
     for (s, t) in stages.iter().zip(per_stage) {
         let t = median(t);
-        println!("  {:<18} {:>8.3} s {:>9.1} MB/s", s.name(), t, mb / t.max(1e-9));
+        println!(
+            "  {:<18} {:>8.3} s {:>9.1} MB/s",
+            s.name(),
+            t,
+            mb / t.max(1e-9)
+        );
     }
-    println!("runs: {:?}", chains.iter().map(|c| (c * 1000.0).round() / 1000.0).collect::<Vec<_>>());
+    println!(
+        "runs: {:?}",
+        chains
+            .iter()
+            .map(|c| (c * 1000.0).round() / 1000.0)
+            .collect::<Vec<_>>()
+    );
 }

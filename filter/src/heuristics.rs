@@ -6,7 +6,6 @@
 //! published one moved towards keeping more (the published value is in the comment), and the
 //! signals stay on every document so a stricter cut is a config change, not a recomputation.
 
-
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use trawl_core::{Document, DropReason, Filter, Map, RecordError, Verdict};
@@ -104,10 +103,18 @@ impl Default for HeuristicsConfig {
 
 fn stopwords(lang: &str) -> Option<&'static [&'static str]> {
     Some(match lang {
-        "eng" => &["the", "be", "to", "of", "and", "that", "have", "with", "is", "in", "it", "for"],
-        "fra" => &["le", "la", "les", "de", "des", "et", "est", "un", "une", "que", "dans", "pour"],
-        "deu" => &["der", "die", "das", "und", "ist", "nicht", "ein", "eine", "zu", "mit", "den", "von"],
-        "spa" => &["el", "la", "los", "las", "de", "y", "que", "en", "un", "una", "es", "por"],
+        "eng" => &[
+            "the", "be", "to", "of", "and", "that", "have", "with", "is", "in", "it", "for",
+        ],
+        "fra" => &[
+            "le", "la", "les", "de", "des", "et", "est", "un", "une", "que", "dans", "pour",
+        ],
+        "deu" => &[
+            "der", "die", "das", "und", "ist", "nicht", "ein", "eine", "zu", "mit", "den", "von",
+        ],
+        "spa" => &[
+            "el", "la", "los", "las", "de", "y", "que", "en", "un", "una", "es", "por",
+        ],
         _ => return None,
     })
 }
@@ -116,7 +123,9 @@ fn stopwords(lang: &str) -> Option<&'static [&'static str]> {
 /// every bit depends on every word.
 fn ngram_key(words: &[u64]) -> u64 {
     const P: u64 = 0x9e37_79b9_7f4a_7c15;
-    let h = words.iter().fold(0u64, |h, w| h.wrapping_mul(P).wrapping_add(*w));
+    let h = words
+        .iter()
+        .fold(0u64, |h, w| h.wrapping_mul(P).wrapping_add(*w));
     finish(h, words.len())
 }
 
@@ -139,7 +148,10 @@ struct NgramTable {
 impl NgramTable {
     fn with_room(n: usize) -> NgramTable {
         let cap = (2 * n.max(8)).next_power_of_two();
-        NgramTable { slots: vec![(0, 0); cap], mask: cap - 1 }
+        NgramTable {
+            slots: vec![(0, 0); cap],
+            mask: cap - 1,
+        }
     }
 
     /// Adds one occurrence of `key`; returns its slot (for [`NgramTable::final_count`]) and
@@ -209,11 +221,20 @@ fn ngram_signals(wh: &[u64], wc: &[u32], total_chars: f64) -> [f64; 4] {
         for (&i, &slot) in starts.iter().zip(&slots) {
             repeats[i as usize] = table.final_count(slot as usize) > 1;
         }
-        (repeats, best as f64 / total_chars, dup_chars as f64 / total_chars)
+        (
+            repeats,
+            best as f64 / total_chars,
+            dup_chars as f64 / total_chars,
+        )
     };
     let all: Vec<u32> = (0..(n - 1) as u32).collect();
     let (rep2, top2, _) = pass(2, &all);
-    let starts = |len: usize, keep: &dyn Fn(usize) -> bool| -> Vec<u32> { (0..n.saturating_sub(len - 1)).filter(|&i| keep(i)).map(|i| i as u32).collect() };
+    let starts = |len: usize, keep: &dyn Fn(usize) -> bool| -> Vec<u32> {
+        (0..n.saturating_sub(len - 1))
+            .filter(|&i| keep(i))
+            .map(|i| i as u32)
+            .collect()
+    };
     let (rep3, top3, _) = pass(3, &starts(3, &|i| rep2[i] && rep2[i + 1]));
     let (rep5, _, dup5) = pass(5, &starts(5, &|i| rep3[i] && rep3[i + 1] && rep3[i + 2]));
     let (_, _, dup10) = pass(10, &starts(10, &|i| rep5[i] && rep5[i + 5]));
@@ -225,7 +246,9 @@ fn ngram_signals(wh: &[u64], wc: &[u32], total_chars: f64) -> [f64; 4] {
 /// patterns' first bytes with SIMD and runs the automaton only there (6x faster over pages).
 fn boilerplate() -> &'static regex::Regex {
     static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    RE.get_or_init(|| regex::Regex::new("(?i-u)javascript|cookie|lorem ipsum").expect("static pattern"))
+    RE.get_or_init(|| {
+        regex::Regex::new("(?i-u)javascript|cookie|lorem ipsum").expect("static pattern")
+    })
 }
 
 /// Gopher's symbols: `#`, `...` (non-overlapping) and `…`, in one SIMD scan for their first
@@ -268,11 +291,20 @@ fn stopword_hashes(lang: &str) -> Option<(&'static rustc_hash::FxHashSet<u64>, u
             .into_iter()
             .map(|l| {
                 let words = stopwords(l).unwrap_or_default();
-                (l, words.iter().map(|w| xxhash_rust::xxh3::xxh3_64(w.as_bytes())).collect(), words.iter().map(|w| w.len()).max().unwrap_or(0))
+                (
+                    l,
+                    words
+                        .iter()
+                        .map(|w| xxhash_rust::xxh3::xxh3_64(w.as_bytes()))
+                        .collect(),
+                    words.iter().map(|w| w.len()).max().unwrap_or(0),
+                )
             })
             .collect()
     });
-    sets.iter().find(|(l, _, _)| *l == lang).map(|(_, s, n)| (s, *n))
+    sets.iter()
+        .find(|(l, _, _)| *l == lang)
+        .map(|(_, s, n)| (s, *n))
 }
 
 /// Computes `attrs.heur` (see the module docs).
@@ -331,25 +363,40 @@ impl Map for Signals {
                 // (only words short enough to be one)
                 let trimmed = trawl_core::text::trim_non_alphanumeric(lower);
                 if trimmed.len() <= longest {
-                    let th = if trimmed.len() == lower.len() { hash } else { xxhash_rust::xxh3::xxh3_64(trimmed.as_bytes()) };
+                    let th = if trimmed.len() == lower.len() {
+                        hash
+                    } else {
+                        xxhash_rust::xxh3::xxh3_64(trimmed.as_bytes())
+                    };
                     stop += usize::from(set.contains(&th));
                 }
             }
             wh.push(hash);
-            wc.push(if ascii { n as u32 } else { lower.chars().count() as u32 });
+            wc.push(if ascii {
+                n as u32
+            } else {
+                lower.chars().count() as u32
+            });
         });
         let n = wh.len().max(1) as f64;
         let symbols = symbol_count(text);
         let stop = stop_list.map(|_| stop);
         // one pass over the lines
-        let (mut nl, mut bullets, mut ellipsis, mut punct, mut short, mut js, mut cookie) = (0usize, 0, 0, 0, 0, 0, 0);
+        let (mut nl, mut bullets, mut ellipsis, mut punct, mut short, mut js, mut cookie) =
+            (0usize, 0, 0, 0, 0, 0, 0);
         let mut distinct_lines: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::default();
         // boilerplate words, found in one case-insensitive scan of the text (rare, so the
         // line pass below only walks a short list of positions)
-        let marks: Vec<(usize, usize)> = boilerplate().find_iter(text.as_str()).map(|m| (m.start(), boilerplate_kind(m.as_str()))).collect();
+        let marks: Vec<(usize, usize)> = boilerplate()
+            .find_iter(text.as_str())
+            .map(|m| (m.start(), boilerplate_kind(m.as_str())))
+            .collect();
         let mut next_mark = 0;
         for l in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
-            let (start, end) = (l.as_ptr() as usize - text.as_ptr() as usize, l.as_ptr() as usize - text.as_ptr() as usize + l.len());
+            let (start, end) = (
+                l.as_ptr() as usize - text.as_ptr() as usize,
+                l.as_ptr() as usize - text.as_ptr() as usize + l.len(),
+            );
             let (mut has_js, mut has_cookie) = (false, false);
             while next_mark < marks.len() && marks[next_mark].0 < end {
                 if marks[next_mark].0 >= start {
@@ -361,16 +408,26 @@ impl Map for Signals {
             nl += 1;
             bullets += usize::from(l.starts_with(['•', '-', '*', '·', '‣', '▪']));
             ellipsis += usize::from(l.ends_with("...") || l.ends_with('…'));
-            punct += usize::from(l.ends_with(['.', '!', '?', '"', '\'', '。', '！', '？', ':', ';', ')', '”']));
+            punct += usize::from(l.ends_with([
+                '.', '!', '?', '"', '\'', '。', '！', '？', ':', ';', ')', '”',
+            ]));
             short += usize::from(l.len() < 30 || (l.len() < 120 && l.chars().count() < 30));
             js += usize::from(has_js);
-            cookie += usize::from(has_cookie && (trawl_core::text::contains_ascii_ci(l, "accept") || trawl_core::text::contains_ascii_ci(l, "use") || trawl_core::text::contains_ascii_ci(l, "policy")));
+            cookie += usize::from(
+                has_cookie
+                    && (trawl_core::text::contains_ascii_ci(l, "accept")
+                        || trawl_core::text::contains_ascii_ci(l, "use")
+                        || trawl_core::text::contains_ascii_ci(l, "policy")),
+            );
             distinct_lines.insert(l);
         }
         let dup_lines = (nl - distinct_lines.len()) as f64 / nl.max(1) as f64;
         let nl = nl.max(1) as f64;
         let (mut np, mut distinct_paras) = (0usize, rustc_hash::FxHashSet::default());
-        for p in trawl_core::text::split_paragraphs(text).map(str::trim).filter(|p| !p.is_empty()) {
+        for p in trawl_core::text::split_paragraphs(text)
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+        {
             np += 1;
             distinct_paras.insert(p);
         }
@@ -378,7 +435,8 @@ impl Map for Signals {
         // n-gram repetition over lowercased words, measured in characters (Gopher). Each word
         // is hashed once; an n-gram's key is a polynomial of its words' hashes (no joined
         // strings), its length a difference of prefix sums.
-        let [top_2gram, top_3gram, dup_5gram, dup_10gram] = ngram_signals(&wh, &wc, chars.max(1) as f64);
+        let [top_2gram, top_3gram, dup_5gram, dup_10gram] =
+            ngram_signals(&wh, &wc, chars.max(1) as f64);
         let mut h = json!({
             "dense_words": round(dense as f64 / n),
             "mean_word_len": round(chars as f64 / n),
@@ -421,18 +479,27 @@ impl Filter for Heuristics {
 
     fn filter(&self, doc: &Document) -> Verdict {
         let c = &self.cfg;
-        let Some(h) = doc.attrs.get("heur") else { return Verdict::Keep };
+        let Some(h) = doc.attrs.get("heur") else {
+            return Verdict::Keep;
+        };
         let f = |k: &str| h.get(k).and_then(|v| v.as_f64()).unwrap_or(0.0);
         let words = doc.attrs.get("words").and_then(|w| w.as_u64()).unwrap_or(0);
         let drop = |r: DropReason| Verdict::Drop(r);
         if words > c.max_words {
             return drop(reasons::LENGTH);
         }
-        if c.drop_lorem_ipsum && h.get("lorem_ipsum").and_then(|v| v.as_bool()).unwrap_or(false) {
+        if c.drop_lorem_ipsum
+            && h.get("lorem_ipsum")
+                .and_then(|v| v.as_bool())
+                .unwrap_or(false)
+        {
             return drop(reasons::LOREM);
         }
         // word length means nothing where every character is a word (CJK, Thai)
-        if words > 0 && f("dense_words") < 0.5 && !(c.min_mean_word_len..=c.max_mean_word_len).contains(&f("mean_word_len")) {
+        if words > 0
+            && f("dense_words") < 0.5
+            && !(c.min_mean_word_len..=c.max_mean_word_len).contains(&f("mean_word_len"))
+        {
             return drop(reasons::WORD_LENGTH);
         }
         if f("ellipsis_lines") > c.max_ellipsis_lines {
@@ -452,7 +519,11 @@ impl Filter for Heuristics {
                 return drop(reasons::STOPWORDS);
             }
         }
-        if f("dup_lines") > c.max_dup_lines || f("dup_paragraphs") > c.max_dup_paragraphs || f("top_2gram") > c.max_top_2gram || f("dup_5gram") > c.max_dup_5gram {
+        if f("dup_lines") > c.max_dup_lines
+            || f("dup_paragraphs") > c.max_dup_paragraphs
+            || f("top_2gram") > c.max_top_2gram
+            || f("dup_5gram") > c.max_dup_5gram
+        {
             return drop(reasons::REPETITION);
         }
         if f("punct_lines") < c.min_punct_lines {
@@ -477,7 +548,8 @@ mod tests {
         let chars: Vec<usize> = words.iter().map(|w| w.chars().count()).collect();
         let total = chars.iter().sum::<usize>().max(1) as f64;
         let top = |k: usize| {
-            let mut counts: std::collections::HashMap<&[&str], usize> = std::collections::HashMap::new();
+            let mut counts: std::collections::HashMap<&[&str], usize> =
+                std::collections::HashMap::new();
             let mut best = 0;
             for i in 0..words.len().saturating_sub(k - 1) {
                 let c = counts.entry(&words[i..i + k]).or_insert(0);
@@ -496,15 +568,31 @@ mod tests {
                     dup[i..i + k].fill(true);
                 }
             }
-            (0..words.len()).filter(|&i| dup[i]).map(|i| chars[i]).sum::<usize>() as f64 / total
+            (0..words.len())
+                .filter(|&i| dup[i])
+                .map(|i| chars[i])
+                .sum::<usize>() as f64
+                / total
         };
         [top(2), top(3), dup(5), dup(10)]
     }
 
     #[test]
     fn symbol_count_is_three_matches() {
-        for t in ["", "#", "a.b..c...d....e.....f......", "…#…...#", "x…", "é.. .. ...", "#hash ## and ... … end..."] {
-            assert_eq!(symbol_count(t), t.matches('#').count() + t.matches("...").count() + t.matches('…').count(), "{t}");
+        for t in [
+            "",
+            "#",
+            "a.b..c...d....e.....f......",
+            "…#…...#",
+            "x…",
+            "é.. .. ...",
+            "#hash ## and ... … end...",
+        ] {
+            assert_eq!(
+                symbol_count(t),
+                t.matches('#').count() + t.matches("...").count() + t.matches('…').count(),
+                "{t}"
+            );
         }
     }
 
@@ -512,7 +600,9 @@ mod tests {
     fn ngram_signals_equal_counting_every_position() {
         // texts over small vocabularies repeat n-grams of every size
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let vocab = ["a", "the", "cat", "sat", "on", "mat", "über", "日", "x", "naïve"];
+        let vocab = [
+            "a", "the", "cat", "sat", "on", "mat", "über", "日", "x", "naïve",
+        ];
         for case in 0..300 {
             let len = case % 120;
             let size = 2 + case % (vocab.len() - 1);
@@ -524,7 +614,10 @@ mod tests {
                     vocab[(x % size as u64) as usize]
                 })
                 .collect();
-            let wh: Vec<u64> = words.iter().map(|w| xxhash_rust::xxh3::xxh3_64(w.as_bytes())).collect();
+            let wh: Vec<u64> = words
+                .iter()
+                .map(|w| xxhash_rust::xxh3::xxh3_64(w.as_bytes()))
+                .collect();
             let wc: Vec<u32> = words.iter().map(|w| w.chars().count() as u32).collect();
             let total = wc.iter().sum::<u32>().max(1) as f64;
             let got = ngram_signals(&wh, &wc, total);
@@ -538,7 +631,8 @@ mod tests {
     fn signals(text: &str, lang: &str) -> Document {
         let mut d = Document::new("u", text);
         d.meta.lang = Some(lang.into());
-        d.attrs.insert("words".into(), json!(trawl_core::text::word_count(text)));
+        d.attrs
+            .insert("words".into(), json!(trawl_core::text::word_count(text)));
         Signals.map(&mut d).unwrap();
         d
     }
@@ -547,7 +641,11 @@ mod tests {
 
     #[test]
     fn each_reason() {
-        let h = || Stage::Filter(Box::new(Heuristics { cfg: HeuristicsConfig::default() }));
+        let h = || {
+            Stage::Filter(Box::new(Heuristics {
+                cfg: HeuristicsConfig::default(),
+            }))
+        };
         let cases = [
             (GOOD.to_string(), None),
             (format!("{GOOD}\nlorem ipsum dolor sit amet, consectetur."), Some("c4_lorem_ipsum")),
@@ -562,20 +660,36 @@ mod tests {
         for (text, want) in cases {
             let (kept, stats) = check_stage(h(), vec![signals(&text, "eng")]);
             match want {
-                None => assert_eq!(kept.len(), 1, "{text}: {:?}", stats.stage("heuristics").unwrap().dropped),
-                Some(r) => assert_eq!(stats.stage("heuristics").unwrap().dropped.get(r), Some(&1), "{text}: {:?}", stats.stage("heuristics").unwrap().dropped),
+                None => assert_eq!(
+                    kept.len(),
+                    1,
+                    "{text}: {:?}",
+                    stats.stage("heuristics").unwrap().dropped
+                ),
+                Some(r) => assert_eq!(
+                    stats.stage("heuristics").unwrap().dropped.get(r),
+                    Some(&1),
+                    "{text}: {:?}",
+                    stats.stage("heuristics").unwrap().dropped
+                ),
             }
         }
     }
 
     #[test]
     fn ngram_keys_tell_ngrams_apart() {
-        let words: Vec<u64> = (0..50u64).map(|i| xxhash_rust::xxh3::xxh3_64(&(i % 7).to_le_bytes())).collect();
+        let words: Vec<u64> = (0..50u64)
+            .map(|i| xxhash_rust::xxh3::xxh3_64(&(i % 7).to_le_bytes()))
+            .collect();
         for k in [1, 2, 3, 5, 10] {
             // equal n-grams (the words repeat every 7) get equal keys, others differ
             for i in 0..=words.len() - k {
                 for j in 0..=words.len() - k {
-                    assert_eq!(ngram_key(&words[i..i + k]) == ngram_key(&words[j..j + k]), words[i..i + k] == words[j..j + k], "k={k} {i} {j}");
+                    assert_eq!(
+                        ngram_key(&words[i..i + k]) == ngram_key(&words[j..j + k]),
+                        words[i..i + k] == words[j..j + k],
+                        "k={k} {i} {j}"
+                    );
                 }
             }
         }
@@ -583,9 +697,17 @@ mod tests {
 
     #[test]
     fn cjk_and_languages_without_a_stopword_list() {
-        let d = signals("我们今天去公园散步，看到很多人在湖边钓鱼。孩子们在草地上放风筝，老人在树下下棋聊天。", "cmn");
+        let d = signals(
+            "我们今天去公园散步，看到很多人在湖边钓鱼。孩子们在草地上放风筝，老人在树下下棋聊天。",
+            "cmn",
+        );
         assert!(d.attrs["heur"].get("stopwords").is_none());
-        let (kept, _) = check_stage(Stage::Filter(Box::new(Heuristics { cfg: HeuristicsConfig::default() })), vec![d]);
+        let (kept, _) = check_stage(
+            Stage::Filter(Box::new(Heuristics {
+                cfg: HeuristicsConfig::default(),
+            })),
+            vec![d],
+        );
         assert_eq!(kept.len(), 1, "{:?}", kept);
     }
 }

@@ -80,7 +80,22 @@ pub struct FilterConfig {
 
 impl Default for FilterConfig {
     fn default() -> Self {
-        FilterConfig { enabled: true, languages: Vec::new(), min_lang_confidence: 0.0, min_words: 50, respect_training_opt_out: true, respect_noindex: true, pii: pii::PiiConfig::default(), heuristics: heuristics::HeuristicsConfig::default(), safety: safety::SafetyConfig::default(), quality: quality::QualityConfig::default(), lid_model: None, lid_min_prob: 0.5, blocklists: Vec::new(), annotate_only: false }
+        FilterConfig {
+            enabled: true,
+            languages: Vec::new(),
+            min_lang_confidence: 0.0,
+            min_words: 50,
+            respect_training_opt_out: true,
+            respect_noindex: true,
+            pii: pii::PiiConfig::default(),
+            heuristics: heuristics::HeuristicsConfig::default(),
+            safety: safety::SafetyConfig::default(),
+            quality: quality::QualityConfig::default(),
+            lid_model: None,
+            lid_min_prob: 0.5,
+            blocklists: Vec::new(),
+            annotate_only: false,
+        }
     }
 }
 
@@ -88,7 +103,10 @@ impl FilterConfig {
     /// Checks values; returns the offending key and reason.
     pub fn validate(&self) -> Result<(), (String, String)> {
         if !(0.0..=1.0).contains(&self.min_lang_confidence) {
-            return Err(("filter.min_lang_confidence".into(), format!("{} is outside 0..=1", self.min_lang_confidence)));
+            return Err((
+                "filter.min_lang_confidence".into(),
+                format!("{} is outside 0..=1", self.min_lang_confidence),
+            ));
         }
         self.load_blocklists()?;
         self.quality.validate()?;
@@ -98,15 +116,24 @@ impl FilterConfig {
             }
         }
         if !(0.0..=1.0).contains(&self.lid_min_prob) {
-            return Err(("filter.lid_min_prob".into(), format!("{} is not a probability", self.lid_min_prob)));
+            return Err((
+                "filter.lid_min_prob".into(),
+                format!("{} is not a probability", self.lid_min_prob),
+            ));
         }
         safety::Safety::new(&self.safety).map_err(|e| ("filter.safety.lists".to_string(), e))?;
         if let Some(f) = &self.safety.domain_blocklist {
-            safety::load_domains(f).map_err(|e| ("filter.safety.domain_blocklist".to_string(), e))?;
+            safety::load_domains(f)
+                .map_err(|e| ("filter.safety.domain_blocklist".to_string(), e))?;
         }
         for l in &self.languages {
             if whatlang::Lang::from_code(l).is_none() {
-                return Err(("filter.languages".into(), format!("`{l}` is not an ISO 639-3 code whatlang knows (e.g. eng, fra, deu, cmn)")));
+                return Err((
+                    "filter.languages".into(),
+                    format!(
+                        "`{l}` is not an ISO 639-3 code whatlang knows (e.g. eng, fra, deu, cmn)"
+                    ),
+                ));
             }
         }
         Ok(())
@@ -116,7 +143,12 @@ impl FilterConfig {
     pub fn load_blocklists(&self) -> Result<UrlBlocklist, (String, String)> {
         let mut all = UrlBlocklist::default();
         for f in &self.blocklists {
-            let text = std::fs::read_to_string(f).map_err(|e| ("filter.blocklists".to_string(), format!("cannot read `{f}`: {e}")))?;
+            let text = std::fs::read_to_string(f).map_err(|e| {
+                (
+                    "filter.blocklists".to_string(),
+                    format!("cannot read `{f}`: {e}"),
+                )
+            })?;
             all.extend(UrlBlocklist::parse(&text));
         }
         Ok(all)
@@ -139,7 +171,11 @@ impl FilterConfig {
         }
         let annotate_only = self.annotate_only;
         let decide = |v: &mut Vec<Stage>, f: Box<dyn Filter>| {
-            v.push(if annotate_only { Stage::Map(Box::new(WouldDrop(f))) } else { Stage::Filter(f) });
+            v.push(if annotate_only {
+                Stage::Map(Box::new(WouldDrop(f)))
+            } else {
+                Stage::Filter(f)
+            });
         };
         let lid = self.lid_model.as_deref().and_then(|m| match fasttext::FastText::load_model(m) {
             Ok(ft) => Some(std::sync::Arc::new(ft)),
@@ -148,28 +184,65 @@ impl FilterConfig {
                 None
             }
         });
-        v.push(Stage::Map(Box::new(Annotate { lid, lid_min_prob: self.lid_min_prob })));
+        v.push(Stage::Map(Box::new(Annotate {
+            lid,
+            lid_min_prob: self.lid_min_prob,
+        })));
         if self.pii.enabled {
             v.push(Stage::Map(Box::new(pii::Pii::new(self.pii.clone()))));
         }
         if self.respect_training_opt_out {
-            decide(&mut v, Box::new(ConsentFilter { respect_noindex: self.respect_noindex }));
+            decide(
+                &mut v,
+                Box::new(ConsentFilter {
+                    respect_noindex: self.respect_noindex,
+                }),
+            );
         }
-        decide(&mut v, Box::new(LanguageFilter { languages: self.languages.clone(), min_confidence: self.min_lang_confidence }));
-        decide(&mut v, Box::new(MinWords { min: self.min_words }));
+        decide(
+            &mut v,
+            Box::new(LanguageFilter {
+                languages: self.languages.clone(),
+                min_confidence: self.min_lang_confidence,
+            }),
+        );
+        decide(
+            &mut v,
+            Box::new(MinWords {
+                min: self.min_words,
+            }),
+        );
         if self.safety.enabled {
             if let Ok(s) = safety::Safety::new(&self.safety) {
                 v.push(Stage::Map(Box::new(s)));
-                let domains = self.safety.domain_blocklist.as_deref().map(safety::load_domains).transpose().unwrap_or_default().unwrap_or_default();
+                let domains = self
+                    .safety
+                    .domain_blocklist
+                    .as_deref()
+                    .map(safety::load_domains)
+                    .transpose()
+                    .unwrap_or_default()
+                    .unwrap_or_default();
                 if !self.heuristics.signals_only {
-                    decide(&mut v, Box::new(safety::SafetyFilter { max_profanity_ratio: self.safety.max_profanity_ratio, domains }));
+                    decide(
+                        &mut v,
+                        Box::new(safety::SafetyFilter {
+                            max_profanity_ratio: self.safety.max_profanity_ratio,
+                            domains,
+                        }),
+                    );
                 }
             }
         }
         if self.heuristics.enabled {
             v.push(Stage::Map(Box::new(heuristics::Signals)));
             if !self.heuristics.signals_only {
-                decide(&mut v, Box::new(heuristics::Heuristics { cfg: self.heuristics.clone() }));
+                decide(
+                    &mut v,
+                    Box::new(heuristics::Heuristics {
+                        cfg: self.heuristics.clone(),
+                    }),
+                );
             }
         }
         if !self.quality.models.is_empty() {
@@ -177,7 +250,12 @@ impl FilterConfig {
                 Ok(q) => {
                     v.push(Stage::Map(Box::new(q)));
                     if !self.quality.thresholds.is_empty() {
-                        decide(&mut v, Box::new(quality::QualityFilter { thresholds: self.quality.thresholds.clone() }));
+                        decide(
+                            &mut v,
+                            Box::new(quality::QualityFilter {
+                                thresholds: self.quality.thresholds.clone(),
+                            }),
+                        );
                     }
                 }
                 Err((k, r)) => tracing::error!(key = %k, reason = %r, "quality models not loaded"),
@@ -198,7 +276,10 @@ impl Map for WouldDrop {
 
     fn map(&self, doc: &mut Document) -> Result<(), RecordError> {
         if let Verdict::Drop(reason) = self.0.filter(doc) {
-            let list = doc.attrs.entry("would_drop".to_string()).or_insert_with(|| serde_json::json!([]));
+            let list = doc
+                .attrs
+                .entry("would_drop".to_string())
+                .or_insert_with(|| serde_json::json!([]));
             if let Some(a) = list.as_array_mut() {
                 a.push(reason.as_str().into());
             }
@@ -227,26 +308,99 @@ pub struct Annotate {
 
 impl std::fmt::Debug for Annotate {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Annotate").field("lid", &self.lid.is_some()).field("lid_min_prob", &self.lid_min_prob).finish()
+        f.debug_struct("Annotate")
+            .field("lid", &self.lid.is_some())
+            .field("lid_min_prob", &self.lid_min_prob)
+            .finish()
     }
 }
 
 /// ISO 639-3 for a fastText label (`__label__en`, `__label__eng`, `__label__zh`, ...), as
 /// whatlang names languages.
 pub fn lid_label_to_iso3(label: &str) -> Option<String> {
-    let l = label.trim_start_matches("__label__").split(['_', '-']).next().unwrap_or("").to_ascii_lowercase();
+    let l = label
+        .trim_start_matches("__label__")
+        .split(['_', '-'])
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
     if l.len() == 3 && whatlang::Lang::from_code(&l).is_some() {
         return Some(l);
     }
     const TWO: &[(&str, &str)] = &[
-        ("en", "eng"), ("de", "deu"), ("fr", "fra"), ("es", "spa"), ("it", "ita"), ("pt", "por"), ("nl", "nld"), ("pl", "pol"), ("ru", "rus"), ("uk", "ukr"), ("ja", "jpn"), ("zh", "cmn"),
-        ("ko", "kor"), ("ar", "ara"), ("fa", "pes"), ("he", "heb"), ("hi", "hin"), ("bn", "ben"), ("tr", "tur"), ("sv", "swe"), ("da", "dan"), ("no", "nob"), ("nb", "nob"), ("fi", "fin"),
-        ("cs", "ces"), ("sk", "slk"), ("hu", "hun"), ("ro", "ron"), ("bg", "bul"), ("el", "ell"), ("sr", "srp"), ("hr", "hrv"), ("sl", "slv"), ("lt", "lit"), ("lv", "lav"), ("et", "est"),
-        ("vi", "vie"), ("th", "tha"), ("id", "ind"), ("ms", "zlm"), ("ta", "tam"), ("te", "tel"), ("mr", "mar"), ("ur", "urd"), ("ca", "cat"), ("af", "afr"), ("be", "bel"), ("ka", "kat"),
-        ("hy", "hye"), ("az", "aze"), ("uz", "uzb"), ("tl", "tgl"), ("eo", "epo"), ("la", "lat"), ("mk", "mkd"), ("ne", "nep"), ("pa", "pan"), ("gu", "guj"), ("kn", "kan"), ("ml", "mal"),
-        ("si", "sin"), ("am", "amh"), ("yi", "yid"), ("km", "khm"), ("my", "mya"), ("sn", "sna"), ("zu", "zul"), ("ak", "aka"), ("jv", "jav"),
+        ("en", "eng"),
+        ("de", "deu"),
+        ("fr", "fra"),
+        ("es", "spa"),
+        ("it", "ita"),
+        ("pt", "por"),
+        ("nl", "nld"),
+        ("pl", "pol"),
+        ("ru", "rus"),
+        ("uk", "ukr"),
+        ("ja", "jpn"),
+        ("zh", "cmn"),
+        ("ko", "kor"),
+        ("ar", "ara"),
+        ("fa", "pes"),
+        ("he", "heb"),
+        ("hi", "hin"),
+        ("bn", "ben"),
+        ("tr", "tur"),
+        ("sv", "swe"),
+        ("da", "dan"),
+        ("no", "nob"),
+        ("nb", "nob"),
+        ("fi", "fin"),
+        ("cs", "ces"),
+        ("sk", "slk"),
+        ("hu", "hun"),
+        ("ro", "ron"),
+        ("bg", "bul"),
+        ("el", "ell"),
+        ("sr", "srp"),
+        ("hr", "hrv"),
+        ("sl", "slv"),
+        ("lt", "lit"),
+        ("lv", "lav"),
+        ("et", "est"),
+        ("vi", "vie"),
+        ("th", "tha"),
+        ("id", "ind"),
+        ("ms", "zlm"),
+        ("ta", "tam"),
+        ("te", "tel"),
+        ("mr", "mar"),
+        ("ur", "urd"),
+        ("ca", "cat"),
+        ("af", "afr"),
+        ("be", "bel"),
+        ("ka", "kat"),
+        ("hy", "hye"),
+        ("az", "aze"),
+        ("uz", "uzb"),
+        ("tl", "tgl"),
+        ("eo", "epo"),
+        ("la", "lat"),
+        ("mk", "mkd"),
+        ("ne", "nep"),
+        ("pa", "pan"),
+        ("gu", "guj"),
+        ("kn", "kan"),
+        ("ml", "mal"),
+        ("si", "sin"),
+        ("am", "amh"),
+        ("yi", "yid"),
+        ("km", "khm"),
+        ("my", "mya"),
+        ("sn", "sna"),
+        ("zu", "zul"),
+        ("ak", "aka"),
+        ("jv", "jav"),
     ];
-    TWO.iter().find(|(k, _)| *k == l).map(|(_, v)| v.to_string())
+    TWO.iter()
+        .find(|(k, _)| *k == l)
+        .map(|(_, v)| v.to_string())
 }
 
 impl Map for Annotate {
@@ -259,24 +413,44 @@ impl Map for Annotate {
         let (wl_code, wl_conf, wl_reliable) = (wl.code.to_string(), wl.confidence, wl.reliable);
         // the fastText model reads up to 6 KB (three windows); only built when there is one
         let ft = self.lid.as_ref().and_then(|m| {
-            let line: String = lid::sample(&doc.text, 6_000).split_whitespace().collect::<Vec<_>>().join(" ");
+            let line: String = lid::sample(&doc.text, 6_000)
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
             let p = m.predict(&line, 1, 0.0).into_iter().next()?;
-            Some((lid_label_to_iso3(&p.label).unwrap_or_else(|| p.label.trim_start_matches("__label__").to_string()), f64::from(p.prob)))
+            Some((
+                lid_label_to_iso3(&p.label)
+                    .unwrap_or_else(|| p.label.trim_start_matches("__label__").to_string()),
+                f64::from(p.prob),
+            ))
         });
         let (code, conf, reliable, source) = match &ft {
             Some((c, p)) if *p >= self.lid_min_prob => (c.clone(), *p, true, "fasttext"),
             _ => (wl_code.clone(), wl_conf, wl_reliable, "whatlang"),
         };
         // paragraph level: the share of the text per language, for mixed pages
-        let paragraphs: serde_json::Map<String, serde_json::Value> = lid::paragraph_shares(&doc.text, &code, if code == wl.code { wl.script } else { lid::script_of(&lid::sample(&doc.text, 6_000)) }).into_iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
+        let paragraphs: serde_json::Map<String, serde_json::Value> = lid::paragraph_shares(
+            &doc.text,
+            &code,
+            if code == wl.code {
+                wl.script
+            } else {
+                lid::script_of(&lid::sample(&doc.text, 6_000))
+            },
+        )
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), json!(v)))
+        .collect();
         let mut lang = json!({ "code": code, "confidence": (conf * 1000.0).round() / 1000.0, "reliable": reliable, "paragraphs": paragraphs });
         if let Some((c, p)) = &ft {
             lang["source"] = source.into();
             lang["fasttext"] = json!({ "code": c, "prob": (p * 1000.0).round() / 1000.0 });
-            lang["whatlang"] = json!({ "code": wl_code, "confidence": (wl_conf * 1000.0).round() / 1000.0 });
+            lang["whatlang"] =
+                json!({ "code": wl_code, "confidence": (wl_conf * 1000.0).round() / 1000.0 });
         }
         doc.attrs.insert("lang".into(), lang);
-        doc.attrs.insert("words".into(), json!(word_count(&doc.text)));
+        doc.attrs
+            .insert("words".into(), json!(word_count(&doc.text)));
         doc.meta.lang = Some(code);
         Ok(())
     }
@@ -365,7 +539,12 @@ impl Filter for MinWords {
     }
 
     fn filter(&self, doc: &Document) -> Verdict {
-        let words = doc.attrs.get("words").and_then(|w| w.as_u64()).map(|w| w as usize).unwrap_or_else(|| word_count(&doc.text));
+        let words = doc
+            .attrs
+            .get("words")
+            .and_then(|w| w.as_u64())
+            .map(|w| w as usize)
+            .unwrap_or_else(|| word_count(&doc.text));
         if words < self.min {
             Verdict::Drop(reasons::TOO_FEW_WORDS)
         } else {
@@ -375,7 +554,14 @@ impl Filter for MinWords {
 }
 
 /// Every reason this crate can drop for (for reports and docs).
-pub const ALL_REASONS: &[DropReason] = &[quality::QUALITY_LOW, reasons::LANG_NOT_ALLOWED, reasons::LANG_LOW_CONFIDENCE, reasons::TOO_FEW_WORDS, reasons::TRAINING_OPT_OUT, reasons::BLOCKLISTED];
+pub const ALL_REASONS: &[DropReason] = &[
+    quality::QUALITY_LOW,
+    reasons::LANG_NOT_ALLOWED,
+    reasons::LANG_LOW_CONFIDENCE,
+    reasons::TOO_FEW_WORDS,
+    reasons::TRAINING_OPT_OUT,
+    reasons::BLOCKLISTED,
+];
 
 #[cfg(test)]
 mod tests {
@@ -396,17 +582,29 @@ mod tests {
         let d = annotated(EN);
         assert_eq!(d.meta.lang.as_deref(), Some("eng"));
         assert!(d.attrs["lang"]["confidence"].as_f64().unwrap() > 0.5);
-        let f = LanguageFilter { languages: vec!["eng".into()], min_confidence: 0.0 };
-        let (kept, stats) = check_stage(Stage::Filter(Box::new(f)), vec![annotated(EN), annotated(FR)]);
+        let f = LanguageFilter {
+            languages: vec!["eng".into()],
+            min_confidence: 0.0,
+        };
+        let (kept, stats) = check_stage(
+            Stage::Filter(Box::new(f)),
+            vec![annotated(EN), annotated(FR)],
+        );
         assert_eq!(kept.len(), 1);
-        assert_eq!(stats.stage("language").unwrap().dropped["lang_not_allowed"], 1);
+        assert_eq!(
+            stats.stage("language").unwrap().dropped["lang_not_allowed"],
+            1
+        );
     }
 
     #[test]
     fn paragraph_language_shares() {
         let d = annotated(&format!("{EN}\n\n{FR}\n\n{EN}"));
         let p = &d.attrs["lang"]["paragraphs"];
-        assert!(p["eng"].as_f64().unwrap() > 0.6 && p["fra"].as_f64().unwrap() > 0.2, "{p}");
+        assert!(
+            p["eng"].as_f64().unwrap() > 0.6 && p["fra"].as_f64().unwrap() > 0.2,
+            "{p}"
+        );
     }
 
     #[test]
@@ -414,9 +612,15 @@ mod tests {
         assert_eq!(word_count("one two three"), 3);
         assert_eq!(word_count("我们今天去公园"), 7);
         assert_eq!(word_count("ภาษาไทย"), 7);
-        let (kept, stats) = check_stage(Stage::Filter(Box::new(MinWords { min: 5 })), vec![annotated("too short"), annotated(EN)]);
+        let (kept, stats) = check_stage(
+            Stage::Filter(Box::new(MinWords { min: 5 })),
+            vec![annotated("too short"), annotated(EN)],
+        );
         assert_eq!(kept.len(), 1);
-        assert_eq!(stats.stage("min_words").unwrap().dropped["too_few_words"], 1);
+        assert_eq!(
+            stats.stage("min_words").unwrap().dropped["too_few_words"],
+            1
+        );
     }
 
     #[test]
@@ -427,11 +631,28 @@ mod tests {
         noai.consent.noai = true;
         let mut noindex = annotated(EN);
         noindex.consent.noindex = true;
-        let (kept, stats) = check_stage(Stage::Filter(Box::new(ConsentFilter { respect_noindex: true })), vec![no, noai, noindex.clone(), annotated(FR)]);
+        let (kept, stats) = check_stage(
+            Stage::Filter(Box::new(ConsentFilter {
+                respect_noindex: true,
+            })),
+            vec![no, noai, noindex.clone(), annotated(FR)],
+        );
         assert_eq!(kept.len(), 1);
-        assert_eq!(stats.stage("consent").unwrap().dropped["training_opt_out"], 3);
-        let (kept, _) = check_stage(Stage::Filter(Box::new(ConsentFilter { respect_noindex: false })), vec![noindex]);
-        assert_eq!(kept.len(), 1, "noindex alone is not an opt-out when respect_noindex is off");
+        assert_eq!(
+            stats.stage("consent").unwrap().dropped["training_opt_out"],
+            3
+        );
+        let (kept, _) = check_stage(
+            Stage::Filter(Box::new(ConsentFilter {
+                respect_noindex: false,
+            })),
+            vec![noindex],
+        );
+        assert_eq!(
+            kept.len(),
+            1,
+            "noindex alone is not an opt-out when respect_noindex is off"
+        );
     }
 
     #[test]
@@ -440,26 +661,61 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let train = dir.path().join("lid.txt");
         let mut f = std::fs::File::create(&train).unwrap();
-        let en = ["the library opens early", "residents were told in advance", "the council approved the plan", "scientists counted the birds"];
-        let de = ["die bibliothek öffnet früh", "die bewohner wurden informiert", "der rat hat den plan genehmigt", "forscher zählten die vögel"];
-        let fr = ["la bibliothèque ouvre tôt", "les habitants ont été informés", "le conseil a approuvé le plan", "les chercheurs ont compté les oiseaux"];
+        let en = [
+            "the library opens early",
+            "residents were told in advance",
+            "the council approved the plan",
+            "scientists counted the birds",
+        ];
+        let de = [
+            "die bibliothek öffnet früh",
+            "die bewohner wurden informiert",
+            "der rat hat den plan genehmigt",
+            "forscher zählten die vögel",
+        ];
+        let fr = [
+            "la bibliothèque ouvre tôt",
+            "les habitants ont été informés",
+            "le conseil a approuvé le plan",
+            "les chercheurs ont compté les oiseaux",
+        ];
         for i in 0..40 {
             for (label, set) in [("en", &en), ("de", &de), ("fr", &fr)] {
                 writeln!(f, "__label__{label} {} {}", set[i % 4], set[(i + 1) % 4]).unwrap();
             }
         }
         drop(f);
-        let args = fasttext::args::Args { input: train, model: fasttext::args::ModelName::Supervised, epoch: 25, lr: 0.5, thread: 1, min_count: 1, bucket: 10_000, dim: 16, verbose: 0, ..Default::default() };
+        let args = fasttext::args::Args {
+            input: train,
+            model: fasttext::args::ModelName::Supervised,
+            epoch: 25,
+            lr: 0.5,
+            thread: 1,
+            min_count: 1,
+            bucket: 10_000,
+            dim: 16,
+            verbose: 0,
+            ..Default::default()
+        };
         let model = std::sync::Arc::new(fasttext::FastText::train(args).unwrap());
-        let ann = Annotate { lid: Some(model.clone()), lid_min_prob: 0.5 };
-        let mut d = Document::new("u", "Der Rat hat den Plan genehmigt und die Bewohner wurden informiert.");
+        let ann = Annotate {
+            lid: Some(model.clone()),
+            lid_min_prob: 0.5,
+        };
+        let mut d = Document::new(
+            "u",
+            "Der Rat hat den Plan genehmigt und die Bewohner wurden informiert.",
+        );
         ann.map(&mut d).unwrap();
         assert_eq!(d.attrs["lang"]["source"], "fasttext", "{}", d.attrs["lang"]);
         assert_eq!(d.attrs["lang"]["code"], "deu");
         assert_eq!(d.meta.lang.as_deref(), Some("deu"));
         assert!(d.attrs["lang"]["whatlang"]["code"].is_string());
         // not confident enough: whatlang's answer stands, both recorded
-        let strict = Annotate { lid: Some(model), lid_min_prob: 1.01 };
+        let strict = Annotate {
+            lid: Some(model),
+            lid_min_prob: 1.01,
+        };
         let mut d = Document::new("u", FR);
         strict.map(&mut d).unwrap();
         assert_eq!(d.attrs["lang"]["source"], "whatlang");
@@ -471,7 +727,10 @@ mod tests {
 
     #[test]
     fn annotate_is_a_compliant_map() {
-        let (kept, _) = check_stage(Stage::Map(Box::new(Annotate::default())), vec![annotated(EN), Document::new("u", "")]);
+        let (kept, _) = check_stage(
+            Stage::Map(Box::new(Annotate::default())),
+            vec![annotated(EN), Document::new("u", "")],
+        );
         assert_eq!(kept.len(), 2);
         assert_eq!(kept[1].meta.lang.as_deref(), Some("und"));
     }
@@ -479,7 +738,11 @@ mod tests {
     #[test]
     fn blocklist_drops_covered_urls() {
         let list = UrlBlocklist::parse("https://a.example/x\nb.example\n");
-        let docs = vec![Document::new("https://a.example/x", "t"), Document::new("https://www.b.example/y", "t"), Document::new("https://c.example/", "t")];
+        let docs = vec![
+            Document::new("https://a.example/x", "t"),
+            Document::new("https://www.b.example/y", "t"),
+            Document::new("https://c.example/", "t"),
+        ];
         let (kept, stats) = check_stage(Stage::Filter(Box::new(Blocklisted { list })), docs);
         assert_eq!(kept.len(), 1);
         assert_eq!(stats.stage("blocklist").unwrap().dropped["blocklisted"], 2);
@@ -487,7 +750,10 @@ mod tests {
 
     #[test]
     fn config_validation_names_key() {
-        let c = FilterConfig { languages: vec!["english".into()], ..Default::default() };
+        let c = FilterConfig {
+            languages: vec!["english".into()],
+            ..Default::default()
+        };
         assert_eq!(c.validate().unwrap_err().0, "filter.languages");
     }
 }

@@ -102,7 +102,14 @@ const LISTS: &[(Lang, u8, &str)] = &[
 
 /// Languages whatlang knows that have no list, by family (they join their family's
 /// narrowed call).
-const RELATIVES: &[(Lang, u8)] = &[(Lang::Lat, 2), (Lang::Epo, 2), (Lang::Aze, 5), (Lang::Uzb, 5), (Lang::Tuk, 5), (Lang::Jav, 6)];
+const RELATIVES: &[(Lang, u8)] = &[
+    (Lang::Lat, 2),
+    (Lang::Epo, 2),
+    (Lang::Aze, 5),
+    (Lang::Uzb, 5),
+    (Lang::Tuk, 5),
+    (Lang::Jav, 6),
+];
 
 /// Bits of the set of stop words seen in [`Evidence::of`] (at least the distinct words of
 /// all lists).
@@ -120,7 +127,8 @@ struct Table {
 
 /// An ASCII word of at most 8 bytes as a number, lowercased.
 fn ascii_key(w: &[u8]) -> u64 {
-    w.iter().fold(0u64, |k, &b| (k << 8) | u64::from(b.to_ascii_lowercase()))
+    w.iter()
+        .fold(0u64, |k, &b| (k << 8) | u64::from(b.to_ascii_lowercase()))
 }
 
 fn table() -> &'static Table {
@@ -134,10 +142,24 @@ fn table() -> &'static Table {
             }
         }
         let longest = words.keys().map(|w| w.len()).max().unwrap_or(0);
-        assert!(words.len() <= TABLE_BITS, "more stop words than Evidence::of's bit set holds");
-        assert!(words.keys().all(|w| !w.is_ascii() || w.len() <= 8), "ASCII stop words are looked up as 8-byte keys");
-        let short = words.iter().filter(|(w, _)| w.is_ascii() && w.len() <= 8).map(|(w, v)| (ascii_key(w.as_bytes()), *v)).collect();
-        Table { words, short, longest }
+        assert!(
+            words.len() <= TABLE_BITS,
+            "more stop words than Evidence::of's bit set holds"
+        );
+        assert!(
+            words.keys().all(|w| !w.is_ascii() || w.len() <= 8),
+            "ASCII stop words are looked up as 8-byte keys"
+        );
+        let short = words
+            .iter()
+            .filter(|(w, _)| w.is_ascii() && w.len() <= 8)
+            .map(|(w, v)| (ascii_key(w.as_bytes()), *v))
+            .collect();
+        Table {
+            words,
+            short,
+            longest,
+        }
     })
 }
 
@@ -155,7 +177,11 @@ impl Evidence {
     /// Counts the stop words of `text`.
     pub fn of(text: &str) -> Evidence {
         let t = table();
-        let mut e = Evidence { hits: [0; 64], distinct: [0; 64], words: 0 };
+        let mut e = Evidence {
+            hits: [0; 64],
+            distinct: [0; 64],
+            words: 0,
+        };
         // stop words seen so far, a bit per table entry
         let mut seen = [0u64; TABLE_BITS / 64];
         let mut buf = String::new();
@@ -226,7 +252,10 @@ impl Evidence {
     /// The languages to score when one clearly leads (see the module docs).
     fn narrowed(&self) -> Option<Vec<Lang>> {
         let ((i, h), (j, s)) = self.top2()?;
-        let clear = h as usize >= MIN_HITS && self.distinct[i] as usize >= MIN_DISTINCT && h as f64 >= MIN_HIT_SHARE * self.words as f64 && h as f64 >= 1.5 * s as f64;
+        let clear = h as usize >= MIN_HITS
+            && self.distinct[i] as usize >= MIN_DISTINCT
+            && h as f64 >= MIN_HIT_SHARE * self.words as f64
+            && h as f64 >= 1.5 * s as f64;
         let fam = LISTS[i].1;
         if !clear || fam >= 10 {
             return None;
@@ -237,7 +266,12 @@ impl Evidence {
         } else {
             // no runner-up among the lists: the leader's listed relatives stand in, so
             // whatlang's confidence still compares it with its nearest neighbours
-            langs.extend(LISTS.iter().filter(|l| l.1 == fam && l.0 != LISTS[i].0).map(|l| l.0));
+            langs.extend(
+                LISTS
+                    .iter()
+                    .filter(|l| l.1 == fam && l.0 != LISTS[i].0)
+                    .map(|l| l.0),
+            );
         }
         langs.extend(RELATIVES.iter().filter(|r| r.1 == fam).map(|r| r.0));
         Some(langs)
@@ -289,15 +323,31 @@ pub fn sample(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
 /// whatlang on `text`, narrowed by `evidence` when one language clearly leads.
 pub fn detect(text: &str, evidence: &Evidence) -> Detected {
     let script = script_of(text);
-    let narrowed = if script == Some(Script::Latin) { evidence.narrowed() } else { None };
+    let narrowed = if script == Some(Script::Latin) {
+        evidence.narrowed()
+    } else {
+        None
+    };
     let was_narrowed = narrowed.is_some();
     let info = match narrowed {
         Some(langs) => Detector::with_allowlist(langs).detect(text),
         None => whatlang::detect(text),
     };
     match info {
-        Some(i) => Detected { code: i.lang().code(), confidence: i.confidence(), reliable: i.is_reliable(), narrowed: was_narrowed, script },
-        None => Detected { code: "und", confidence: 0.0, reliable: false, narrowed: false, script },
+        Some(i) => Detected {
+            code: i.lang().code(),
+            confidence: i.confidence(),
+            reliable: i.is_reliable(),
+            narrowed: was_narrowed,
+            script,
+        },
+        None => Detected {
+            code: "und",
+            confidence: 0.0,
+            reliable: false,
+            narrowed: false,
+            script,
+        },
     }
 }
 
@@ -376,7 +426,11 @@ pub fn sample_budget(text: &str) -> usize {
 /// Share of the text per language over its paragraphs (see the module docs), given the
 /// document's language and script. Shares are by paragraph length and sum to 1 (empty when
 /// no paragraph qualifies).
-pub fn paragraph_shares(text: &str, doc_lang: &str, doc_script: Option<Script>) -> Vec<(&'static str, f64)> {
+pub fn paragraph_shares(
+    text: &str,
+    doc_lang: &str,
+    doc_script: Option<Script>,
+) -> Vec<(&'static str, f64)> {
     let doc = Lang::from_code(doc_lang);
     let doc_script = doc.and(doc_script);
     let mut by_lang: Vec<(&'static str, usize)> = Vec::new();
@@ -384,12 +438,16 @@ pub fn paragraph_shares(text: &str, doc_lang: &str, doc_script: Option<Script>) 
     let mut calls = 0usize;
     for para in trawl_core::text::split_paragraphs(text).map(str::trim) {
         // (a paragraph of 4 bytes per character or more has enough characters for sure)
-        if para.len() < MIN_PARAGRAPH_CHARS || (para.len() < 4 * MIN_PARAGRAPH_CHARS && para.chars().take(MIN_PARAGRAPH_CHARS).count() < MIN_PARAGRAPH_CHARS) {
+        if para.len() < MIN_PARAGRAPH_CHARS
+            || (para.len() < 4 * MIN_PARAGRAPH_CHARS
+                && para.chars().take(MIN_PARAGRAPH_CHARS).count() < MIN_PARAGRAPH_CHARS)
+        {
             continue;
         }
         let head = &para[..trawl_core::text::floor_char_boundary(para, PARAGRAPH_BYTES)];
         let ev = Evidence::of(&para[..trawl_core::text::floor_char_boundary(head, EVIDENCE_BYTES)]);
-        let same_script = doc_script.is_some() && script_group(script_of(head)) == script_group(doc_script);
+        let same_script =
+            doc_script.is_some() && script_group(script_of(head)) == script_group(doc_script);
         let leader = ev.leader();
         let lang: Option<&'static str> = match (doc, leader) {
             (Some(d), None) if same_script => Some(d.code()),
@@ -411,7 +469,15 @@ pub fn paragraph_shares(text: &str, doc_lang: &str, doc_script: Option<Script>) 
         }
     }
     by_lang.sort_by(|a, b| a.0.cmp(b.0));
-    by_lang.into_iter().map(|(l, n)| (l, ((n as f64 / total.max(1) as f64) * 1000.0).round() / 1000.0)).collect()
+    by_lang
+        .into_iter()
+        .map(|(l, n)| {
+            (
+                l,
+                ((n as f64 / total.max(1) as f64) * 1000.0).round() / 1000.0,
+            )
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -427,7 +493,13 @@ mod tests {
     fn lists_are_lowercase_single_words() {
         for (l, _, list) in LISTS {
             for w in list.split(' ') {
-                assert!(!w.is_empty() && !w.chars().any(|c| c.is_whitespace() || c.is_ascii_punctuation()), "{l:?}: `{w}`");
+                assert!(
+                    !w.is_empty()
+                        && !w
+                            .chars()
+                            .any(|c| c.is_whitespace() || c.is_ascii_punctuation()),
+                    "{l:?}: `{w}`"
+                );
                 assert_eq!(w.to_lowercase(), w, "{l:?}: `{w}`");
             }
         }
@@ -442,7 +514,12 @@ mod tests {
             let full = whatlang::detect(text).unwrap();
             assert!(d.narrowed, "{text}");
             assert_eq!(d.code, full.lang().code(), "{text}");
-            assert!((d.confidence - full.confidence()).abs() < 0.05, "{text}: {} vs {}", d.confidence, full.confidence());
+            assert!(
+                (d.confidence - full.confidence()).abs() < 0.05,
+                "{text}: {} vs {}",
+                d.confidence,
+                full.confidence()
+            );
         }
         // a language without a list: no clear leader, whatlang scores every language
         let d = detect(SW, &Evidence::of(SW));
@@ -452,14 +529,28 @@ mod tests {
 
     #[test]
     fn quick_script_agrees_with_whatlang() {
-        for t in ["plain ascii", "“Curly” quotes — and dashes…", "Ça coûte 5 € à Zürich", "Tiếng Việt có dấu", "Книга о городе", "我们今天去公园", "日本語のテキスト", "12 34", "", "mixed Latin and Кириллица text"] {
+        for t in [
+            "plain ascii",
+            "“Curly” quotes — and dashes…",
+            "Ça coûte 5 € à Zürich",
+            "Tiếng Việt có dấu",
+            "Книга о городе",
+            "我们今天去公园",
+            "日本語のテキスト",
+            "12 34",
+            "",
+            "mixed Latin and Кириллица text",
+        ] {
             assert_eq!(script_of(t), whatlang::detect_script(t), "{t}");
         }
     }
 
     #[test]
     fn sample_is_three_windows_of_whole_words() {
-        let text = (0..2_000).map(|i| format!("w{i}")).collect::<Vec<_>>().join(" ");
+        let text = (0..2_000)
+            .map(|i| format!("w{i}"))
+            .collect::<Vec<_>>()
+            .join(" ");
         let s = sample(&text, 300);
         assert!(s.len() <= 300, "{}", s.len());
         assert_eq!(s.lines().count(), 3);
@@ -475,12 +566,24 @@ mod tests {
 
     #[test]
     fn paragraph_shares_of_a_mixed_page() {
-        let text = format!("{EN}\n\n{FR}\n\n{EN}\n\nКнига о городе и его библиотеке вышла в этом году.");
+        let text =
+            format!("{EN}\n\n{FR}\n\n{EN}\n\nКнига о городе и его библиотеке вышла в этом году.");
         let shares = paragraph_shares(&text, "eng", Some(Script::Latin));
-        let get = |l: &str| shares.iter().find(|(k, _)| *k == l).map_or(0.0, |(_, v)| *v);
-        assert!(get("eng") > 0.5 && get("fra") > 0.2 && get("rus") > 0.05, "{shares:?}");
+        let get = |l: &str| {
+            shares
+                .iter()
+                .find(|(k, _)| *k == l)
+                .map_or(0.0, |(_, v)| *v)
+        };
+        assert!(
+            get("eng") > 0.5 && get("fra") > 0.2 && get("rus") > 0.05,
+            "{shares:?}"
+        );
         assert!((shares.iter().map(|(_, v)| v).sum::<f64>() - 1.0).abs() < 0.01);
-        assert_eq!(paragraph_shares(EN, "eng", Some(Script::Latin)), vec![("eng", 1.0)]);
+        assert_eq!(
+            paragraph_shares(EN, "eng", Some(Script::Latin)),
+            vec![("eng", 1.0)]
+        );
         assert!(paragraph_shares("short", "eng", Some(Script::Latin)).is_empty());
     }
 }

@@ -30,7 +30,15 @@ pub struct PiiConfig {
 
 impl Default for PiiConfig {
     fn default() -> Self {
-        PiiConfig { enabled: true, emails: true, phones: true, ip_addresses: true, credit_cards: true, ibans: true, us_ssns: true }
+        PiiConfig {
+            enabled: true,
+            emails: true,
+            phones: true,
+            ip_addresses: true,
+            credit_cards: true,
+            ibans: true,
+            us_ssns: true,
+        }
     }
 }
 
@@ -70,10 +78,25 @@ fn card_scheme(d: &[u32]) -> bool {
     let p = |k: usize| d.iter().take(k).fold(0u32, |a, x| a * 10 + x);
     match d[0] {
         4 => matches!(n, 13 | 16 | 19),
-        5 => (51..=55).contains(&p(2)) && n == 16 || (p(2) == 50 || (56..=59).contains(&p(2))) && (12..=19).contains(&n),
+        5 => {
+            (51..=55).contains(&p(2)) && n == 16
+                || (p(2) == 50 || (56..=59).contains(&p(2))) && (12..=19).contains(&n)
+        }
         2 => (2221..=2720).contains(&p(4)) && n == 16,
-        3 => (matches!(p(2), 34 | 37) && n == 15) || ((3528..=3589).contains(&p(4)) && (16..=19).contains(&n)) || ((matches!(p(2), 36 | 38 | 39) || (300..=305).contains(&p(3))) && (14..=19).contains(&n)),
-        6 => (p(4) == 6011 || p(2) == 65 || (644..=649).contains(&p(3)) || p(2) == 62 || (60..=69).contains(&p(2))) && (12..=19).contains(&n),
+        3 => {
+            (matches!(p(2), 34 | 37) && n == 15)
+                || ((3528..=3589).contains(&p(4)) && (16..=19).contains(&n))
+                || ((matches!(p(2), 36 | 38 | 39) || (300..=305).contains(&p(3)))
+                    && (14..=19).contains(&n))
+        }
+        6 => {
+            (p(4) == 6011
+                || p(2) == 65
+                || (644..=649).contains(&p(3))
+                || p(2) == 62
+                || (60..=69).contains(&p(2)))
+                && (12..=19).contains(&n)
+        }
         _ => false,
     }
 }
@@ -91,7 +114,11 @@ fn iban_valid(s: &str) -> bool {
             'A'..='Z' => c as u32 - 'A' as u32 + 10,
             _ => return false,
         };
-        rem = if v >= 10 { (rem * 100 + v) % 97 } else { (rem * 10 + v) % 97 };
+        rem = if v >= 10 {
+            (rem * 100 + v) % 97
+        } else {
+            (rem * 10 + v) % 97
+        };
     }
     rem == 1
 }
@@ -126,7 +153,13 @@ impl Scan {
         while i < b.len() {
             // A 16-byte block without digits, `@` or `:` changes nothing but ending the
             // current run (it holds a letter, or three separators in a row): skipped whole.
-            if skip_blocks && i % 16 == 0 && i + 16 <= b.len() && b[i..i + 16].iter().all(|&c| !c.is_ascii_digit() && c != b'@' && c != b':') {
+            if skip_blocks
+                && i % 16 == 0
+                && i + 16 <= b.len()
+                && b[i..i + 16]
+                    .iter()
+                    .all(|&c| !c.is_ascii_digit() && c != b'@' && c != b':')
+            {
                 (cur, gap, dots) = (0, 0, 0);
                 i += 16;
                 continue;
@@ -137,10 +170,15 @@ impl Scan {
                 gap = 0;
                 s.run = s.run.max(cur);
                 s.dots = s.dots.max(dots);
-                if i >= 3 && b[i - 1].is_ascii_digit() && b[i - 2].is_ascii_uppercase() && b[i - 3].is_ascii_uppercase() {
+                if i >= 3
+                    && b[i - 1].is_ascii_digit()
+                    && b[i - 2].is_ascii_uppercase()
+                    && b[i - 3].is_ascii_uppercase()
+                {
                     s.iban_start = true;
                 }
-            } else if matches!(c, b' ' | b'.' | b'-' | b'/' | b'(' | b')' | b'+' | b':') && gap < 2 {
+            } else if matches!(c, b' ' | b'.' | b'-' | b'/' | b'(' | b')' | b'+' | b':') && gap < 2
+            {
                 gap += 1;
                 dots += usize::from(c == b'.' && cur > 0);
                 s.colons += usize::from(c == b':');
@@ -169,20 +207,33 @@ impl Pii {
             iban: r(r"(?-u)\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b"),
             card: r(r"(?-u)\b\d(?:[ -]?\d){12,18}\b"),
             ssn: r(r"(?-u)\b\d{3}-\d{2}-\d{4}\b"),
-            ipv4: r(r"(?-u)\b(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\b"),
+            ipv4: r(
+                r"(?-u)\b(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\b",
+            ),
             ipv6: r(r"(?i-u)\b(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}\b"),
-            phone: r(r"(?-u)(?:\+\d{1,3}[ .-]?)?(?:\(\d{1,4}\)[ .-]?)?\d{2,4}(?:[ .-]\d{2,5}){1,4}"),
+            phone: r(
+                r"(?-u)(?:\+\d{1,3}[ .-]?)?(?:\(\d{1,4}\)[ .-]?)?\d{2,4}(?:[ .-]\d{2,5}){1,4}",
+            ),
         }
     }
 
     /// Replaces personal data in `text`; returns the new text and the count per kind.
-    pub fn redact<'a>(&self, text: &'a str) -> (std::borrow::Cow<'a, str>, Vec<(&'static str, usize)>) {
+    pub fn redact<'a>(
+        &self,
+        text: &'a str,
+    ) -> (std::borrow::Cow<'a, str>, Vec<(&'static str, usize)>) {
         let mut t = std::borrow::Cow::Borrowed(text);
         let mut counts = Vec::new();
         // cheap prefilters from one pass: most pages cannot match most detectors
         let scan = Scan::of(text);
         // `possible`: the scan says the detector can match at all
-        let mut apply = |t: &mut std::borrow::Cow<'_, str>, on: bool, possible: bool, re: &Regex, kind: &'static str, placeholder: &str, check: &dyn Fn(&str) -> bool| {
+        let mut apply = |t: &mut std::borrow::Cow<'_, str>,
+                         on: bool,
+                         possible: bool,
+                         re: &Regex,
+                         kind: &'static str,
+                         placeholder: &str,
+                         check: &dyn Fn(&str) -> bool| {
             if !on || !possible {
                 return;
             }
@@ -201,31 +252,93 @@ impl Pii {
                 counts.push((kind, n));
             }
         };
-        apply(&mut t, self.cfg.emails, scan.at, &self.email, "email", "<EMAIL>", &|_| true);
-        apply(&mut t, self.cfg.ibans, scan.iban_start, &self.iban, "iban", "<IBAN>", &iban_valid);
-        apply(&mut t, self.cfg.credit_cards, scan.run >= 12, &self.card, "credit_card", "<CREDIT_CARD>", &|m| {
-            let d: Vec<u32> = m.chars().filter_map(|c| c.to_digit(10)).collect();
-            (12..=19).contains(&d.len()) && card_scheme(&d) && luhn(&d) && d.iter().any(|x| *x != d[0])
-        });
-        apply(&mut t, self.cfg.us_ssns, scan.run >= 9, &self.ssn, "us_ssn", "<US_SSN>", &|m| {
-            let (a, rest) = m.split_at(3);
-            let g = &rest[1..3];
-            let s = &rest[4..];
-            a != "000" && a != "666" && !a.starts_with('9') && g != "00" && s != "0000"
-        });
-        apply(&mut t, self.cfg.ip_addresses, scan.run >= 4 && scan.dots >= 3, &self.ipv4, "ip", "<IP>", &|_| true);
-        apply(&mut t, self.cfg.ip_addresses, scan.colons >= 7, &self.ipv6, "ip", "<IP>", &|_| true);
-        apply(&mut t, self.cfg.phones, scan.run >= 8, &self.phone, "phone", "<PHONE>", &|m| {
-            let digits = m.chars().filter(char::is_ascii_digit).count();
-            // 8-15 digits (E.164 allows 15), and either an international prefix, a bracketed
-            // area code or at least three groups: years, prices and dates stay
-            let groups = m.split([' ', '.', '-']).filter(|g| !g.is_empty()).count();
-            let b = m.as_bytes();
-            let looks_date = m.len() == 10 && (b[4] == b'-' || b[4] == b'.');
-            // the SSN shape (3-2-4) is the SSN detector's, valid or not
-            let ssn_shape = m.len() == 11 && b[3] == b'-' && b[6] == b'-';
-            (8..=15).contains(&digits) && !looks_date && !ssn_shape && (m.starts_with('+') || m.contains('(') || groups >= 3)
-        });
+        apply(
+            &mut t,
+            self.cfg.emails,
+            scan.at,
+            &self.email,
+            "email",
+            "<EMAIL>",
+            &|_| true,
+        );
+        apply(
+            &mut t,
+            self.cfg.ibans,
+            scan.iban_start,
+            &self.iban,
+            "iban",
+            "<IBAN>",
+            &iban_valid,
+        );
+        apply(
+            &mut t,
+            self.cfg.credit_cards,
+            scan.run >= 12,
+            &self.card,
+            "credit_card",
+            "<CREDIT_CARD>",
+            &|m| {
+                let d: Vec<u32> = m.chars().filter_map(|c| c.to_digit(10)).collect();
+                (12..=19).contains(&d.len())
+                    && card_scheme(&d)
+                    && luhn(&d)
+                    && d.iter().any(|x| *x != d[0])
+            },
+        );
+        apply(
+            &mut t,
+            self.cfg.us_ssns,
+            scan.run >= 9,
+            &self.ssn,
+            "us_ssn",
+            "<US_SSN>",
+            &|m| {
+                let (a, rest) = m.split_at(3);
+                let g = &rest[1..3];
+                let s = &rest[4..];
+                a != "000" && a != "666" && !a.starts_with('9') && g != "00" && s != "0000"
+            },
+        );
+        apply(
+            &mut t,
+            self.cfg.ip_addresses,
+            scan.run >= 4 && scan.dots >= 3,
+            &self.ipv4,
+            "ip",
+            "<IP>",
+            &|_| true,
+        );
+        apply(
+            &mut t,
+            self.cfg.ip_addresses,
+            scan.colons >= 7,
+            &self.ipv6,
+            "ip",
+            "<IP>",
+            &|_| true,
+        );
+        apply(
+            &mut t,
+            self.cfg.phones,
+            scan.run >= 8,
+            &self.phone,
+            "phone",
+            "<PHONE>",
+            &|m| {
+                let digits = m.chars().filter(char::is_ascii_digit).count();
+                // 8-15 digits (E.164 allows 15), and either an international prefix, a bracketed
+                // area code or at least three groups: years, prices and dates stay
+                let groups = m.split([' ', '.', '-']).filter(|g| !g.is_empty()).count();
+                let b = m.as_bytes();
+                let looks_date = m.len() == 10 && (b[4] == b'-' || b[4] == b'.');
+                // the SSN shape (3-2-4) is the SSN detector's, valid or not
+                let ssn_shape = m.len() == 11 && b[3] == b'-' && b[6] == b'-';
+                (8..=15).contains(&digits)
+                    && !looks_date
+                    && !ssn_shape
+                    && (m.starts_with('+') || m.contains('(') || groups >= 3)
+            },
+        );
         (t, counts)
     }
 }
@@ -270,12 +383,27 @@ mod tests {
 
     #[test]
     fn each_kind_is_replaced() {
-        assert_eq!(red("write to jane.doe+news@mail.example.co.uk today"), "write to <EMAIL> today");
-        assert_eq!(red("call +44 20 7946 0958 or (555) 123-4567"), "call <PHONE> or <PHONE>");
-        assert_eq!(red("server 192.168.1.20 and 2001:0db8:85a3:0000:0000:8a2e:0370:7334"), "server <IP> and <IP>");
+        assert_eq!(
+            red("write to jane.doe+news@mail.example.co.uk today"),
+            "write to <EMAIL> today"
+        );
+        assert_eq!(
+            red("call +44 20 7946 0958 or (555) 123-4567"),
+            "call <PHONE> or <PHONE>"
+        );
+        assert_eq!(
+            red("server 192.168.1.20 and 2001:0db8:85a3:0000:0000:8a2e:0370:7334"),
+            "server <IP> and <IP>"
+        );
         assert_eq!(red("card 4111 1111 1111 1111 ok"), "card <CREDIT_CARD> ok");
-        assert_eq!(red("amex 3782-822463-10005, mc 5555555555554444"), "amex <CREDIT_CARD>, mc <CREDIT_CARD>");
-        assert_eq!(red("pay to DE89 3704 0044 0532 0130 00 please"), "pay to <IBAN> please");
+        assert_eq!(
+            red("amex 3782-822463-10005, mc 5555555555554444"),
+            "amex <CREDIT_CARD>, mc <CREDIT_CARD>"
+        );
+        assert_eq!(
+            red("pay to DE89 3704 0044 0532 0130 00 please"),
+            "pay to <IBAN> please"
+        );
         assert_eq!(red("ssn 123-45-6789"), "ssn <US_SSN>");
     }
 
@@ -292,7 +420,11 @@ mod tests {
                     x ^= x >> 7;
                     x ^= x << 17;
                     // mostly letters, so blocks get skipped
-                    if x % 3 == 0 { alphabet[(x >> 8) as usize % alphabet.len()] as char } else { 'q' }
+                    if x % 3 == 0 {
+                        alphabet[(x >> 8) as usize % alphabet.len()] as char
+                    } else {
+                        'q'
+                    }
                 })
                 .collect();
             assert_eq!(Scan::of_bytes(&t, true), Scan::of_bytes(&t, false), "{t:?}");
@@ -305,7 +437,10 @@ mod tests {
         assert_eq!(Scan::of("version 3.14 of 2024").dots, 1);
         assert!(Scan::of("pay DE89 3704").iban_start && !Scan::of("pay De89").iban_start);
         assert!(Scan::of("a@b").at);
-        assert_eq!(Scan::of("2001:0db8:85a3:0000:0000:8a2e:0370:7334").colons, 7);
+        assert_eq!(
+            Scan::of("2001:0db8:85a3:0000:0000:8a2e:0370:7334").colons,
+            7
+        );
     }
 
     #[test]
@@ -324,11 +459,20 @@ mod tests {
 
     #[test]
     fn counts_in_attrs_and_switches() {
-        let d = Document::new("u", "mail a@b.example and c@d.example, call +1 415 555 0100");
-        let (kept, _) = check_stage(Stage::Map(Box::new(Pii::new(PiiConfig::default()))), vec![d]);
+        let d = Document::new(
+            "u",
+            "mail a@b.example and c@d.example, call +1 415 555 0100",
+        );
+        let (kept, _) = check_stage(
+            Stage::Map(Box::new(Pii::new(PiiConfig::default()))),
+            vec![d],
+        );
         assert_eq!(kept[0].attrs["pii"]["email"], 2);
         assert_eq!(kept[0].attrs["pii"]["phone"], 1);
-        let off = Pii::new(PiiConfig { emails: false, ..Default::default() });
+        let off = Pii::new(PiiConfig {
+            emails: false,
+            ..Default::default()
+        });
         assert!(off.redact("a@b.example").0.contains('@'));
     }
 }

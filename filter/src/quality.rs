@@ -31,12 +31,18 @@ impl QualityConfig {
     pub fn validate(&self) -> Result<(), (String, String)> {
         for (lang, path) in &self.models {
             if path != BUILTIN_ENG && !Path::new(path).is_file() {
-                return Err((format!("filter.quality.models.{lang}"), format!("{path} is not a file (train one with `trawl filter train-quality`)")));
+                return Err((
+                    format!("filter.quality.models.{lang}"),
+                    format!("{path} is not a file (train one with `trawl filter train-quality`)"),
+                ));
             }
         }
         for (lang, t) in &self.thresholds {
             if !(0.0..=1.0).contains(t) {
-                return Err((format!("filter.quality.thresholds.{lang}"), format!("{t} is not a probability")));
+                return Err((
+                    format!("filter.quality.thresholds.{lang}"),
+                    format!("{t} is not a probability"),
+                ));
             }
         }
         Ok(())
@@ -68,7 +74,13 @@ pub fn normalize(text: &str) -> String {
 /// The words [`normalize`] keeps (before lowercasing).
 fn classifier_words(text: &str) -> std::str::SplitWhitespace<'_> {
     // no shorter text in bytes has more characters
-    let cut = if text.len() <= 20_000 { text.len() } else { text.char_indices().nth(20_000).map_or(text.len(), |(i, _)| i) };
+    let cut = if text.len() <= 20_000 {
+        text.len()
+    } else {
+        text.char_indices()
+            .nth(20_000)
+            .map_or(text.len(), |(i, _)| i)
+    };
     text[..cut].split_whitespace()
 }
 
@@ -115,7 +127,14 @@ impl Model {
             let mut rows = Vec::with_capacity(input.rows() as usize * labels);
             for r in 0..input.rows() {
                 let row = input.row(r);
-                rows.extend((0..labels).map(|l| output.row(l as i64).iter().zip(row).map(|(a, b)| f64::from(*a) * f64::from(*b)).sum::<f64>()));
+                rows.extend((0..labels).map(|l| {
+                    output
+                        .row(l as i64)
+                        .iter()
+                        .zip(row)
+                        .map(|(a, b)| f64::from(*a) * f64::from(*b))
+                        .sum::<f64>()
+                }));
             }
             let mut words = Vec::with_capacity(d.nwords() as usize * (labels + 1));
             let mut sum = vec![0f64; labels];
@@ -123,14 +142,21 @@ impl Model {
                 let sub = d.get_subwords(id);
                 sum.fill(0.0);
                 for &r in sub {
-                    add(&mut sum, &rows[r as usize * labels..(r as usize + 1) * labels]);
+                    add(
+                        &mut sum,
+                        &rows[r as usize * labels..(r as usize + 1) * labels],
+                    );
                 }
                 words.extend(sum.iter().map(|x| *x as f32));
                 words.push(sub.len() as f32);
             }
             // stored as f32 (half the memory the chain's other stages evict between
             // documents; summed in f64 when scoring)
-            Projected { labels, rows: rows.into_iter().map(|x| x as f32).collect(), words }
+            Projected {
+                labels,
+                rows: rows.into_iter().map(|x| x as f32).collect(),
+                words,
+            }
         });
         Model { ft, vocab, proj }
     }
@@ -151,9 +177,13 @@ impl Model {
         let mut logits = vec![0f64; labels];
         let mut n = 0usize;
         let mut rows: Vec<i32> = Vec::new();
-        let take = |rows: &mut Vec<i32>, logits: &mut [f64], n: &mut usize, r: i32| match &self.proj {
+        let take = |rows: &mut Vec<i32>, logits: &mut [f64], n: &mut usize, r: i32| match &self.proj
+        {
             Some(p) => {
-                add(logits, &p.rows[r as usize * labels..(r as usize + 1) * labels]);
+                add(
+                    logits,
+                    &p.rows[r as usize * labels..(r as usize + 1) * labels],
+                );
                 *n += 1;
             }
             None => rows.push(r),
@@ -182,7 +212,9 @@ impl Model {
                     marked.push('<');
                     marked.push_str(&buf);
                     marked.push('>');
-                    char_ngrams(marked.as_bytes(), a.minn, a.maxn, a.bucket as u32, |h| take(&mut rows, &mut logits, &mut n, nwords + h));
+                    char_ngrams(marked.as_bytes(), a.minn, a.maxn, a.bucket as u32, |h| {
+                        take(&mut rows, &mut logits, &mut n, nwords + h)
+                    });
                 }
                 (None, _) => {}
             }
@@ -215,7 +247,11 @@ impl Model {
         let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
         let exps: Vec<f32> = logits.iter().map(|l| (l - max).exp()).collect();
         let z: f32 = exps.iter().sum();
-        let prob = |label: &str| (0..dict.nlabels()).find(|&i| dict.get_label(i).ok() == Some(label)).map(|i| f64::from(((exps[i as usize] / z) + 1e-5).ln().exp()));
+        let prob = |label: &str| {
+            (0..dict.nlabels())
+                .find(|&i| dict.get_label(i).ok() == Some(label))
+                .map(|i| f64::from(((exps[i as usize] / z) + 1e-5).ln().exp()))
+        };
         match (prob(POSITIVE), prob(NEGATIVE)) {
             (Some(p), _) => p.clamp(0.0, 1.0),
             (None, Some(q)) => (1.0 - q).clamp(0.0, 1.0),
@@ -234,7 +270,9 @@ const EOS: &str = "</s>";
 
 /// Word key -> id for every vocabulary word; `None` if two words share a key.
 fn vocab_by_key(d: &fasttext::dictionary::Dictionary) -> Option<rustc_hash::FxHashMap<u64, i32>> {
-    let map: rustc_hash::FxHashMap<u64, i32> = (0..d.nwords()).map(|id| (word_key(d.get_word(id)), id)).collect();
+    let map: rustc_hash::FxHashMap<u64, i32> = (0..d.nwords())
+        .map(|id| (word_key(d.get_word(id)), id))
+        .collect();
     (map.len() == d.nwords() as usize).then_some(map)
 }
 
@@ -278,7 +316,9 @@ fn char_ngrams(word: &[u8], minn: i32, maxn: i32, bucket: u32, mut f: impl FnMut
 
 /// fastText's word hash (FNV-1a over bytes read as signed chars).
 fn fnv1a(bytes: &[u8]) -> u32 {
-    bytes.iter().fold(2_166_136_261u32, |h, &b| (h ^ (b as i8 as i32 as u32)).wrapping_mul(16_777_619))
+    bytes.iter().fold(2_166_136_261u32, |h, &b| {
+        (h ^ (b as i8 as i32 as u32)).wrapping_mul(16_777_619)
+    })
 }
 
 /// Loaded models.
@@ -288,7 +328,9 @@ pub struct Quality {
 
 impl std::fmt::Debug for Quality {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Quality").field("languages", &self.models.keys().collect::<Vec<_>>()).finish()
+        f.debug_struct("Quality")
+            .field("languages", &self.models.keys().collect::<Vec<_>>())
+            .finish()
     }
 }
 
@@ -300,7 +342,8 @@ impl Quality {
         for (lang, path) in &cfg.models {
             let key = format!("filter.quality.models.{lang}");
             let m = if path == BUILTIN_ENG {
-                FastText::load(&mut std::io::Cursor::new(DEFAULT_ENG)).map_err(|e| (key, format!("the built-in model: {e}")))?
+                FastText::load(&mut std::io::Cursor::new(DEFAULT_ENG))
+                    .map_err(|e| (key, format!("the built-in model: {e}")))?
             } else {
                 FastText::load_model(path).map_err(|e| (key, format!("cannot load {path}: {e}")))?
             };
@@ -323,7 +366,10 @@ fn positive_prob_of(preds: &[fasttext::fasttext::Prediction]) -> f64 {
     if let Some(p) = preds.iter().find(|p| p.label == POSITIVE) {
         return f64::from(p.prob).clamp(0.0, 1.0);
     }
-    preds.iter().find(|p| p.label == NEGATIVE).map_or(0.0, |p| (1.0 - f64::from(p.prob)).clamp(0.0, 1.0))
+    preds
+        .iter()
+        .find(|p| p.label == NEGATIVE)
+        .map_or(0.0, |p| (1.0 - f64::from(p.prob)).clamp(0.0, 1.0))
 }
 
 impl Map for Quality {
@@ -332,9 +378,17 @@ impl Map for Quality {
     }
 
     fn map(&self, doc: &mut Document) -> Result<(), RecordError> {
-        let lang = doc.attrs.get("lang").and_then(|l| l["code"].as_str()).unwrap_or("und").to_string();
+        let lang = doc
+            .attrs
+            .get("lang")
+            .and_then(|l| l["code"].as_str())
+            .unwrap_or("und")
+            .to_string();
         if let Some(p) = self.score(&lang, &doc.text) {
-            let q = doc.attrs.entry("quality".to_string()).or_insert_with(|| serde_json::json!({}));
+            let q = doc
+                .attrs
+                .entry("quality".to_string())
+                .or_insert_with(|| serde_json::json!({}));
             if let Some(o) = q.as_object_mut() {
                 o.insert(lang, serde_json::json!((p * 10_000.0).round() / 10_000.0));
             }
@@ -356,8 +410,18 @@ impl Filter for QualityFilter {
     }
 
     fn filter(&self, doc: &Document) -> Verdict {
-        let lang = doc.attrs.get("lang").and_then(|l| l["code"].as_str()).unwrap_or("und");
-        let (Some(t), Some(q)) = (self.thresholds.get(lang), doc.attrs.get("quality").and_then(|q| q.get(lang)).and_then(|v| v.as_f64())) else {
+        let lang = doc
+            .attrs
+            .get("lang")
+            .and_then(|l| l["code"].as_str())
+            .unwrap_or("und");
+        let (Some(t), Some(q)) = (
+            self.thresholds.get(lang),
+            doc.attrs
+                .get("quality")
+                .and_then(|q| q.get(lang))
+                .and_then(|v| v.as_f64()),
+        ) else {
             return Verdict::Keep;
         };
         if q < *t {
@@ -395,7 +459,17 @@ pub struct TrainOptions {
 
 impl Default for TrainOptions {
     fn default() -> Self {
-        TrainOptions { valid_fraction: 0.1, epochs: 10, lr: 0.5, word_ngrams: 2, dim: 64, bucket: 200_000, seed: 1, minn: 0, maxn: 0 }
+        TrainOptions {
+            valid_fraction: 0.1,
+            epochs: 10,
+            lr: 0.5,
+            word_ngrams: 2,
+            dim: 64,
+            bucket: 200_000,
+            seed: 1,
+            minn: 0,
+            maxn: 0,
+        }
     }
 }
 
@@ -423,7 +497,10 @@ pub fn is_positive(v: &serde_json::Value) -> Option<bool> {
         serde_json::Value::Bool(b) => Some(*b),
         serde_json::Value::Number(n) => n.as_f64().map(|x| x >= 0.5),
         serde_json::Value::String(s) => {
-            let s = s.trim().trim_start_matches("__label__").to_ascii_lowercase();
+            let s = s
+                .trim()
+                .trim_start_matches("__label__")
+                .to_ascii_lowercase();
             match s.as_str() {
                 "hq" | "high" | "good" | "pos" | "positive" | "1" | "true" | "keep" => Some(true),
                 "lq" | "low" | "bad" | "neg" | "negative" | "0" | "false" | "drop" => Some(false),
@@ -436,7 +513,8 @@ pub fn is_positive(v: &serde_json::Value) -> Option<bool> {
 
 /// Trains a model from JSONL lines with `text` and `label`; writes it to `output`.
 pub fn train(input: &Path, output: &Path, opts: &TrainOptions) -> Result<TrainReport, String> {
-    let file = std::fs::File::open(input).map_err(|e| format!("cannot read {}: {e}", input.display()))?;
+    let file =
+        std::fs::File::open(input).map_err(|e| format!("cannot read {}: {e}", input.display()))?;
     let mut train_set: Vec<(bool, String)> = Vec::new();
     let mut valid_set: Vec<(bool, String)> = Vec::new();
     for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
@@ -444,9 +522,18 @@ pub fn train(input: &Path, output: &Path, opts: &TrainOptions) -> Result<TrainRe
         if line.trim().is_empty() {
             continue;
         }
-        let v: serde_json::Value = serde_json::from_str(&line).map_err(|e| format!("{}: line {}: not JSON: {e}", input.display(), i + 1))?;
-        let text = v["text"].as_str().ok_or_else(|| format!("{}: line {}: no `text` string", input.display(), i + 1))?;
-        let label = is_positive(&v["label"]).ok_or_else(|| format!("{}: line {}: `label` must be hq/lq, good/bad, 1/0 or true/false", input.display(), i + 1))?;
+        let v: serde_json::Value = serde_json::from_str(&line)
+            .map_err(|e| format!("{}: line {}: not JSON: {e}", input.display(), i + 1))?;
+        let text = v["text"]
+            .as_str()
+            .ok_or_else(|| format!("{}: line {}: no `text` string", input.display(), i + 1))?;
+        let label = is_positive(&v["label"]).ok_or_else(|| {
+            format!(
+                "{}: line {}: `label` must be hq/lq, good/bad, 1/0 or true/false",
+                input.display(),
+                i + 1
+            )
+        })?;
         let norm = normalize(text);
         if norm.is_empty() {
             continue;
@@ -458,17 +545,26 @@ pub fn train(input: &Path, output: &Path, opts: &TrainOptions) -> Result<TrainRe
             train_set.push((label, norm));
         }
     }
-    let count = |s: &[(bool, String)]| (s.iter().filter(|x| x.0).count(), s.iter().filter(|x| !x.0).count());
+    let count = |s: &[(bool, String)]| {
+        (
+            s.iter().filter(|x| x.0).count(),
+            s.iter().filter(|x| !x.0).count(),
+        )
+    };
     let (tp, tn) = count(&train_set);
     if tp == 0 || tn == 0 {
-        return Err(format!("the training split needs both labels (positive {tp}, negative {tn})"));
+        return Err(format!(
+            "the training split needs both labels (positive {tp}, negative {tn})"
+        ));
     }
     let dir = tempfile::tempdir().map_err(|e| format!("temporary folder: {e}"))?;
     let train_file = dir.path().join("train.txt");
     {
-        let mut w = std::io::BufWriter::new(std::fs::File::create(&train_file).map_err(|e| e.to_string())?);
+        let mut w =
+            std::io::BufWriter::new(std::fs::File::create(&train_file).map_err(|e| e.to_string())?);
         for (label, text) in &train_set {
-            writeln!(w, "{} {}", if *label { POSITIVE } else { NEGATIVE }, text).map_err(|e| e.to_string())?;
+            writeln!(w, "{} {}", if *label { POSITIVE } else { NEGATIVE }, text)
+                .map_err(|e| e.to_string())?;
         }
         w.flush().map_err(|e| e.to_string())?;
     }
@@ -493,9 +589,18 @@ pub fn train(input: &Path, output: &Path, opts: &TrainOptions) -> Result<TrainRe
     if let Some(parent) = output.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
     }
-    model.save_model(output).map_err(|e| format!("writing {}: {e}", output.display()))?;
-    let mut report = TrainReport { train: (tp, tn), valid: count(&valid_set), ..Default::default() };
-    let scored: Vec<(bool, f64)> = valid_set.iter().map(|(l, t)| (*l, positive_prob(&model, t))).collect();
+    model
+        .save_model(output)
+        .map_err(|e| format!("writing {}: {e}", output.display()))?;
+    let mut report = TrainReport {
+        train: (tp, tn),
+        valid: count(&valid_set),
+        ..Default::default()
+    };
+    let scored: Vec<(bool, f64)> = valid_set
+        .iter()
+        .map(|(l, t)| (*l, positive_prob(&model, t)))
+        .collect();
     let (mut tp_, mut fp, mut fn_, mut ok) = (0usize, 0usize, 0usize, 0usize);
     for (l, p) in &scored {
         let pred = *p >= 0.5;
@@ -504,9 +609,21 @@ pub fn train(input: &Path, output: &Path, opts: &TrainOptions) -> Result<TrainRe
         fn_ += usize::from(!pred && *l);
         ok += usize::from(pred == *l);
     }
-    report.precision = if tp_ + fp > 0 { tp_ as f64 / (tp_ + fp) as f64 } else { 0.0 };
-    report.recall = if tp_ + fn_ > 0 { tp_ as f64 / (tp_ + fn_) as f64 } else { 0.0 };
-    report.accuracy = if scored.is_empty() { 0.0 } else { ok as f64 / scored.len() as f64 };
+    report.precision = if tp_ + fp > 0 {
+        tp_ as f64 / (tp_ + fp) as f64
+    } else {
+        0.0
+    };
+    report.recall = if tp_ + fn_ > 0 {
+        tp_ as f64 / (tp_ + fn_) as f64
+    } else {
+        0.0
+    };
+    report.accuracy = if scored.is_empty() {
+        0.0
+    } else {
+        ok as f64 / scored.len() as f64
+    };
     report.auc = auc(&scored);
     Ok(report)
 }
@@ -547,12 +664,23 @@ mod tests {
     fn char_ngrams_are_the_crates_subwords() {
         let ft = FastText::load(&mut std::io::Cursor::new(DEFAULT_ENG)).unwrap();
         let (a, d) = (ft.args(), ft.dict());
-        for w in ["zzqxv", "a", "", "naïve", "日本語テキスト", "ΣΑΣ", "x1-y2_z3", "supercalifragilistic"] {
+        for w in [
+            "zzqxv",
+            "a",
+            "",
+            "naïve",
+            "日本語テキスト",
+            "ΣΑΣ",
+            "x1-y2_z3",
+            "supercalifragilistic",
+        ] {
             let marked = format!("<{w}>");
             let mut want = Vec::new();
             d.compute_subwords(&marked, &mut want);
             let mut got = Vec::new();
-            char_ngrams(marked.as_bytes(), a.minn, a.maxn, a.bucket as u32, |h| got.push(d.nwords() + h));
+            char_ngrams(marked.as_bytes(), a.minn, a.maxn, a.bucket as u32, |h| {
+                got.push(d.nwords() + h)
+            });
             assert_eq!(got, want, "{w}");
         }
     }
@@ -560,7 +688,10 @@ mod tests {
     #[test]
     fn fast_scores_match_the_crate() {
         let m = Model::new(FastText::load(&mut std::io::Cursor::new(DEFAULT_ENG)).unwrap());
-        assert!(m.vocab.is_some() && m.proj.is_some(), "the built-in model is a softmax model, not quantized: the fast route applies");
+        assert!(
+            m.vocab.is_some() && m.proj.is_some(),
+            "the built-in model is a softmax model, not quantized: the fast route applies"
+        );
         let texts = [
             "The council approved the new library budget after a long debate on Tuesday evening.",
             "HOME | ABOUT | CONTACT\nCookie policy accept all\n\n© 2024",
@@ -572,7 +703,11 @@ mod tests {
         ];
         for t in texts {
             let want = positive_prob(&m.ft, &normalize(t));
-            assert!((m.score(t) - want).abs() < 1e-5, "{t:.60}: {} vs {want}", m.score(t));
+            assert!(
+                (m.score(t) - want).abs() < 1e-5,
+                "{t:.60}: {} vs {want}",
+                m.score(t)
+            );
         }
     }
 
@@ -582,57 +717,134 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let input = dir.path().join("labelled.jsonl");
         let mut f = std::fs::File::create(&input).unwrap();
-        let subjects = ["The council", "A small bookshop", "Scientists", "The harbour town", "Engineers", "Farmers in the valley", "The library", "Volunteers"];
-        let verbs = ["approved a plan to", "decided to", "began to", "hope to", "were asked to", "agreed to"];
-        let objects = ["plant trees along the avenues", "replace the old pipes", "count the wading birds", "open the market earlier", "lend laptops to students", "clear litter from the beaches"];
-        let nav = ["Home", "Login", "Sign up", "Cookie settings", "Privacy", "Share on Facebook", "Next page", "Subscribe", "Menu", "Search", "Contact", "Terms of use"];
+        let subjects = [
+            "The council",
+            "A small bookshop",
+            "Scientists",
+            "The harbour town",
+            "Engineers",
+            "Farmers in the valley",
+            "The library",
+            "Volunteers",
+        ];
+        let verbs = [
+            "approved a plan to",
+            "decided to",
+            "began to",
+            "hope to",
+            "were asked to",
+            "agreed to",
+        ];
+        let objects = [
+            "plant trees along the avenues",
+            "replace the old pipes",
+            "count the wading birds",
+            "open the market earlier",
+            "lend laptops to students",
+            "clear litter from the beaches",
+        ];
+        let nav = [
+            "Home",
+            "Login",
+            "Sign up",
+            "Cookie settings",
+            "Privacy",
+            "Share on Facebook",
+            "Next page",
+            "Subscribe",
+            "Menu",
+            "Search",
+            "Contact",
+            "Terms of use",
+        ];
         let mut n = 0;
         for (i, s) in subjects.iter().enumerate() {
             for (j, v) in verbs.iter().enumerate() {
                 for (k, o) in objects.iter().enumerate() {
                     let text = format!("{s} {v} {o}, officials said on Monday. The work will take {} years and residents were told in advance.", i + j + k + 1);
                     writeln!(f, "{}", serde_json::json!({"text": text, "label": "hq"})).unwrap();
-                    let junk: Vec<&str> = (0..8).map(|x| nav[(i * 7 + j * 3 + k + x * 5) % nav.len()]).collect();
-                    writeln!(f, "{}", serde_json::json!({"text": junk.join(" | "), "label": 0})).unwrap();
+                    let junk: Vec<&str> = (0..8)
+                        .map(|x| nav[(i * 7 + j * 3 + k + x * 5) % nav.len()])
+                        .collect();
+                    writeln!(
+                        f,
+                        "{}",
+                        serde_json::json!({"text": junk.join(" | "), "label": 0})
+                    )
+                    .unwrap();
                     n += 2;
                 }
             }
         }
         drop(f);
         let model = dir.path().join("m/en.bin");
-        let r = train(&input, &model, &TrainOptions { epochs: 20, ..Default::default() }).unwrap();
+        let r = train(
+            &input,
+            &model,
+            &TrainOptions {
+                epochs: 20,
+                ..Default::default()
+            },
+        )
+        .unwrap();
         assert_eq!(r.train.0 + r.train.1 + r.valid.0 + r.valid.1, n);
         assert!(r.valid.0 > 0 && r.valid.1 > 0, "{r:?}");
         assert!(r.auc > 0.95 && r.precision > 0.9 && r.recall > 0.9, "{r:?}");
         // scoring and the filter
-        let cfg = QualityConfig { models: [("eng".to_string(), model.display().to_string())].into(), thresholds: [("eng".to_string(), 0.5)].into() };
+        let cfg = QualityConfig {
+            models: [("eng".to_string(), model.display().to_string())].into(),
+            thresholds: [("eng".to_string(), 0.5)].into(),
+        };
         cfg.validate().unwrap();
         let q = Quality::load(&cfg).unwrap();
         let mut good = Document::new("https://x/a", "The library decided to open the market earlier, officials said on Monday. The work will take two years.");
-        let mut bad = Document::new("https://x/b", "Home | Login | Cookie settings | Share on Facebook | Next page | Menu");
+        let mut bad = Document::new(
+            "https://x/b",
+            "Home | Login | Cookie settings | Share on Facebook | Next page | Menu",
+        );
         for d in [&mut good, &mut bad] {
-            d.attrs.insert("lang".into(), serde_json::json!({"code": "eng"}));
+            d.attrs
+                .insert("lang".into(), serde_json::json!({"code": "eng"}));
             q.map(d).unwrap();
         }
-        let (g, b) = (good.attrs["quality"]["eng"].as_f64().unwrap(), bad.attrs["quality"]["eng"].as_f64().unwrap());
+        let (g, b) = (
+            good.attrs["quality"]["eng"].as_f64().unwrap(),
+            bad.attrs["quality"]["eng"].as_f64().unwrap(),
+        );
         assert!(g > 0.5 && b < 0.5, "good {g}, bad {b}");
-        let filt = QualityFilter { thresholds: cfg.thresholds.clone() };
+        let filt = QualityFilter {
+            thresholds: cfg.thresholds.clone(),
+        };
         assert_eq!(filt.filter(&good), Verdict::Keep);
         assert_eq!(filt.filter(&bad), Verdict::Drop(QUALITY_LOW));
         // another language without a model: not scored, kept
         let mut de = Document::new("https://x/c", "Home | Login");
-        de.attrs.insert("lang".into(), serde_json::json!({"code": "deu"}));
+        de.attrs
+            .insert("lang".into(), serde_json::json!({"code": "deu"}));
         q.map(&mut de).unwrap();
         assert!(!de.attrs.contains_key("quality"));
         assert_eq!(filt.filter(&de), Verdict::Keep);
         // the shipped English model: article prose above page furniture
-        let b = Quality::load(&QualityConfig { models: [("eng".to_string(), BUILTIN_ENG.to_string())].into(), ..Default::default() }).unwrap();
+        let b = Quality::load(&QualityConfig {
+            models: [("eng".to_string(), BUILTIN_ENG.to_string())].into(),
+            ..Default::default()
+        })
+        .unwrap();
         let prose = "The city council approved a plan to plant two thousand trees along the main avenues over the next five years. Supporters argue that the trees will cool the streets in summer, absorb rainwater and make walking more pleasant, while critics worry about the cost of maintenance.";
         let furniture = "Home\nNews\nSport\nSubscribe to our newsletter\nAccept cookies\nShare on Facebook\nTerms of use\nPrivacy policy";
-        let (p, f) = (b.score("eng", prose).unwrap(), b.score("eng", furniture).unwrap());
+        let (p, f) = (
+            b.score("eng", prose).unwrap(),
+            b.score("eng", furniture).unwrap(),
+        );
         assert!(p > 0.5 && f < 0.5, "prose {p}, furniture {f}");
         // config errors name the key
-        let bad_cfg = QualityConfig { models: [("fra".to_string(), "/nonexistent.bin".to_string())].into(), ..Default::default() };
-        assert_eq!(bad_cfg.validate().unwrap_err().0, "filter.quality.models.fra");
+        let bad_cfg = QualityConfig {
+            models: [("fra".to_string(), "/nonexistent.bin".to_string())].into(),
+            ..Default::default()
+        };
+        assert_eq!(
+            bad_cfg.validate().unwrap_err().0,
+            "filter.quality.models.fra"
+        );
     }
 }

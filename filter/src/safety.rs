@@ -36,7 +36,12 @@ pub struct SafetyConfig {
 
 impl Default for SafetyConfig {
     fn default() -> Self {
-        SafetyConfig { enabled: true, max_profanity_ratio: 0.02, lists: Vec::new(), domain_blocklist: None }
+        SafetyConfig {
+            enabled: true,
+            max_profanity_ratio: 0.02,
+            lists: Vec::new(),
+            domain_blocklist: None,
+        }
     }
 }
 
@@ -48,7 +53,10 @@ const BUILTIN: &[(&str, &str)] = &[
 ];
 
 fn parse_list(text: &str) -> Vec<String> {
-    text.lines().map(|l| l.split('#').next().unwrap_or("").trim().to_lowercase()).filter(|l| !l.is_empty()).collect()
+    text.lines()
+        .map(|l| l.split('#').next().unwrap_or("").trim().to_lowercase())
+        .filter(|l| !l.is_empty())
+        .collect()
 }
 
 /// Scores documents (`attrs.safety.profanity`) per their language's list.
@@ -64,17 +72,33 @@ impl Safety {
     pub fn new(cfg: &SafetyConfig) -> Result<Safety, String> {
         let mut words: HashMap<String, Vec<String>> = HashMap::new();
         for (lang, text) in BUILTIN {
-            words.entry(lang.to_string()).or_default().extend(parse_list(text));
+            words
+                .entry(lang.to_string())
+                .or_default()
+                .extend(parse_list(text));
         }
         for spec in &cfg.lists {
-            let (lang, path) = spec.split_once('=').ok_or_else(|| format!("`{spec}` must be lang=path"))?;
-            let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read `{path}`: {e}"))?;
-            words.entry(lang.trim().to_string()).or_default().extend(parse_list(&text));
+            let (lang, path) = spec
+                .split_once('=')
+                .ok_or_else(|| format!("`{spec}` must be lang=path"))?;
+            let text =
+                std::fs::read_to_string(path).map_err(|e| format!("cannot read `{path}`: {e}"))?;
+            words
+                .entry(lang.trim().to_string())
+                .or_default()
+                .extend(parse_list(&text));
         }
         let mut matchers = HashMap::new();
         for (lang, list) in words {
-            let ac = AhoCorasick::builder().match_kind(MatchKind::LeftmostLongest).build(&list).map_err(|e| e.to_string())?;
-            let ascii = AhoCorasick::builder().match_kind(MatchKind::LeftmostLongest).ascii_case_insensitive(true).build(list.iter().filter(|w| w.is_ascii())).map_err(|e| e.to_string())?;
+            let ac = AhoCorasick::builder()
+                .match_kind(MatchKind::LeftmostLongest)
+                .build(&list)
+                .map_err(|e| e.to_string())?;
+            let ascii = AhoCorasick::builder()
+                .match_kind(MatchKind::LeftmostLongest)
+                .ascii_case_insensitive(true)
+                .build(list.iter().filter(|w| w.is_ascii()))
+                .map_err(|e| e.to_string())?;
             matchers.insert(lang, (ac, ascii));
         }
         Ok(Safety { matchers })
@@ -82,19 +106,35 @@ impl Safety {
 
     /// The number of whole-word matches in a text for a language.
     pub fn flagged(&self, lang: &str, text: &str) -> usize {
-        let Some((ac, ascii)) = self.matchers.get(lang) else { return 0 };
+        let Some((ac, ascii)) = self.matchers.get(lang) else {
+            return 0;
+        };
         if text.is_ascii() {
             let b = text.as_bytes();
             let word = |i: usize| b.get(i).is_some_and(u8::is_ascii_alphanumeric);
-            return ascii.find_iter(text).filter(|m| (m.start() == 0 || !word(m.start() - 1)) && !word(m.end())).count();
+            return ascii
+                .find_iter(text)
+                .filter(|m| (m.start() == 0 || !word(m.start() - 1)) && !word(m.end()))
+                .count();
         }
         // the same string as `to_lowercase`, with arithmetic for the common blocks
         let mut lower = String::with_capacity(text.len());
         trawl_core::text::push_lowercase(&mut lower, text);
         let b = lower.as_bytes();
-        let boundary = |i: usize| i == 0 || i >= b.len() || !lower[..i].chars().next_back().is_some_and(char::is_alphanumeric);
-        let after = |i: usize| i >= b.len() || !lower[i..].chars().next().is_some_and(char::is_alphanumeric);
-        ac.find_iter(&lower).filter(|m| boundary(m.start()) && after(m.end())).count()
+        let boundary = |i: usize| {
+            i == 0
+                || i >= b.len()
+                || !lower[..i]
+                    .chars()
+                    .next_back()
+                    .is_some_and(char::is_alphanumeric)
+        };
+        let after = |i: usize| {
+            i >= b.len() || !lower[i..].chars().next().is_some_and(char::is_alphanumeric)
+        };
+        ac.find_iter(&lower)
+            .filter(|m| boundary(m.start()) && after(m.end()))
+            .count()
     }
 }
 
@@ -105,7 +145,12 @@ impl Map for Safety {
 
     fn map(&self, doc: &mut Document) -> Result<(), RecordError> {
         let lang = doc.meta.lang.clone().unwrap_or_default();
-        let words = doc.attrs.get("words").and_then(|w| w.as_u64()).unwrap_or_else(|| trawl_core::text::word_count(&doc.text) as u64).max(1);
+        let words = doc
+            .attrs
+            .get("words")
+            .and_then(|w| w.as_u64())
+            .unwrap_or_else(|| trawl_core::text::word_count(&doc.text) as u64)
+            .max(1);
         let n = self.flagged(&lang, &doc.text);
         doc.attrs.insert("safety".into(), json!({ "flagged": n, "profanity": ((n as f64 / words as f64) * 10_000.0).round() / 10_000.0 }));
         Ok(())
@@ -129,7 +174,10 @@ impl Filter for SafetyFilter {
     fn filter(&self, doc: &Document) -> Verdict {
         if !self.domains.is_empty() {
             if let Some(host) = doc.host() {
-                let host = host.rsplit_once(':').filter(|(_, p)| p.chars().all(|c| c.is_ascii_digit())).map_or(host, |(h, _)| h);
+                let host = host
+                    .rsplit_once(':')
+                    .filter(|(_, p)| p.chars().all(|c| c.is_ascii_digit()))
+                    .map_or(host, |(h, _)| h);
                 let host = host.trim_end_matches('.').to_ascii_lowercase();
                 // The host itself or any parent domain listed blocks it, so a
                 // list can name a whole site or a single subdomain.
@@ -145,7 +193,11 @@ impl Filter for SafetyFilter {
                 }
             }
         }
-        let p = doc.attrs.get("safety").and_then(|s| s["profanity"].as_f64()).unwrap_or(0.0);
+        let p = doc
+            .attrs
+            .get("safety")
+            .and_then(|s| s["profanity"].as_f64())
+            .unwrap_or(0.0);
         if p > self.max_profanity_ratio {
             return Verdict::Drop(reasons::PROFANITY);
         }
@@ -156,7 +208,14 @@ impl Filter for SafetyFilter {
 /// Reads a domain blocklist file: lowercased domains, `*.` prefixes removed.
 pub fn load_domains(path: &str) -> Result<std::collections::HashSet<String>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read `{path}`: {e}"))?;
-    Ok(parse_list(&text).into_iter().map(|d| d.trim_start_matches("*.").trim_end_matches('.').to_ascii_lowercase()).collect())
+    Ok(parse_list(&text)
+        .into_iter()
+        .map(|d| {
+            d.trim_start_matches("*.")
+                .trim_end_matches('.')
+                .to_ascii_lowercase()
+        })
+        .collect())
 }
 
 #[cfg(test)]
@@ -169,34 +228,73 @@ mod tests {
     fn ascii_route_counts_like_the_lowercase_route() {
         let s = Safety::new(&SafetyConfig::default()).unwrap();
         let (lang, list) = BUILTIN[0];
-        let word = parse_list(list).into_iter().find(|w| w.is_ascii() && w.chars().all(char::is_alphabetic)).unwrap();
+        let word = parse_list(list)
+            .into_iter()
+            .find(|w| w.is_ascii() && w.chars().all(char::is_alphabetic))
+            .unwrap();
         let upper = word.to_uppercase();
         let text = format!("{word} and {upper}, x{word} {word}s ({word}).");
         // the lowercase route sees the same text with one non-ASCII character added
-        assert_eq!(s.flagged(lang, &text), s.flagged(lang, &format!("{text} é")));
+        assert_eq!(
+            s.flagged(lang, &text),
+            s.flagged(lang, &format!("{text} é"))
+        );
         assert_eq!(s.flagged(lang, &text), 3, "{text}");
     }
 
     #[test]
     fn profanity_score_and_domains() {
         let s = Safety::new(&SafetyConfig::default()).unwrap();
-        assert_eq!(s.flagged("eng", "What the FUCK, this is shit. Shitake mushrooms are fine, so is Scunthorpe."), 2, "whole words only");
+        assert_eq!(
+            s.flagged(
+                "eng",
+                "What the FUCK, this is shit. Shitake mushrooms are fine, so is Scunthorpe."
+            ),
+            2,
+            "whole words only"
+        );
         assert_eq!(s.flagged("cmn", "anything"), 0);
         let mk = |url: &str, text: &str| {
             let mut d = Document::new(url, text);
             d.meta.lang = Some("eng".into());
-            d.attrs.insert("words".into(), json!(trawl_core::text::word_count(text)));
+            d.attrs
+                .insert("words".into(), json!(trawl_core::text::word_count(text)));
             s.map(&mut d).unwrap();
             d
         };
-        let clean = mk("https://news.example/a", "The harbour town woke slowly on Monday as the first ferries crossed the water.");
-        let dirty = mk("https://x.example/b", "fuck shit porn xxx the harbour town woke slowly on monday");
-        let bad_site = mk("https://www.adult.example.co.uk:8080/c", "The harbour town woke slowly on Monday.");
-        let sibling = mk("https://kids.example.co.uk/c", "The harbour town woke slowly on Monday.");
-        let f = SafetyFilter { max_profanity_ratio: 0.02, domains: ["adult.example.co.uk".to_string()].into_iter().collect() };
-        let (kept, stats) = check_stage(Stage::Filter(Box::new(f)), vec![clean, dirty, bad_site, sibling]);
-        assert_eq!(kept.len(), 2, "a listed subdomain blocks itself and below, not its siblings");
+        let clean = mk(
+            "https://news.example/a",
+            "The harbour town woke slowly on Monday as the first ferries crossed the water.",
+        );
+        let dirty = mk(
+            "https://x.example/b",
+            "fuck shit porn xxx the harbour town woke slowly on monday",
+        );
+        let bad_site = mk(
+            "https://www.adult.example.co.uk:8080/c",
+            "The harbour town woke slowly on Monday.",
+        );
+        let sibling = mk(
+            "https://kids.example.co.uk/c",
+            "The harbour town woke slowly on Monday.",
+        );
+        let f = SafetyFilter {
+            max_profanity_ratio: 0.02,
+            domains: ["adult.example.co.uk".to_string()].into_iter().collect(),
+        };
+        let (kept, stats) = check_stage(
+            Stage::Filter(Box::new(f)),
+            vec![clean, dirty, bad_site, sibling],
+        );
+        assert_eq!(
+            kept.len(),
+            2,
+            "a listed subdomain blocks itself and below, not its siblings"
+        );
         let st = stats.stage("safety").unwrap();
-        assert_eq!((st.dropped["unsafe_profanity"], st.dropped["unsafe_domain"]), (1, 1));
+        assert_eq!(
+            (st.dropped["unsafe_profanity"], st.dropped["unsafe_domain"]),
+            (1, 1)
+        );
     }
 }

@@ -33,14 +33,25 @@ fn signals_are_pinned_in_eight_languages() {
         pii.map(&mut d).unwrap();
         safety.map(&mut d).unwrap();
         heuristics::Signals.map(&mut d).unwrap();
-        assert_eq!(d.attrs["lang"]["code"], *lang, "language of the {lang} document: {}", d.attrs["lang"]);
+        assert_eq!(
+            d.attrs["lang"]["code"], *lang,
+            "language of the {lang} document: {}",
+            d.attrs["lang"]
+        );
         let got = serde_json::json!({ "attrs": d.attrs, "text": d.text });
         let file = dir.join(format!("{lang}.json"));
         if update {
             std::fs::write(&file, serde_json::to_string_pretty(&got).unwrap() + "\n").unwrap();
             continue;
         }
-        let want: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap_or_else(|_| panic!("{} missing; run with TRAWL_UPDATE_GOLDEN=1", file.display()))).unwrap();
-        assert_eq!(got, want, "{lang}: signals changed (TRAWL_UPDATE_GOLDEN=1 to accept)");
+        let want: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&file).unwrap_or_else(|_| {
+                panic!("{} missing; run with TRAWL_UPDATE_GOLDEN=1", file.display())
+            }))
+            .unwrap();
+        assert_eq!(
+            got, want,
+            "{lang}: signals changed (TRAWL_UPDATE_GOLDEN=1 to accept)"
+        );
     }
 }

@@ -51,11 +51,19 @@ pub struct Hist {
 impl Hist {
     fn new(bounds: Vec<f64>) -> Hist {
         let n = bounds.len() + 1;
-        Hist { bounds, counts: vec![0; n], samples: vec![Vec::new(); n] }
+        Hist {
+            bounds,
+            counts: vec![0; n],
+            samples: vec![Vec::new(); n],
+        }
     }
 
     fn add(&mut self, v: f64, s: Option<&Sample>) {
-        let i = self.bounds.iter().position(|b| v <= *b).unwrap_or(self.bounds.len());
+        let i = self
+            .bounds
+            .iter()
+            .position(|b| v <= *b)
+            .unwrap_or(self.bounds.len());
         self.counts[i] += 1;
         if let Some(s) = s {
             if self.samples[i].len() < 3 {
@@ -113,23 +121,62 @@ fn key(seed: u64, id: &str) -> u64 {
 
 fn host_of(url: &str) -> String {
     let rest = url.split_once("://").map_or(url, |(_, r)| r);
-    rest.split(['/', '?', '#']).next().unwrap_or("").to_ascii_lowercase()
+    rest.split(['/', '?', '#'])
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase()
 }
 
 fn to_sample(v: &Value, stage: &str, text_chars: usize) -> Sample {
     let doc = v.get("doc").unwrap_or(v);
-    let text: String = doc.get("text").and_then(Value::as_str).unwrap_or("").chars().take(text_chars).collect();
-    let url = doc.get("url").and_then(Value::as_str).or_else(|| v.get("url").and_then(Value::as_str)).or_else(|| v.get("page_url").and_then(Value::as_str)).unwrap_or("").to_string();
-    let id = doc.get("id").map(|i| i.as_str().map(str::to_string).unwrap_or_else(|| i.to_string())).filter(|s| !s.is_empty() && s != "null").unwrap_or_else(|| url.clone());
+    let text: String = doc
+        .get("text")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .chars()
+        .take(text_chars)
+        .collect();
+    let url = doc
+        .get("url")
+        .and_then(Value::as_str)
+        .or_else(|| v.get("url").and_then(Value::as_str))
+        .or_else(|| v.get("page_url").and_then(Value::as_str))
+        .unwrap_or("")
+        .to_string();
+    let id = doc
+        .get("id")
+        .map(|i| {
+            i.as_str()
+                .map(str::to_string)
+                .unwrap_or_else(|| i.to_string())
+        })
+        .filter(|s| !s.is_empty() && s != "null")
+        .unwrap_or_else(|| url.clone());
     Sample {
         id,
         host: host_of(&url),
         url,
-        stage: v.get("stage").and_then(Value::as_str).unwrap_or(stage).to_string(),
-        reason: v.get("reason").and_then(Value::as_str).unwrap_or("").to_string(),
-        lang: doc.pointer("/meta/lang").and_then(Value::as_str).unwrap_or("").to_string(),
+        stage: v
+            .get("stage")
+            .and_then(Value::as_str)
+            .unwrap_or(stage)
+            .to_string(),
+        reason: v
+            .get("reason")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string(),
+        lang: doc
+            .pointer("/meta/lang")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string(),
         text,
-        attrs: doc.get("attrs").filter(|a| a.as_object().is_some_and(|o| !o.is_empty())).map(|a| serde_json::to_string_pretty(a).unwrap_or_default()).unwrap_or_default(),
+        attrs: doc
+            .get("attrs")
+            .filter(|a| a.as_object().is_some_and(|o| !o.is_empty()))
+            .map(|a| serde_json::to_string_pretty(a).unwrap_or_default())
+            .unwrap_or_default(),
         image: String::new(),
         thumb: String::new(),
         thumb_at: None,
@@ -145,7 +192,10 @@ struct Reservoir {
 
 impl Reservoir {
     fn new(k: usize) -> Self {
-        Reservoir { k, items: Vec::new() }
+        Reservoir {
+            k,
+            items: Vec::new(),
+        }
     }
     fn offer(&mut self, h: u64, s: Sample) {
         self.items.push((h, s));
@@ -166,7 +216,11 @@ impl Reservoir {
 pub fn stratified(cands: Vec<(u64, Sample)>, n: usize, seed: u64) -> Vec<Sample> {
     let mut strata: BTreeMap<(u64, String, String), Vec<(u64, Sample)>> = BTreeMap::new();
     for (h, s) in cands {
-        let k = (key(seed, &format!("{}\u{0}{}", s.lang, s.host)), s.lang.clone(), s.host.clone());
+        let k = (
+            key(seed, &format!("{}\u{0}{}", s.lang, s.host)),
+            s.lang.clone(),
+            s.host.clone(),
+        );
         strata.entry(k).or_default().push((h, s));
     }
     let mut lists: Vec<std::vec::IntoIter<(u64, Sample)>> = strata
@@ -204,7 +258,11 @@ fn numeric_leaves(prefix: &str, v: &Value, out: &mut Vec<(String, f64)>) {
         }
         Value::Object(m) => {
             for (k, x) in m {
-                let p = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+                let p = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
                 numeric_leaves(&p, x, out);
             }
         }
@@ -227,17 +285,28 @@ fn lin_bounds(lo: f64, hi: f64, n: usize) -> Vec<f64> {
     if hi.partial_cmp(&lo) != Some(std::cmp::Ordering::Greater) {
         return vec![lo];
     }
-    (1..n).map(|i| lo + (hi - lo) * i as f64 / n as f64).collect()
+    (1..n)
+        .map(|i| lo + (hi - lo) * i as f64 / n as f64)
+        .collect()
 }
 
-async fn read_set(root: &Storage, prefix: &str, cap: usize, truncated: &mut bool, mut f: impl FnMut(&Value)) -> Result<(), StorageError> {
+async fn read_set(
+    root: &Storage,
+    prefix: &str,
+    cap: usize,
+    truncated: &mut bool,
+    mut f: impl FnMut(&Value),
+) -> Result<(), StorageError> {
     let mut n = 0;
     for k in root.list(prefix).await? {
         if !jsonl::is_jsonl(&k) {
             continue;
         }
         let bytes = root.get(&k).await?;
-        for mut v in jsonl::read_lines::<Value>(&k, &bytes)?.into_iter().flatten() {
+        for mut v in jsonl::read_lines::<Value>(&k, &bytes)?
+            .into_iter()
+            .flatten()
+        {
             if n >= cap {
                 *truncated = true;
                 return Ok(());
@@ -261,7 +330,9 @@ const THUMB_SIDE: u32 = 200;
 async fn thumbnails(root: &Storage, pairs: &mut [Sample]) {
     use base64::Engine;
     for p in pairs.iter_mut() {
-        let Some((tar, off, size)) = p.thumb_at.clone() else { continue };
+        let Some((tar, off, size)) = p.thumb_at.clone() else {
+            continue;
+        };
         if size > 16 << 20 {
             continue;
         }
@@ -272,18 +343,35 @@ async fn thumbnails(root: &Storage, pairs: &mut [Sample]) {
                 continue;
             }
         };
-        let Ok(img) = image::load_from_memory_with_format(&bytes, image::ImageFormat::Jpeg).or_else(|_| image::load_from_memory(&bytes)) else { continue };
+        let Ok(img) = image::load_from_memory_with_format(&bytes, image::ImageFormat::Jpeg)
+            .or_else(|_| image::load_from_memory(&bytes))
+        else {
+            continue;
+        };
         let small = img.thumbnail(THUMB_SIDE, THUMB_SIDE).to_rgb8();
         let mut out = Vec::new();
-        if image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 80).encode_image(&small).is_ok() {
-            p.thumb = format!("data:image/jpeg;base64,{}", base64::engine::general_purpose::STANDARD.encode(&out));
+        if image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 80)
+            .encode_image(&small)
+            .is_ok()
+        {
+            p.thumb = format!(
+                "data:image/jpeg;base64,{}",
+                base64::engine::general_purpose::STANDARD.encode(&out)
+            );
         }
     }
 }
 
 /// Reads stats, distributions and samples of a run root.
-pub async fn collect(root: &Storage, cfg: &ReportConfig, thresholds: &Thresholds) -> Result<RunData, StorageError> {
-    let mut d = RunData { root: root.url().to_string(), ..Default::default() };
+pub async fn collect(
+    root: &Storage,
+    cfg: &ReportConfig,
+    thresholds: &Thresholds,
+) -> Result<RunData, StorageError> {
+    let mut d = RunData {
+        root: root.url().to_string(),
+        ..Default::default()
+    };
     for stage in STAGES {
         let (stats, n) = markers::merged_stats(root, stage).await?;
         if n > 0 {
@@ -298,18 +386,35 @@ pub async fn collect(root: &Storage, cfg: &ReportConfig, thresholds: &Thresholds
     for stage in STAGES {
         let mut res: BTreeMap<String, Reservoir> = BTreeMap::new();
         let mut ids = Vec::new();
-        read_set(root, &format!("excluded/{stage}"), cap, &mut d.truncated, |v| {
-            let s = to_sample(v, stage, tc);
-            let h = key(cfg.seed, &s.id);
-            ids.push(s.clone());
-            res.entry(s.reason.clone()).or_insert_with(|| Reservoir::new(k * 8)).offer(h, s);
-        })
+        read_set(
+            root,
+            &format!("excluded/{stage}"),
+            cap,
+            &mut d.truncated,
+            |v| {
+                let s = to_sample(v, stage, tc);
+                let h = key(cfg.seed, &s.id);
+                ids.push(s.clone());
+                res.entry(s.reason.clone())
+                    .or_insert_with(|| Reservoir::new(k * 8))
+                    .offer(h, s);
+            },
+        )
         .await?;
         for s in ids {
-            d.dropped_ids.insert(s.id.clone(), Sample { text: s.text.chars().take(300).collect(), ..s });
+            d.dropped_ids.insert(
+                s.id.clone(),
+                Sample {
+                    text: s.text.chars().take(300).collect(),
+                    ..s
+                },
+            );
         }
         for (reason, r) in res {
-            d.dropped.insert((stage.to_string(), reason), stratified(r.take(), k, cfg.seed));
+            d.dropped.insert(
+                (stage.to_string(), reason),
+                stratified(r.take(), k, cfg.seed),
+            );
         }
     }
 
@@ -318,7 +423,14 @@ pub async fn collect(root: &Storage, cfg: &ReportConfig, thresholds: &Thresholds
     let mut seen_filter = |v: &Value, d: &mut RunData| {
         let s = to_sample(v, "filter", tc);
         let doc = v.get("doc").unwrap_or(v);
-        *d.languages.0.entry(if s.lang.is_empty() { "und".into() } else { s.lang.clone() }).or_default() += 1;
+        *d.languages
+            .0
+            .entry(if s.lang.is_empty() {
+                "und".into()
+            } else {
+                s.lang.clone()
+            })
+            .or_default() += 1;
         *d.domains.0.entry(s.host.clone()).or_default() += 1;
         let mut leaves = Vec::new();
         if let Some(a) = doc.get("attrs") {
@@ -326,7 +438,17 @@ pub async fn collect(root: &Storage, cfg: &ReportConfig, thresholds: &Thresholds
         }
         for (name, x) in leaves {
             // model scores are shown per language, as thresholds are tuned per language
-            let keys = if name.contains("quality") { vec![name.clone(), format!("{name} [{}]", if s.lang.is_empty() { "und" } else { &s.lang })] } else { vec![name] };
+            let keys = if name.contains("quality") {
+                vec![
+                    name.clone(),
+                    format!(
+                        "{name} [{}]",
+                        if s.lang.is_empty() { "und" } else { &s.lang }
+                    ),
+                ]
+            } else {
+                vec![name]
+            };
             for k in keys {
                 let vals = values.entry(k).or_default();
                 if vals.len() < 50_000 {
@@ -338,8 +460,14 @@ pub async fn collect(root: &Storage, cfg: &ReportConfig, thresholds: &Thresholds
     };
     let mut filter_in: Vec<Value> = Vec::new();
     let mut trunc = false;
-    read_set(root, "filter", cap, &mut trunc, |v| filter_in.push(v.clone())).await?;
-    read_set(root, "excluded/filter", cap, &mut trunc, |v| filter_in.push(v.clone())).await?;
+    read_set(root, "filter", cap, &mut trunc, |v| {
+        filter_in.push(v.clone())
+    })
+    .await?;
+    read_set(root, "excluded/filter", cap, &mut trunc, |v| {
+        filter_in.push(v.clone())
+    })
+    .await?;
     d.truncated |= trunc;
     for v in &filter_in {
         seen_filter(v, &mut d);
@@ -348,7 +476,11 @@ pub async fn collect(root: &Storage, cfg: &ReportConfig, thresholds: &Thresholds
     for (name, vals) in values {
         let max = vals.iter().map(|(x, _)| *x).fold(f64::MIN, f64::max);
         let min = vals.iter().map(|(x, _)| *x).fold(f64::MAX, f64::min);
-        let bounds = if min >= 0.0 && max > 100.0 { log_bounds(max) } else { lin_bounds(min, max, 20) };
+        let bounds = if min >= 0.0 && max > 100.0 {
+            log_bounds(max)
+        } else {
+            lin_bounds(min, max, 20)
+        };
         let mut h = Hist::new(bounds);
         for (x, s) in &vals {
             h.add(*x, Some(s));
@@ -360,11 +492,16 @@ pub async fn collect(root: &Storage, cfg: &ReportConfig, thresholds: &Thresholds
     }
 
     // kept documents (the last document stage that ran)
-    let kept_dir = ["dedup", "filter", "extract"].into_iter().find(|s| d.stages.iter().any(|(n, _, _)| n == s)).unwrap_or("dedup");
+    let kept_dir = ["dedup", "filter", "extract"]
+        .into_iter()
+        .find(|s| d.stages.iter().any(|(n, _, _)| n == s))
+        .unwrap_or("dedup");
     let mut kept_res = Reservoir::new(k * 8);
     let mut lang_res: BTreeMap<String, Reservoir> = BTreeMap::new();
     let mut dom_res: BTreeMap<String, Reservoir> = BTreeMap::new();
-    let mut chars = Hist::new(vec![100.0, 300.0, 1000.0, 3000.0, 10_000.0, 30_000.0, 100_000.0]);
+    let mut chars = Hist::new(vec![
+        100.0, 300.0, 1000.0, 3000.0, 10_000.0, 30_000.0, 100_000.0,
+    ]);
     let mut imgs = Hist::new(vec![0.0, 1.0, 2.0, 3.0, 5.0, 10.0, 20.0]);
     let mut alt = Hist::new(vec![0.0, 1.0, 2.0, 3.0, 5.0, 8.0, 13.0, 20.0]);
     let mut sizes = Hist::new(vec![16.0, 32.0, 64.0, 128.0, 256.0, 512.0, 1024.0, 2048.0]);
@@ -374,23 +511,56 @@ pub async fn collect(root: &Storage, cfg: &ReportConfig, thresholds: &Thresholds
     read_set(root, kept_dir, cap, &mut d.truncated, |v| {
         let s = to_sample(v, "kept", tc);
         let h = key(cfg.seed, &s.id);
-        *langs.entry(if s.lang.is_empty() { "und".to_string() } else { s.lang.clone() }).or_insert(0u64) += 1;
+        *langs
+            .entry(if s.lang.is_empty() {
+                "und".to_string()
+            } else {
+                s.lang.clone()
+            })
+            .or_insert(0u64) += 1;
         *doms.entry(s.host.clone()).or_insert(0u64) += 1;
-        let text_len = v.get("text").and_then(Value::as_str).map_or(0, |t| t.chars().count());
+        let text_len = v
+            .get("text")
+            .and_then(Value::as_str)
+            .map_or(0, |t| t.chars().count());
         chars.add(text_len as f64, Some(&s));
-        let images = v.get("images").and_then(Value::as_array).cloned().unwrap_or_default();
+        let images = v
+            .get("images")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
         imgs.add(images.len() as f64, Some(&s));
         for im in &images {
-            let words = im.get("alt").and_then(Value::as_str).map_or(0, |a| a.split_whitespace().count());
+            let words = im
+                .get("alt")
+                .and_then(Value::as_str)
+                .map_or(0, |a| a.split_whitespace().count());
             alt.add(words as f64, Some(&s));
-            let side = im.get("width").and_then(Value::as_u64).into_iter().chain(im.get("height").and_then(Value::as_u64)).max();
+            let side = im
+                .get("width")
+                .and_then(Value::as_u64)
+                .into_iter()
+                .chain(im.get("height").and_then(Value::as_u64))
+                .max();
             if let Some(side) = side {
                 sizes.add(side as f64, Some(&s));
             }
         }
-        kept_ids.insert(s.id.clone(), Sample { text: s.text.chars().take(300).collect(), ..s.clone() });
-        lang_res.entry(s.lang.clone()).or_insert_with(|| Reservoir::new(3)).offer(h, s.clone());
-        dom_res.entry(s.host.clone()).or_insert_with(|| Reservoir::new(3)).offer(h, s.clone());
+        kept_ids.insert(
+            s.id.clone(),
+            Sample {
+                text: s.text.chars().take(300).collect(),
+                ..s.clone()
+            },
+        );
+        lang_res
+            .entry(s.lang.clone())
+            .or_insert_with(|| Reservoir::new(3))
+            .offer(h, s.clone());
+        dom_res
+            .entry(s.host.clone())
+            .or_insert_with(|| Reservoir::new(3))
+            .offer(h, s.clone());
         kept_res.offer(h, s);
     })
     .await?;
@@ -398,12 +568,19 @@ pub async fn collect(root: &Storage, cfg: &ReportConfig, thresholds: &Thresholds
     d.domains.1 = doms;
     d.kept_ids = kept_ids;
     d.kept = stratified(kept_res.take(), k, cfg.seed);
-    d.by_lang = lang_res.into_iter().map(|(l, r)| (l, r.take().into_iter().map(|(_, s)| s).collect())).collect();
-    d.by_domain = dom_res.into_iter().map(|(l, r)| (l, r.take().into_iter().map(|(_, s)| s).collect())).collect();
+    d.by_lang = lang_res
+        .into_iter()
+        .map(|(l, r)| (l, r.take().into_iter().map(|(_, s)| s).collect()))
+        .collect();
+    d.by_domain = dom_res
+        .into_iter()
+        .map(|(l, r)| (l, r.take().into_iter().map(|(_, s)| s).collect()))
+        .collect();
     d.hists.insert("document length (characters)".into(), chars);
     d.hists.insert("images per document".into(), imgs);
     d.hists.insert("alt-text length (words)".into(), alt);
-    d.hists.insert("image size (declared longer side, px)".into(), sizes);
+    d.hists
+        .insert("image size (declared longer side, px)".into(), sizes);
 
     // image/alt-text pairs
     let mut pair_res = Reservoir::new(k * 4);
@@ -411,17 +588,34 @@ pub async fn collect(root: &Storage, cfg: &ReportConfig, thresholds: &Thresholds
     let mut aligned = Hist::new(vec![0.0, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4]);
     read_set(root, "captions/pairs", cap, &mut d.truncated, |v| {
         let mut s = to_sample(v, "captions", tc);
-        let tar = v.get("__object").and_then(Value::as_str).map(|k| k.trim_end_matches(".jsonl.zst").to_string() + ".tar");
-        s.text = v.get("alt").and_then(Value::as_str).unwrap_or("").to_string();
-        s.image = v.get("image_url").and_then(Value::as_str).unwrap_or("").to_string();
+        let tar = v
+            .get("__object")
+            .and_then(Value::as_str)
+            .map(|k| k.trim_end_matches(".jsonl.zst").to_string() + ".tar");
+        s.text = v
+            .get("alt")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        s.image = v
+            .get("image_url")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
         s.id = s.image.clone();
         let a = &v["attrs"];
         let mut facts = Vec::new();
         if let Some(sc) = a.get("alignment").and_then(Value::as_f64) {
             facts.push(format!("alignment {sc:.3}"));
         }
-        if let (Some(w), Some(h)) = (a["image_original_size"][0].as_u64(), a["image_original_size"][1].as_u64()) {
-            facts.push(format!("{w}x{h} {}", a["image_format"].as_str().unwrap_or("")));
+        if let (Some(w), Some(h)) = (
+            a["image_original_size"][0].as_u64(),
+            a["image_original_size"][1].as_u64(),
+        ) {
+            facts.push(format!(
+                "{w}x{h} {}",
+                a["image_format"].as_str().unwrap_or("")
+            ));
             stored.add(w.max(h) as f64, None);
         }
         if let Some(sc) = a.get("alignment").and_then(Value::as_f64) {
@@ -434,17 +628,36 @@ pub async fn collect(root: &Storage, cfg: &ReportConfig, thresholds: &Thresholds
             facts.push(format!("alt lang {l}"));
         }
         if let Some(ds) = a.get("domains").and_then(Value::as_array) {
-            facts.push(format!("domains {}", ds.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(", ")));
+            facts.push(format!(
+                "domains {}",
+                ds.iter()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
         }
-        let context: String = v.get("context").and_then(Value::as_str).unwrap_or("").chars().take(300).collect();
+        let context: String = v
+            .get("context")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .chars()
+            .take(300)
+            .collect();
         s.attrs = format!("{}\n\n{context}", facts.join(" · "));
-        s.thumb_at = v["tar_members"][0]["offset"].as_u64().zip(v["tar_members"][0]["size"].as_u64()).zip(tar).map(|((o, n), t)| (t, o, n));
+        s.thumb_at = v["tar_members"][0]["offset"]
+            .as_u64()
+            .zip(v["tar_members"][0]["size"].as_u64())
+            .zip(tar)
+            .map(|((o, n), t)| (t, o, n));
         pair_res.offer(key(cfg.seed, &s.image), s);
     })
     .await?;
     d.pairs = pair_res.take().into_iter().map(|(_, s)| s).collect();
     if stored.total() > 0 {
-        d.hists.insert("kept pair image size (fetched longer side, px)".into(), stored);
+        d.hists.insert(
+            "kept pair image size (fetched longer side, px)".into(),
+            stored,
+        );
     }
     if aligned.total() > 0 {
         d.hists.insert("kept pair alignment score".into(), aligned);
@@ -453,17 +666,30 @@ pub async fn collect(root: &Storage, cfg: &ReportConfig, thresholds: &Thresholds
 
     if let Some(b) = root.get_opt("shards/manifest.json").await? {
         if let Ok(v) = serde_json::from_slice::<Value>(&b) {
-            d.shards = Some((v["documents"].as_u64().unwrap_or(0), v["tokens"].as_u64().unwrap_or(0)));
+            d.shards = Some((
+                v["documents"].as_u64().unwrap_or(0),
+                v["tokens"].as_u64().unwrap_or(0),
+            ));
         }
     }
     Ok(d)
 }
 
-
 /// `n` seeded, stratified samples of one stage's dropped records with `reason` (or of kept
 /// documents when `reason` is `kept`), each with its full record.
-pub async fn sample_records(root: &Storage, stage: &str, reason: &str, n: usize, seed: u64, text_chars: usize) -> Result<Vec<(Sample, Value)>, StorageError> {
-    let prefix = if reason == "kept" { stage.to_string() } else { format!("excluded/{stage}") };
+pub async fn sample_records(
+    root: &Storage,
+    stage: &str,
+    reason: &str,
+    n: usize,
+    seed: u64,
+    text_chars: usize,
+) -> Result<Vec<(Sample, Value)>, StorageError> {
+    let prefix = if reason == "kept" {
+        stage.to_string()
+    } else {
+        format!("excluded/{stage}")
+    };
     let mut res = Reservoir::new(n * 8);
     let mut full: HashMap<String, Value> = HashMap::new();
     let mut trunc = false;
@@ -474,16 +700,20 @@ pub async fn sample_records(root: &Storage, stage: &str, reason: &str, n: usize,
             full.insert(s.id.clone(), v.clone());
             res.offer(h, s);
             if full.len() > 64 * n.max(1) {
-                let keep: std::collections::HashSet<String> = res.items.iter().map(|(_, s)| s.id.clone()).collect();
+                let keep: std::collections::HashSet<String> =
+                    res.items.iter().map(|(_, s)| s.id.clone()).collect();
                 full.retain(|k, _| keep.contains(k));
             }
         }
     })
     .await?;
-    Ok(stratified(res.take(), n, seed).into_iter().map(|s| {
-        let v = full.get(&s.id).cloned().unwrap_or(Value::Null);
-        (s, v)
-    }).collect())
+    Ok(stratified(res.take(), n, seed)
+        .into_iter()
+        .map(|s| {
+            let v = full.get(&s.id).cloned().unwrap_or(Value::Null);
+            (s, v)
+        })
+        .collect())
 }
 
 #[cfg(test)]
@@ -491,7 +721,12 @@ mod tests {
     use super::*;
 
     fn s(id: &str, lang: &str, host: &str) -> Sample {
-        Sample { id: id.into(), lang: lang.into(), host: host.into(), ..Default::default() }
+        Sample {
+            id: id.into(),
+            lang: lang.into(),
+            host: host.into(),
+            ..Default::default()
+        }
     }
 
     #[test]

@@ -43,7 +43,14 @@ pub struct ReportConfig {
 
 impl Default for ReportConfig {
     fn default() -> Self {
-        ReportConfig { enabled: true, samples_per_reason: 5, seed: 0, text_chars: 1500, max_docs_scanned: 200_000, top_domains: 20 }
+        ReportConfig {
+            enabled: true,
+            samples_per_reason: 5,
+            seed: 0,
+            text_chars: 1500,
+            max_docs_scanned: 200_000,
+            top_domains: 20,
+        }
     }
 }
 
@@ -54,7 +61,10 @@ impl ReportConfig {
             return Err(("report.samples_per_reason".into(), "at most 10000".into()));
         }
         if self.max_docs_scanned == 0 {
-            return Err(("report.max_docs_scanned".into(), "must be at least 1".into()));
+            return Err((
+                "report.max_docs_scanned".into(),
+                "must be at least 1".into(),
+            ));
         }
         Ok(())
     }
@@ -66,7 +76,11 @@ pub const STAGES: &[&str] = &["crawl", "extract", "filter", "dedup", "captions",
 /// Whether a thumbnail is one trawl made: a JPEG `data:` URI of base64 characters only
 /// (anything else is left out of the page).
 pub fn safe_thumb(s: &str) -> bool {
-    s.strip_prefix("data:image/jpeg;base64,").is_some_and(|b| !b.is_empty() && b.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'+' || c == b'/' || c == b'='))
+    s.strip_prefix("data:image/jpeg;base64,").is_some_and(|b| {
+        !b.is_empty()
+            && b.bytes()
+                .all(|c| c.is_ascii_alphanumeric() || c == b'+' || c == b'/' || c == b'=')
+    })
 }
 
 /// HTML-escapes text (also safe inside double- or single-quoted attributes).
@@ -91,13 +105,19 @@ pub type Thresholds = Vec<(String, f64)>;
 
 /// Collects, renders and writes `report/index.html` (comparing with `other` if given);
 /// returns its URL.
-pub async fn write(root: &Storage, other: Option<&Storage>, cfg: &ReportConfig, thresholds: &Thresholds) -> Result<String, StorageError> {
+pub async fn write(
+    root: &Storage,
+    other: Option<&Storage>,
+    cfg: &ReportConfig,
+    thresholds: &Thresholds,
+) -> Result<String, StorageError> {
     let data = collect(root, cfg, thresholds).await?;
     let other = match other {
         Some(o) => Some(collect(o, cfg, thresholds).await?),
         None => None,
     };
     let html = render(&data, other.as_ref(), cfg);
-    root.put("report/index.html", html.into_bytes().into()).await?;
+    root.put("report/index.html", html.into_bytes().into())
+        .await?;
     Ok(root.url_of("report/index.html"))
 }

@@ -26,8 +26,20 @@ summary small{color:#6b7580}pre{white-space:pre-wrap;word-break:break-word;backg
 .legend span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px;vertical-align:middle}";
 
 fn anchor(kind: &str, name: &str) -> String {
-    let clean: String = name.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' }).collect();
-    format!("{kind}-{clean}-{:08x}", xxhash_rust::xxh3::xxh3_64(name.as_bytes()) as u32)
+    let clean: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    format!(
+        "{kind}-{clean}-{:08x}",
+        xxhash_rust::xxh3::xxh3_64(name.as_bytes()) as u32
+    )
 }
 
 fn totals(stats: &RunStats) -> (StageStats, u64, u64) {
@@ -36,8 +48,16 @@ fn totals(stats: &RunStats) -> (StageStats, u64, u64) {
     if let (Some(first), Some(last)) = (stats.order.first(), stats.order.last()) {
         t.seen = stats.stages[first].seen;
         t.kept = stats.stages[last].kept;
-        tin = stats.stages[first].counters.get("tokens_in").copied().unwrap_or(0);
-        tout = stats.stages[last].counters.get("tokens_out").copied().unwrap_or(0);
+        tin = stats.stages[first]
+            .counters
+            .get("tokens_in")
+            .copied()
+            .unwrap_or(0);
+        tout = stats.stages[last]
+            .counters
+            .get("tokens_out")
+            .copied()
+            .unwrap_or(0);
     }
     for s in stats.stages.values() {
         for (r, n) in &s.dropped {
@@ -49,26 +69,54 @@ fn totals(stats: &RunStats) -> (StageStats, u64, u64) {
 
 fn delta(a: u64, b: u64) -> String {
     let d = b as i64 - a as i64;
-    let pct = if a > 0 { format!(" ({:+.1}%)", 100.0 * d as f64 / a as f64) } else { String::new() };
-    let class = if d > 0 { "delta-up" } else if d < 0 { "delta-down" } else { "" };
+    let pct = if a > 0 {
+        format!(" ({:+.1}%)", 100.0 * d as f64 / a as f64)
+    } else {
+        String::new()
+    };
+    let class = if d > 0 {
+        "delta-up"
+    } else if d < 0 {
+        "delta-down"
+    } else {
+        ""
+    };
     format!("<span class=\"{class}\">{:+}{pct}</span>", d)
 }
 
 fn sample_html(h: &mut String, s: &Sample) {
-    let tags = [(!s.lang.is_empty()).then(|| format!("<span class=\"tag\">{}</span>", escape(&s.lang))), (!s.reason.is_empty()).then(|| format!("<span class=\"tag reason\">{}</span>", escape(&s.reason)))];
+    let tags = [
+        (!s.lang.is_empty()).then(|| format!("<span class=\"tag\">{}</span>", escape(&s.lang))),
+        (!s.reason.is_empty())
+            .then(|| format!("<span class=\"tag reason\">{}</span>", escape(&s.reason))),
+    ];
     let _ = write!(
         h,
         "<details><summary>{}{} <small>{}</small></summary>{}{}</details>",
         tags.iter().flatten().cloned().collect::<String>(),
         escape(if s.url.is_empty() { &s.id } else { &s.url }),
         escape(&s.id),
-        if s.text.is_empty() { String::new() } else { format!("<pre>{}</pre>", escape(&s.text)) },
-        if s.attrs.is_empty() { String::new() } else { format!("<pre>{}</pre>", escape(&s.attrs)) }
+        if s.text.is_empty() {
+            String::new()
+        } else {
+            format!("<pre>{}</pre>", escape(&s.text))
+        },
+        if s.attrs.is_empty() {
+            String::new()
+        } else {
+            format!("<pre>{}</pre>", escape(&s.attrs))
+        }
     );
 }
 
 fn bin_label(h: &Hist, i: usize) -> String {
-    let f = |x: f64| if x.fract() == 0.0 { num(x as u64) } else { format!("{x:.2}") };
+    let f = |x: f64| {
+        if x.fract() == 0.0 {
+            num(x as u64)
+        } else {
+            format!("{x:.2}")
+        }
+    };
     match (i.checked_sub(1).map(|j| h.bounds[j]), h.bounds.get(i)) {
         (None, Some(hi)) => format!("≤{}", f(*hi)),
         (Some(lo), Some(hi)) => format!("{}–{}", f(lo), f(*hi)),
@@ -78,10 +126,23 @@ fn bin_label(h: &Hist, i: usize) -> String {
 }
 
 fn threshold_pos(h: &Hist, t: f64) -> f64 {
-    let i = h.bounds.iter().position(|b| t <= *b).unwrap_or(h.bounds.len());
-    let lo = if i == 0 { h.bounds.first().map_or(0.0, |b| b.min(t) - 1.0) } else { h.bounds[i - 1] };
+    let i = h
+        .bounds
+        .iter()
+        .position(|b| t <= *b)
+        .unwrap_or(h.bounds.len());
+    let lo = if i == 0 {
+        h.bounds.first().map_or(0.0, |b| b.min(t) - 1.0)
+    } else {
+        h.bounds[i - 1]
+    };
     let hi = h.bounds.get(i).copied().unwrap_or(lo + 1.0);
-    i as f64 + if hi > lo { ((t - lo) / (hi - lo)).clamp(0.0, 1.0) } else { 0.5 }
+    i as f64
+        + if hi > lo {
+            ((t - lo) / (hi - lo)).clamp(0.0, 1.0)
+        } else {
+            0.5
+        }
 }
 
 /// Renders one run, or two side by side (`b` the comparison run).
@@ -113,12 +174,36 @@ pub fn render(a: &RunData, b: Option<&RunData>, cfg: &ReportConfig) -> String {
     // summary cards
     h.push_str("<section id=\"summary\"><h2>Summary</h2><div class=\"cards\">");
     for (i, r) in runs.iter().enumerate() {
-        let fetched = r.stages.iter().find(|(n, _, _)| n == "crawl").and_then(|(_, s, _)| s.stage("crawl")).map_or(0, |s| s.kept);
+        let fetched = r
+            .stages
+            .iter()
+            .find(|(n, _, _)| n == "crawl")
+            .and_then(|(_, s, _)| s.stage("crawl"))
+            .map_or(0, |s| s.kept);
         let (docs, toks) = r.shards.unwrap_or((0, 0));
         let kept: u64 = r.languages.1.values().sum();
-        let label = if runs.len() > 1 { if i == 0 { "A: " } else { "B: " } } else { "" };
-        for (v, what) in [(fetched, "pages fetched"), (kept, "documents kept"), (docs, "documents in shards"), (toks, "tokens in shards"), (r.languages.1.len() as u64, "languages"), (r.domains.1.len() as u64, "domains")] {
-            let _ = write!(h, "<div class=\"card\"><b>{}</b><span>{label}{what}</span></div>", num(v));
+        let label = if runs.len() > 1 {
+            if i == 0 {
+                "A: "
+            } else {
+                "B: "
+            }
+        } else {
+            ""
+        };
+        for (v, what) in [
+            (fetched, "pages fetched"),
+            (kept, "documents kept"),
+            (docs, "documents in shards"),
+            (toks, "tokens in shards"),
+            (r.languages.1.len() as u64, "languages"),
+            (r.domains.1.len() as u64, "domains"),
+        ] {
+            let _ = write!(
+                h,
+                "<div class=\"card\"><b>{}</b><span>{label}{what}</span></div>",
+                num(v)
+            );
         }
     }
     h.push_str("</div></section>");
@@ -136,9 +221,35 @@ pub fn render(a: &RunData, b: Option<&RunData>, cfg: &ReportConfig) -> String {
         }
         v
     };
-    let get = |r: &RunData, n: &str| r.stages.iter().find(|(s, _, _)| s == n).map(|(_, st, k)| (totals(st), *k));
-    let doc_rows: Vec<Row> = stage_names.iter().map(|n| Row { label: format!("{n} (out)"), values: runs.iter().map(|r| get(r, n).map_or(0.0, |((t, _, _), _)| t.kept as f64)).collect(), href: Some(format!("#stage-{n}")) }).collect();
-    let tok_rows: Vec<Row> = stage_names.iter().filter(|n| *n != "crawl" && *n != "captions").map(|n| Row { label: format!("{n} (out)"), values: runs.iter().map(|r| get(r, n).map_or(0.0, |((_, _, o), _)| o as f64)).collect(), href: Some(format!("#stage-{n}")) }).collect();
+    let get = |r: &RunData, n: &str| {
+        r.stages
+            .iter()
+            .find(|(s, _, _)| s == n)
+            .map(|(_, st, k)| (totals(st), *k))
+    };
+    let doc_rows: Vec<Row> = stage_names
+        .iter()
+        .map(|n| Row {
+            label: format!("{n} (out)"),
+            values: runs
+                .iter()
+                .map(|r| get(r, n).map_or(0.0, |((t, _, _), _)| t.kept as f64))
+                .collect(),
+            href: Some(format!("#stage-{n}")),
+        })
+        .collect();
+    let tok_rows: Vec<Row> = stage_names
+        .iter()
+        .filter(|n| *n != "crawl" && *n != "captions")
+        .map(|n| Row {
+            label: format!("{n} (out)"),
+            values: runs
+                .iter()
+                .map(|r| get(r, n).map_or(0.0, |((_, _, o), _)| o as f64))
+                .collect(),
+            href: Some(format!("#stage-{n}")),
+        })
+        .collect();
     h.push_str("<div class=\"grid\">");
     h.push_str(&svg::bars("Records out of each stage", &doc_rows));
     h.push_str(&svg::bars("Tokens out of each stage", &tok_rows));
@@ -149,16 +260,44 @@ pub fn render(a: &RunData, b: Option<&RunData>, cfg: &ReportConfig) -> String {
     h.push_str("<th>dropped by reason</th></tr>");
     for n in &stage_names {
         for (i, r) in runs.iter().enumerate() {
-            let Some(((t, tin, tout), shards)) = get(r, n) else { continue };
-            let reasons: Vec<String> = t.dropped.iter().map(|(reason, c)| format!("<a href=\"#{}\">{}</a>: {}", anchor("drop", &format!("{n}/{reason}")), escape(reason), num(*c))).collect();
-            let name = if runs.len() > 1 { format!("{} ({})", n, if i == 0 { "A" } else { "B" }) } else { n.clone() };
+            let Some(((t, tin, tout), shards)) = get(r, n) else {
+                continue;
+            };
+            let reasons: Vec<String> = t
+                .dropped
+                .iter()
+                .map(|(reason, c)| {
+                    format!(
+                        "<a href=\"#{}\">{}</a>: {}",
+                        anchor("drop", &format!("{n}/{reason}")),
+                        escape(reason),
+                        num(*c)
+                    )
+                })
+                .collect();
+            let name = if runs.len() > 1 {
+                format!("{} ({})", n, if i == 0 { "A" } else { "B" })
+            } else {
+                n.clone()
+            };
             // pages have no tokens; captions count images
-            let na = |v: u64, pages: bool| if pages || n == "crawl" || n == "captions" { "–".to_string() } else { num(v) };
+            let na = |v: u64, pages: bool| {
+                if pages || n == "crawl" || n == "captions" {
+                    "–".to_string()
+                } else {
+                    num(v)
+                }
+            };
             let _ = write!(h, "<tr id=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>", if i == 0 { format!("stage-{n}") } else { format!("stage-{n}-b") }, escape(&name), shards, num(t.seen), num(t.kept), num(t.dropped_total()), na(tin, n == "extract"), na(tout, false));
             if b.is_some() {
                 if i == 1 {
                     let ((ta, _, tao), _) = get(a, n).unwrap_or(((StageStats::default(), 0, 0), 0));
-                    let _ = write!(h, "<td>{}</td><td>{}</td>", delta(ta.kept, t.kept), delta(tao, tout));
+                    let _ = write!(
+                        h,
+                        "<td>{}</td><td>{}</td>",
+                        delta(ta.kept, t.kept),
+                        delta(tao, tout)
+                    );
                 } else {
                     h.push_str("<td></td><td></td>");
                 }
@@ -173,7 +312,15 @@ pub fn render(a: &RunData, b: Option<&RunData>, cfg: &ReportConfig) -> String {
             let _ = write!(h, "<h3>{} steps</h3><table><tr><th>step</th><th>seen</th><th>kept</th><th>dropped</th><th>time (ms)</th></tr>", escape(n));
             for step in &stats.order {
                 let s = &stats.stages[step];
-                let _ = write!(h, "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>", escape(step), num(s.seen), num(s.kept), num(s.dropped_total()), s.nanos / 1_000_000);
+                let _ = write!(
+                    h,
+                    "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                    escape(step),
+                    num(s.seen),
+                    num(s.kept),
+                    num(s.dropped_total()),
+                    s.nanos / 1_000_000
+                );
             }
             h.push_str("</table>");
         }
@@ -184,7 +331,8 @@ pub fn render(a: &RunData, b: Option<&RunData>, cfg: &ReportConfig) -> String {
         if let Some((_, st, _)) = r.stages.iter().find(|(n, _, _)| n == "crawl") {
             for s in st.stages.values() {
                 for (k, v) in s.counters.iter().filter(|(k, _)| k.starts_with("render_")) {
-                    *m.entry(k.trim_start_matches("render_").to_string()).or_default() += v;
+                    *m.entry(k.trim_start_matches("render_").to_string())
+                        .or_default() += v;
                 }
             }
         }
@@ -195,7 +343,19 @@ pub fn render(a: &RunData, b: Option<&RunData>, cfg: &ReportConfig) -> String {
         let keys: BTreeSet<&String> = rc.iter().flat_map(|m| m.keys()).collect();
         h.push_str("<h3>Headless rendering</h3><table><tr><th>counter</th>");
         for i in 0..runs.len() {
-            let _ = write!(h, "<th>{}</th>", if runs.len() > 1 { if i == 0 { "A" } else { "B" } } else { "pages" });
+            let _ = write!(
+                h,
+                "<th>{}</th>",
+                if runs.len() > 1 {
+                    if i == 0 {
+                        "A"
+                    } else {
+                        "B"
+                    }
+                } else {
+                    "pages"
+                }
+            );
         }
         h.push_str("</tr>");
         for k in keys {
@@ -223,33 +383,91 @@ pub fn render(a: &RunData, b: Option<&RunData>, cfg: &ReportConfig) -> String {
         v.into_iter().take(limit).map(|(k, _)| k).collect()
     };
     let langs = top(&|r| &r.languages.1, 30);
-    let rows: Vec<Row> = langs.iter().map(|l| Row { label: l.clone(), values: runs.iter().map(|r| *r.languages.1.get(l).unwrap_or(&0) as f64).collect(), href: Some(format!("#{}", anchor("lang", l))) }).collect();
+    let rows: Vec<Row> = langs
+        .iter()
+        .map(|l| Row {
+            label: l.clone(),
+            values: runs
+                .iter()
+                .map(|r| *r.languages.1.get(l).unwrap_or(&0) as f64)
+                .collect(),
+            href: Some(format!("#{}", anchor("lang", l))),
+        })
+        .collect();
     h.push_str(&svg::bars("Languages of kept documents", &rows));
-    let rows: Vec<Row> = top(&|r| &r.languages.0, 30).iter().map(|l| Row { label: l.clone(), values: runs.iter().map(|r| *r.languages.0.get(l).unwrap_or(&0) as f64).collect(), href: Some(format!("#{}", anchor("lang", l))) }).collect();
-    h.push_str(&svg::bars("Languages of documents reaching the filters", &rows));
+    let rows: Vec<Row> = top(&|r| &r.languages.0, 30)
+        .iter()
+        .map(|l| Row {
+            label: l.clone(),
+            values: runs
+                .iter()
+                .map(|r| *r.languages.0.get(l).unwrap_or(&0) as f64)
+                .collect(),
+            href: Some(format!("#{}", anchor("lang", l))),
+        })
+        .collect();
+    h.push_str(&svg::bars(
+        "Languages of documents reaching the filters",
+        &rows,
+    ));
     let doms = top(&|r| &r.domains.1, cfg.top_domains);
-    let rows: Vec<Row> = doms.iter().map(|d| Row { label: d.clone(), values: runs.iter().map(|r| *r.domains.1.get(d).unwrap_or(&0) as f64).collect(), href: Some(format!("#{}", anchor("domain", d))) }).collect();
+    let rows: Vec<Row> = doms
+        .iter()
+        .map(|d| Row {
+            label: d.clone(),
+            values: runs
+                .iter()
+                .map(|r| *r.domains.1.get(d).unwrap_or(&0) as f64)
+                .collect(),
+            href: Some(format!("#{}", anchor("domain", d))),
+        })
+        .collect();
     h.push_str(&svg::bars("Top domains of kept documents", &rows));
     h.push_str("</div><div class=\"grid\">");
     let hist_names: BTreeSet<String> = runs.iter().flat_map(|r| r.hists.keys().cloned()).collect();
     let mut bin_sections = String::new();
     for name in &hist_names {
-        let Some(base) = runs.iter().find_map(|r| r.hists.get(name)) else { continue };
-        if runs.iter().all(|r| r.hists.get(name).is_none_or(|x| x.total() == 0)) {
+        let Some(base) = runs.iter().find_map(|r| r.hists.get(name)) else {
+            continue;
+        };
+        if runs
+            .iter()
+            .all(|r| r.hists.get(name).is_none_or(|x| x.total() == 0))
+        {
             continue;
         }
         let bins: Vec<Bin> = (0..base.counts.len())
             .map(|i| Bin {
                 label: bin_label(base, i),
-                counts: runs.iter().map(|r| r.hists.get(name).filter(|x| x.bounds == base.bounds).map_or(0, |x| x.counts[i])).collect(),
-                href: base.samples[i].first().map(|_| format!("#{}", anchor("bin", &format!("{name}/{i}")))),
+                counts: runs
+                    .iter()
+                    .map(|r| {
+                        r.hists
+                            .get(name)
+                            .filter(|x| x.bounds == base.bounds)
+                            .map_or(0, |x| x.counts[i])
+                    })
+                    .collect(),
+                href: base.samples[i]
+                    .first()
+                    .map(|_| format!("#{}", anchor("bin", &format!("{name}/{i}")))),
             })
             .collect();
-        let thr = a.thresholds.get(name).filter(|t| **t > 0.0).map(|t| (threshold_pos(base, *t), format!("threshold {t}")));
+        let thr = a
+            .thresholds
+            .get(name)
+            .filter(|t| **t > 0.0)
+            .map(|t| (threshold_pos(base, *t), format!("threshold {t}")));
         h.push_str(&svg::hist(name, &bins, thr));
         for (i, ss) in base.samples.iter().enumerate() {
             if !ss.is_empty() {
-                let _ = write!(bin_sections, "<h3 id=\"{}\">{} in {}</h3>", anchor("bin", &format!("{name}/{i}")), escape(name), escape(&bin_label(base, i)));
+                let _ = write!(
+                    bin_sections,
+                    "<h3 id=\"{}\">{} in {}</h3>",
+                    anchor("bin", &format!("{name}/{i}")),
+                    escape(name),
+                    escape(&bin_label(base, i))
+                );
                 for s in ss {
                     sample_html(&mut bin_sections, s);
                 }
@@ -264,7 +482,13 @@ pub fn render(a: &RunData, b: Option<&RunData>, cfg: &ReportConfig) -> String {
         h.push_str("<p>No record was removed.</p>");
     }
     for ((stage, reason), ss) in &a.dropped {
-        let _ = write!(h, "<h3 id=\"{}\">{} / <span class=\"tag reason\">{}</span></h3>", anchor("drop", &format!("{stage}/{reason}")), escape(stage), escape(reason));
+        let _ = write!(
+            h,
+            "<h3 id=\"{}\">{} / <span class=\"tag reason\">{}</span></h3>",
+            anchor("drop", &format!("{stage}/{reason}")),
+            escape(stage),
+            escape(reason)
+        );
         for s in ss {
             sample_html(&mut h, s);
         }
@@ -301,7 +525,11 @@ pub fn render(a: &RunData, b: Option<&RunData>, cfg: &ReportConfig) -> String {
     } else {
         h.push_str("<p>A seeded sample of kept pairs: the stored image (a thumbnail trawl re-encoded; the page never loads anything from the web), its alt text, the page, the signals and the text around it.</p><div class=\"pairs\">");
         for p in &a.pairs {
-            let picture = if safe_thumb(&p.thumb) { format!("<img class=\"th\" src=\"{}\" alt=\"\">", p.thumb) } else { String::new() };
+            let picture = if safe_thumb(&p.thumb) {
+                format!("<img class=\"th\" src=\"{}\" alt=\"\">", p.thumb)
+            } else {
+                String::new()
+            };
             let _ = write!(h, "<div class=\"pair\">{picture}<div class=\"ph\">{}</div><b>{}</b><br><small>{}</small><pre>{}</pre></div>", escape(&p.image), escape(&p.text), escape(&p.url), escape(&p.attrs));
         }
         h.push_str("</div>");
@@ -311,8 +539,15 @@ pub fn render(a: &RunData, b: Option<&RunData>, cfg: &ReportConfig) -> String {
     // compare: kept in one run, removed in the other
     if let Some(b) = b {
         h.push_str("<section id=\"changed\"><h2>Kept in one run, removed in the other</h2>");
-        for (title, kept, dropped) in [("Kept in A, removed in B", a, b), ("Kept in B, removed in A", b, a)] {
-            let mut ids: Vec<&String> = kept.kept_ids.keys().filter(|id| dropped.dropped_ids.contains_key(*id)).collect();
+        for (title, kept, dropped) in [
+            ("Kept in A, removed in B", a, b),
+            ("Kept in B, removed in A", b, a),
+        ] {
+            let mut ids: Vec<&String> = kept
+                .kept_ids
+                .keys()
+                .filter(|id| dropped.dropped_ids.contains_key(*id))
+                .collect();
             ids.sort_by_key(|id| xxhash_rust::xxh3::xxh3_64_with_seed(id.as_bytes(), cfg.seed));
             let _ = write!(h, "<h3>{title}: {}</h3>", num(ids.len() as u64));
             for id in ids.into_iter().take(cfg.samples_per_reason.max(5) * 4) {
@@ -346,23 +581,40 @@ mod tests {
             thumb: "data:image/jpeg;base64,\"><script>alert(5)</script>".into(),
             thumb_at: None,
         };
-        let mut d = RunData { root: "<root>".into(), ..Default::default() };
-        d.dropped.insert(("filter".into(), "<b>".into()), vec![evil.clone()]);
+        let mut d = RunData {
+            root: "<root>".into(),
+            ..Default::default()
+        };
+        d.dropped
+            .insert(("filter".into(), "<b>".into()), vec![evil.clone()]);
         d.kept.push(evil.clone());
         d.pairs.push(evil.clone());
         d.languages.1.insert("<script>".into(), 1);
         d.domains.1.insert("<svg onload=alert(3)>".into(), 1);
         d.by_lang.insert("<script>".into(), vec![evil.clone()]);
         d.kept_ids.insert(evil.id.clone(), evil.clone());
-        let mut other = RunData { root: "b".into(), ..Default::default() };
+        let mut other = RunData {
+            root: "b".into(),
+            ..Default::default()
+        };
         other.dropped_ids.insert(evil.id.clone(), evil.clone());
         let html = render(&d, Some(&other), &ReportConfig::default());
-        for bad in ["<script", "<img src=x", "<a href=\"javascript", "<b>x", "<svg onload", "<i>"] {
+        for bad in [
+            "<script",
+            "<img src=x",
+            "<a href=\"javascript",
+            "<b>x",
+            "<svg onload",
+            "<i>",
+        ] {
             assert!(!html.contains(bad), "unescaped {bad}");
         }
         assert!(html.contains("Content-Security-Policy"));
         assert!(html.contains("Kept in A, removed in B: 1"));
-        assert!(!html.contains("Headless rendering"), "no rendering section without render counters");
+        assert!(
+            !html.contains("Headless rendering"),
+            "no rendering section without render counters"
+        );
     }
 
     #[test]
@@ -372,9 +624,17 @@ mod tests {
         c.insert("render_rendered".into(), 20);
         c.insert("render_static".into(), 90);
         c.insert("render_blocked_robots".into(), 3);
-        let d = RunData { root: "r".into(), stages: vec![("crawl".into(), st, 1)], ..Default::default() };
+        let d = RunData {
+            root: "r".into(),
+            stages: vec![("crawl".into(), st, 1)],
+            ..Default::default()
+        };
         let html = render(&d, None, &ReportConfig::default());
         assert!(html.contains("<h3>Headless rendering</h3>"));
-        assert!(html.contains("<td>rendered</td><td>20</td>") && html.contains("<td>blocked_robots</td><td>3</td>"), "{html}");
+        assert!(
+            html.contains("<td>rendered</td><td>20</td>")
+                && html.contains("<td>blocked_robots</td><td>3</td>"),
+            "{html}"
+        );
     }
 }

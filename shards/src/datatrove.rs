@@ -3,14 +3,21 @@
 //! `<name>.ds.metadata` the tokenizer name and token count (`name|token_size\ncount\n`).
 
 /// `(ds, index, metadata)` bytes for documents with `token_size` 2 or 4.
-pub fn write(docs: &[&[u32]], token_size: usize, tokenizer_name: &str) -> (Vec<u8>, Vec<u8>, Vec<u8>) {
+pub fn write(
+    docs: &[&[u32]],
+    token_size: usize,
+    tokenizer_name: &str,
+) -> (Vec<u8>, Vec<u8>, Vec<u8>) {
     let mut ds = Vec::new();
     let mut index = Vec::with_capacity(docs.len() * 8);
     let mut end = 0u64;
     for d in docs {
         for t in *d {
             if token_size == 2 {
-                ds.extend_from_slice(&(u16::try_from(*t).expect("token fits uint16 for this vocabulary")).to_le_bytes());
+                ds.extend_from_slice(
+                    &(u16::try_from(*t).expect("token fits uint16 for this vocabulary"))
+                        .to_le_bytes(),
+                );
             } else {
                 ds.extend_from_slice(&t.to_le_bytes());
             }
@@ -29,7 +36,13 @@ pub fn read(ds: &[u8], index: &[u8], token_size: usize) -> Result<Vec<Vec<u32>>,
     }
     let toks: Vec<u32> = ds
         .chunks_exact(token_size)
-        .map(|c| if token_size == 2 { u16::from_le_bytes([c[0], c[1]]) as u32 } else { u32::from_le_bytes([c[0], c[1], c[2], c[3]]) })
+        .map(|c| {
+            if token_size == 2 {
+                u16::from_le_bytes([c[0], c[1]]) as u32
+            } else {
+                u32::from_le_bytes([c[0], c[1], c[2], c[3]])
+            }
+        })
         .collect();
     let mut out = Vec::new();
     let mut start = 0usize;
@@ -51,7 +64,10 @@ mod tests {
         for ts in [2, 4] {
             let docs: Vec<&[u32]> = vec![&[1, 2, 3], &[9], &[]];
             let (ds, idx, meta) = super::write(&docs, ts, "t");
-            assert_eq!(super::read(&ds, &idx, ts).unwrap(), vec![vec![1, 2, 3], vec![9], vec![]]);
+            assert_eq!(
+                super::read(&ds, &idx, ts).unwrap(),
+                vec![vec![1, 2, 3], vec![9], vec![]]
+            );
             assert_eq!(String::from_utf8(meta).unwrap(), format!("t|{ts}\n4\n"));
         }
     }

@@ -22,7 +22,8 @@ fn bytes_to_unicode() -> [char; 256] {
     let mut map = ['\0'; 256];
     let mut n = 0u32;
     for b in 0..256u32 {
-        let printable = (33..=126).contains(&b) || (161..=172).contains(&b) || (174..=255).contains(&b);
+        let printable =
+            (33..=126).contains(&b) || (161..=172).contains(&b) || (174..=255).contains(&b);
         map[b as usize] = if printable {
             char::from_u32(b).expect("valid")
         } else {
@@ -49,7 +50,11 @@ struct Classifier {
 
 impl Classifier {
     fn new() -> Self {
-        Classifier { letter: regex::Regex::new(r"^\p{L}$").expect("static"), number: regex::Regex::new(r"^\p{N}$").expect("static"), cache: FxHashMap::default() }
+        Classifier {
+            letter: regex::Regex::new(r"^\p{L}$").expect("static"),
+            number: regex::Regex::new(r"^\p{N}$").expect("static"),
+            cache: FxHashMap::default(),
+        }
     }
 
     #[inline]
@@ -95,7 +100,8 @@ fn split(text: &str, cls: &mut Classifier, mut f: impl FnMut(&str)) {
         // 1. contractions
         if c == '\'' {
             let rest = &b[i + 1..];
-            let l = if rest.starts_with(b"re") || rest.starts_with(b"ve") || rest.starts_with(b"ll") {
+            let l = if rest.starts_with(b"re") || rest.starts_with(b"ve") || rest.starts_with(b"ll")
+            {
                 3
             } else if matches!(rest.first(), Some(b's' | b't' | b'm' | b'd')) {
                 2
@@ -173,7 +179,10 @@ impl FastBpe {
             return None;
         }
         let pre = json.get("pre_tokenizer")?;
-        if pre.get("type").and_then(str_of) != Some("ByteLevel") || pre.get("add_prefix_space").and_then(Value::as_bool) != Some(false) || pre.get("use_regex").and_then(Value::as_bool) == Some(false) {
+        if pre.get("type").and_then(str_of) != Some("ByteLevel")
+            || pre.get("add_prefix_space").and_then(Value::as_bool) != Some(false)
+            || pre.get("use_regex").and_then(Value::as_bool) == Some(false)
+        {
             return None;
         }
         let model = json.get("model")?;
@@ -186,7 +195,10 @@ impl FastBpe {
             }
         }
         for k in ["continuing_subword_prefix", "end_of_word_suffix"] {
-            if !model.get(k).is_none_or(|v| v.is_null() || v.as_str() == Some("")) {
+            if !model
+                .get(k)
+                .is_none_or(|v| v.is_null() || v.as_str() == Some(""))
+            {
                 return None;
             }
         }
@@ -195,7 +207,12 @@ impl FastBpe {
                 return None;
             }
         }
-        let vocab: FxHashMap<&str, u32> = model.get("vocab")?.as_object()?.iter().filter_map(|(k, v)| Some((k.as_str(), v.as_u64()? as u32))).collect();
+        let vocab: FxHashMap<&str, u32> = model
+            .get("vocab")?
+            .as_object()?
+            .iter()
+            .filter_map(|(k, v)| Some((k.as_str(), v.as_u64()? as u32)))
+            .collect();
         let b2u = bytes_to_unicode();
         let mut byte_id = [0u32; 256];
         for (b, c) in b2u.iter().enumerate() {
@@ -213,17 +230,30 @@ impl FastBpe {
             merges.entry((ia, ib)).or_insert((rank as u32, new));
         }
         let mut added = Vec::new();
-        for t in json.get("added_tokens").and_then(Value::as_array).into_iter().flatten() {
+        for t in json
+            .get("added_tokens")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             for k in ["single_word", "lstrip", "rstrip"] {
                 if t.get(k).and_then(Value::as_bool) == Some(true) {
                     return None;
                 }
             }
-            added.push((t.get("content")?.as_str()?.to_string(), t.get("id")?.as_u64()? as u32));
+            added.push((
+                t.get("content")?.as_str()?.to_string(),
+                t.get("id")?.as_u64()? as u32,
+            ));
         }
         // longest first, so overlapping added tokens match like the tokenizers crate's
         added.sort_by_key(|a| std::cmp::Reverse(a.0.len()));
-        Some(FastBpe { byte_id, merges, added, cache: RefCell::new((FxHashMap::default(), Classifier::new())) })
+        Some(FastBpe {
+            byte_id,
+            merges,
+            added,
+            cache: RefCell::new((FxHashMap::default(), Classifier::new())),
+        })
     }
 
     fn merge(&self, syms: &mut Vec<u32>) {
@@ -269,7 +299,11 @@ impl FastBpe {
         }
         let mut rest = text;
         loop {
-            let hit = self.added.iter().filter_map(|(s, id)| rest.find(s.as_str()).map(|p| (p, s.len(), *id))).min_by_key(|(p, len, _)| (*p, usize::MAX - len));
+            let hit = self
+                .added
+                .iter()
+                .filter_map(|(s, id)| rest.find(s.as_str()).map(|p| (p, s.len(), *id)))
+                .min_by_key(|(p, len, _)| (*p, usize::MAX - len));
             match hit {
                 None => return self.encode_plain(rest, out),
                 Some((p, len, id)) => {
@@ -296,10 +330,16 @@ mod tests {
     #[test]
     fn gpt2_split() {
         assert_eq!(pieces("Hello world"), vec!["Hello", " world"]);
-        assert_eq!(pieces("don't  stop\n\nnow  "), vec!["don", "'t", " ", " stop", "\n", "\n", "now", "  "]);
+        assert_eq!(
+            pieces("don't  stop\n\nnow  "),
+            vec!["don", "'t", " ", " stop", "\n", "\n", "now", "  "]
+        );
         assert_eq!(pieces("a  b"), vec!["a", " ", " b"]);
         assert_eq!(pieces("x\n  y"), vec!["x", "\n ", " y"]);
-        assert_eq!(pieces("12.5%!! 'hi"), vec!["12", ".", "5", "%!!", " '", "hi"]);
+        assert_eq!(
+            pieces("12.5%!! 'hi"),
+            vec!["12", ".", "5", "%!!", " '", "hi"]
+        );
         assert_eq!(pieces("日本語のテキスト。"), vec!["日本語のテキスト", "。"]);
         assert_eq!(pieces(" \u{a0}x"), vec![" ", "\u{a0}", "x"]);
         assert_eq!(pieces("  \nword"), vec!["  ", "\n", "word"]);

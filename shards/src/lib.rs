@@ -101,8 +101,17 @@ impl ShardsConfig {
     /// Checks values; returns the offending key and reason.
     pub fn validate(&self) -> Result<(), (String, String)> {
         let bad = |k: &str, r: String| Err((format!("shards.{k}"), r));
-        if !tokenizer::KNOWN.contains(&self.tokenizer.as_str()) && !std::path::Path::new(&self.tokenizer).is_file() {
-            return bad("tokenizer", format!("`{}` is neither a bundled encoding ({}) nor an existing tokenizer.json file", self.tokenizer, tokenizer::KNOWN.join(", ")));
+        if !tokenizer::KNOWN.contains(&self.tokenizer.as_str())
+            && !std::path::Path::new(&self.tokenizer).is_file()
+        {
+            return bad(
+                "tokenizer",
+                format!(
+                    "`{}` is neither a bundled encoding ({}) nor an existing tokenizer.json file",
+                    self.tokenizer,
+                    tokenizer::KNOWN.join(", ")
+                ),
+            );
         }
         if self.prepend_bos && self.bos_token.is_none() {
             return bad("prepend_bos", "needs shards.bos_token".into());
@@ -111,14 +120,21 @@ impl ShardsConfig {
             return bad("target_shard_tokens", "must be at least 1".into());
         }
         if self.formats.is_empty() {
-            return bad("formats", "at least one of \"megatron\", \"datatrove\"".into());
+            return bad(
+                "formats",
+                "at least one of \"megatron\", \"datatrove\"".into(),
+            );
         }
         self.mix.validate()
     }
 
     /// Loads the configured tokenizer.
     pub fn load_tokenizer(&self) -> Result<Tokenizer, String> {
-        Tokenizer::load(&self.tokenizer, self.eos_token.as_deref(), self.bos_token.as_deref())
+        Tokenizer::load(
+            &self.tokenizer,
+            self.eos_token.as_deref(),
+            self.bos_token.as_deref(),
+        )
     }
 }
 
@@ -231,7 +247,11 @@ pub struct PartBuilder<'t> {
 
 /// The source label of a document: dolma's top-level `source`, if a string.
 pub fn source_of(doc: &Document) -> String {
-    doc.extra.get("source").and_then(|v| v.as_str()).unwrap_or("").to_string()
+    doc.extra
+        .get("source")
+        .and_then(|v| v.as_str())
+        .unwrap_or("")
+        .to_string()
 }
 
 impl<'t> PartBuilder<'t> {
@@ -280,7 +300,15 @@ impl<'t> PartBuilder<'t> {
             id: doc.id.as_str().to_string(),
             url: doc.url.clone(),
             url_digest: url_digest(&doc.url),
-            host: doc.host().map(|h| h.rsplit_once(':').filter(|(_, p)| p.chars().all(|c| c.is_ascii_digit())).map_or(h, |(h, _)| h).to_ascii_lowercase()).unwrap_or_default(),
+            host: doc
+                .host()
+                .map(|h| {
+                    h.rsplit_once(':')
+                        .filter(|(_, p)| p.chars().all(|c| c.is_ascii_digit()))
+                        .map_or(h, |(h, _)| h)
+                        .to_ascii_lowercase()
+                })
+                .unwrap_or_default(),
             lang,
             source: source_of(doc),
             tokens: n,
@@ -293,7 +321,11 @@ impl<'t> PartBuilder<'t> {
     /// The finished part.
     pub fn finish(self) -> PartOutput {
         let (bin, idx) = self.writer.finish();
-        PartOutput { bin, idx, manifest: self.manifest }
+        PartOutput {
+            bin,
+            idx,
+            manifest: self.manifest,
+        }
     }
 }
 

@@ -55,14 +55,21 @@ pub struct Writer {
 impl Writer {
     /// An empty dataset with this dtype.
     pub fn new(dtype: DType) -> Writer {
-        Writer { dtype, bin: Vec::new(), lengths: Vec::new() }
+        Writer {
+            dtype,
+            bin: Vec::new(),
+            lengths: Vec::new(),
+        }
     }
 
     /// Appends one document (one sequence).
     pub fn add_document(&mut self, ids: &[u32]) {
         for id in ids {
             match self.dtype {
-                DType::U16 => self.bin.extend_from_slice(&(u16::try_from(*id).expect("id fits the dtype chosen for the vocabulary")).to_le_bytes()),
+                DType::U16 => self.bin.extend_from_slice(
+                    &(u16::try_from(*id).expect("id fits the dtype chosen for the vocabulary"))
+                        .to_le_bytes(),
+                ),
                 DType::I32 => self.bin.extend_from_slice(&(*id as i32).to_le_bytes()),
             }
         }
@@ -115,8 +122,16 @@ pub fn read(idx: &[u8], bin: &[u8]) -> Result<Vec<Vec<u32>>, String> {
     }
     let mut out = Vec::with_capacity(n);
     for i in 0..n {
-        let len = i32::from_le_bytes(idx[lengths_at + 4 * i..lengths_at + 4 * i + 4].try_into().expect("4")) as usize;
-        let ptr = i64::from_le_bytes(idx[pointers_at + 8 * i..pointers_at + 8 * i + 8].try_into().expect("8")) as usize;
+        let len = i32::from_le_bytes(
+            idx[lengths_at + 4 * i..lengths_at + 4 * i + 4]
+                .try_into()
+                .expect("4"),
+        ) as usize;
+        let ptr = i64::from_le_bytes(
+            idx[pointers_at + 8 * i..pointers_at + 8 * i + 8]
+                .try_into()
+                .expect("8"),
+        ) as usize;
         let end = ptr + len * size;
         if end > bin.len() {
             return Err(format!("sequence {i} runs past the end of .bin"));
@@ -145,7 +160,10 @@ mod tests {
             w.add_document(&[]);
             w.add_document(&[65_000]);
             let (bin, idx) = w.finish();
-            assert_eq!(read(&idx, &bin).unwrap(), vec![vec![1, 2, 3], vec![], vec![65_000]]);
+            assert_eq!(
+                read(&idx, &bin).unwrap(),
+                vec![vec![1, 2, 3], vec![], vec![65_000]]
+            );
             assert_eq!(idx.len(), 34 + 3 * 4 + 3 * 8 + 4 * 8);
         }
         assert!(read(b"garbage", b"").is_err());

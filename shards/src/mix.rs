@@ -32,7 +32,14 @@ pub struct MixConfig {
 
 impl Default for MixConfig {
     fn default() -> Self {
-        MixConfig { enabled: false, temperature: 1.0, seed: 0, total_tokens: None, default_weight: 1.0, buckets: Vec::new() }
+        MixConfig {
+            enabled: false,
+            temperature: 1.0,
+            seed: 0,
+            total_tokens: None,
+            default_weight: 1.0,
+            buckets: Vec::new(),
+        }
     }
 }
 
@@ -56,17 +63,26 @@ impl MixConfig {
     /// Checks values; returns the offending key and reason.
     pub fn validate(&self) -> Result<(), (String, String)> {
         if !(self.temperature.is_finite() && self.temperature > 0.0) {
-            return Err(("shards.mix.temperature".into(), format!("{} must be a positive number", self.temperature)));
+            return Err((
+                "shards.mix.temperature".into(),
+                format!("{} must be a positive number", self.temperature),
+            ));
         }
         if !(self.default_weight.is_finite() && self.default_weight >= 0.0) {
             return Err(("shards.mix.default_weight".into(), "must be >= 0".into()));
         }
         for (i, b) in self.buckets.iter().enumerate() {
             if b.name.is_empty() {
-                return Err((format!("shards.mix.buckets[{i}].name"), "must not be empty".into()));
+                return Err((
+                    format!("shards.mix.buckets[{i}].name"),
+                    "must not be empty".into(),
+                ));
             }
             if !(b.weight.is_finite() && b.weight >= 0.0) {
-                return Err((format!("shards.mix.buckets[{i}].weight"), format!("{} must be >= 0", b.weight)));
+                return Err((
+                    format!("shards.mix.buckets[{i}].weight"),
+                    format!("{} must be >= 0", b.weight),
+                ));
             }
         }
         Ok(())
@@ -75,7 +91,10 @@ impl MixConfig {
     /// The bucket of a document.
     pub fn bucket_of(&self, d: &ManifestDoc) -> String {
         for b in &self.buckets {
-            let dom = b.domains.is_empty() || b.domains.iter().any(|s| trawl_core::host_matches(&d.host, s));
+            let dom = b.domains.is_empty()
+                || b.domains
+                    .iter()
+                    .any(|s| trawl_core::host_matches(&d.host, s));
             let src = b.sources.is_empty() || b.sources.contains(&d.source);
             let lang = b.languages.is_empty() || b.languages.contains(&d.lang);
             if dom && src && lang {
@@ -86,7 +105,10 @@ impl MixConfig {
     }
 
     fn weight_of(&self, bucket: &str) -> f64 {
-        self.buckets.iter().find(|b| b.name == bucket).map_or(self.default_weight, |b| b.weight)
+        self.buckets
+            .iter()
+            .find(|b| b.name == bucket)
+            .map_or(self.default_weight, |b| b.weight)
     }
 }
 
@@ -111,12 +133,24 @@ pub struct MixRow {
 pub fn plan(cfg: &MixConfig, docs: &[&ManifestDoc]) -> Vec<MixRow> {
     let mut groups: BTreeMap<(String, String), (u64, u64)> = BTreeMap::new();
     for d in docs {
-        let g = groups.entry((cfg.bucket_of(d), d.lang.clone())).or_default();
+        let g = groups
+            .entry((cfg.bucket_of(d), d.lang.clone()))
+            .or_default();
         g.0 += 1;
         g.1 += d.tokens;
     }
     if !cfg.enabled {
-        return groups.into_iter().map(|((bucket, lang), (n, t))| MixRow { bucket, lang, documents: n, available: t, rate: 1.0, target: t }).collect();
+        return groups
+            .into_iter()
+            .map(|((bucket, lang), (n, t))| MixRow {
+                bucket,
+                lang,
+                documents: n,
+                available: t,
+                rate: 1.0,
+                target: t,
+            })
+            .collect();
     }
     let mut per_bucket: BTreeMap<String, u64> = BTreeMap::new();
     for ((b, _), (_, t)) in &groups {
@@ -124,17 +158,39 @@ pub fn plan(cfg: &MixConfig, docs: &[&ManifestDoc]) -> Vec<MixRow> {
     }
     let total_avail: u64 = per_bucket.values().sum();
     let total = cfg.total_tokens.unwrap_or(total_avail) as f64;
-    let wsum: f64 = per_bucket.iter().filter(|(_, t)| **t > 0).map(|(b, _)| cfg.weight_of(b)).sum();
+    let wsum: f64 = per_bucket
+        .iter()
+        .filter(|(_, t)| **t > 0)
+        .map(|(b, _)| cfg.weight_of(b))
+        .sum();
     let mut rows = Vec::new();
     for (b, bt) in &per_bucket {
-        let bucket_target = if wsum > 0.0 { total * cfg.weight_of(b) / wsum } else { 0.0 };
-        let langs: Vec<(&String, u64, u64)> = groups.iter().filter(|((gb, _), _)| gb == b).map(|((_, l), (n, t))| (l, *n, *t)).collect();
-        let z: f64 = langs.iter().map(|(_, _, t)| (*t as f64 / *bt as f64).powf(1.0 / cfg.temperature)).sum();
+        let bucket_target = if wsum > 0.0 {
+            total * cfg.weight_of(b) / wsum
+        } else {
+            0.0
+        };
+        let langs: Vec<(&String, u64, u64)> = groups
+            .iter()
+            .filter(|((gb, _), _)| gb == b)
+            .map(|((_, l), (n, t))| (l, *n, *t))
+            .collect();
+        let z: f64 = langs
+            .iter()
+            .map(|(_, _, t)| (*t as f64 / *bt as f64).powf(1.0 / cfg.temperature))
+            .sum();
         for (l, n, t) in langs {
             let q = (t as f64 / *bt as f64).powf(1.0 / cfg.temperature) / z;
             let target = bucket_target * q;
             let rate = if t > 0 { target / t as f64 } else { 0.0 };
-            rows.push(MixRow { bucket: b.clone(), lang: l.clone(), documents: n, available: t, rate, target: target.round() as u64 });
+            rows.push(MixRow {
+                bucket: b.clone(),
+                lang: l.clone(),
+                documents: n,
+                available: t,
+                rate,
+                target: target.round() as u64,
+            });
         }
     }
     rows
@@ -152,10 +208,25 @@ pub fn copies(rate: f64, seed: u64, id: &str) -> u32 {
 /// The table printed after packing.
 pub fn table(rows: &[MixRow], written: &BTreeMap<(String, String), u64>) -> String {
     let total: u64 = written.values().sum::<u64>().max(1);
-    let mut s = format!("{:<16} {:<6} {:>10} {:>14} {:>8} {:>14} {:>7}\n", "bucket", "lang", "docs", "available", "rate", "written", "share");
+    let mut s = format!(
+        "{:<16} {:<6} {:>10} {:>14} {:>8} {:>14} {:>7}\n",
+        "bucket", "lang", "docs", "available", "rate", "written", "share"
+    );
     for r in rows {
-        let w = written.get(&(r.bucket.clone(), r.lang.clone())).copied().unwrap_or(0);
-        s.push_str(&format!("{:<16} {:<6} {:>10} {:>14} {:>8.3} {:>14} {:>6.1}%\n", r.bucket, r.lang, r.documents, r.available, r.rate, w, 100.0 * w as f64 / total as f64));
+        let w = written
+            .get(&(r.bucket.clone(), r.lang.clone()))
+            .copied()
+            .unwrap_or(0);
+        s.push_str(&format!(
+            "{:<16} {:<6} {:>10} {:>14} {:>8.3} {:>14} {:>6.1}%\n",
+            r.bucket,
+            r.lang,
+            r.documents,
+            r.available,
+            r.rate,
+            w,
+            100.0 * w as f64 / total as f64
+        ));
     }
     s
 }
@@ -166,7 +237,17 @@ mod tests {
     use trawl_core::Consent;
 
     fn doc(id: &str, host: &str, lang: &str, tokens: u64) -> ManifestDoc {
-        ManifestDoc { id: id.into(), url: String::new(), url_digest: String::new(), host: host.into(), lang: lang.into(), source: String::new(), tokens, copy: 0, consent: Consent::default() }
+        ManifestDoc {
+            id: id.into(),
+            url: String::new(),
+            url_digest: String::new(),
+            host: host.into(),
+            lang: lang.into(),
+            source: String::new(),
+            tokens,
+            copy: 0,
+            consent: Consent::default(),
+        }
     }
 
     #[test]
@@ -185,12 +266,22 @@ mod tests {
         let cfg = MixConfig {
             enabled: true,
             temperature: 3.0,
-            buckets: vec![MixBucket { name: "wiki".into(), weight: 1.0, domains: vec!["wiki.example".into()], ..Default::default() }],
+            buckets: vec![MixBucket {
+                name: "wiki".into(),
+                weight: 1.0,
+                domains: vec!["wiki.example".into()],
+                ..Default::default()
+            }],
             default_weight: 3.0,
             ..Default::default()
         };
         let rows = plan(&cfg, &refs);
-        let get = |b: &str, l: &str| rows.iter().find(|r| r.bucket == b && r.lang == l).unwrap().clone();
+        let get = |b: &str, l: &str| {
+            rows.iter()
+                .find(|r| r.bucket == b && r.lang == l)
+                .unwrap()
+                .clone()
+        };
         // buckets: wiki gets 1/4 of 110k tokens although it has 10k: upsampled
         assert!((get("wiki", "eng").target as f64 - 27_500.0).abs() < 1.0);
         assert!(get("wiki", "eng").rate > 2.7);
@@ -200,8 +291,14 @@ mod tests {
         let share = fr / (fr + en);
         assert!(share > 0.25 && share < 0.35, "{share}");
         // realised copies follow the rates
-        let written: u64 = docs.iter().map(|d| copies(get(&cfg.bucket_of(d), &d.lang).rate, 7, &d.id) as u64 * d.tokens).sum();
-        assert!((written as f64 - 110_000.0).abs() / 110_000.0 < 0.03, "{written}");
+        let written: u64 = docs
+            .iter()
+            .map(|d| copies(get(&cfg.bucket_of(d), &d.lang).rate, 7, &d.id) as u64 * d.tokens)
+            .sum();
+        assert!(
+            (written as f64 - 110_000.0).abs() / 110_000.0 < 0.03,
+            "{written}"
+        );
         // disabled: every document once
         let off = plan(&MixConfig::default(), &refs);
         assert!(off.iter().all(|r| r.rate == 1.0));

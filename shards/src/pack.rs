@@ -34,7 +34,11 @@ impl PackReport {
 }
 
 fn malformed(url: String, reason: String) -> StorageError {
-    StorageError::Malformed { what: "token shard", url, reason }
+    StorageError::Malformed {
+        what: "token shard",
+        url,
+        reason,
+    }
 }
 
 /// A seeded permutation of `0..n` (Fisher-Yates over SplitMix64).
@@ -94,22 +98,36 @@ pub async fn write_shard(
         let ds_name = format!("shards/tokens/{name}.ds");
         root.put(&ds_name, ds.into()).await?;
         root.put(&format!("{ds_name}.index"), index.into()).await?;
-        root.put(&format!("{ds_name}.metadata"), meta.into()).await?;
+        root.put(&format!("{ds_name}.metadata"), meta.into())
+            .await?;
         m.ds = Some(ds_name);
     }
-    root.put(&format!("shards/tokens/{name}.json"), serde_json::to_vec_pretty(&m).expect("manifest").into()).await?;
+    root.put(
+        &format!("shards/tokens/{name}.json"),
+        serde_json::to_vec_pretty(&m).expect("manifest").into(),
+    )
+    .await?;
     Ok(m)
 }
 
 /// Reads the tokens of a shard (from `.bin/.idx`, else `.ds`).
-pub async fn read_shard_tokens(root: &Storage, m: &ShardManifest) -> Result<Vec<Vec<u32>>, StorageError> {
+pub async fn read_shard_tokens(
+    root: &Storage,
+    m: &ShardManifest,
+) -> Result<Vec<Vec<u32>>, StorageError> {
     if let (Some(bin), Some(idx)) = (root.get_opt(&m.bin).await?, root.get_opt(&m.idx).await?) {
         return megatron::read(&idx, &bin).map_err(|e| malformed(root.url_of(&m.idx), e));
     }
-    let ds = m.ds.as_ref().ok_or_else(|| StorageError::NotFound(root.url_of(&m.bin)))?;
+    let ds =
+        m.ds.as_ref()
+            .ok_or_else(|| StorageError::NotFound(root.url_of(&m.bin)))?;
     let data = root.get(ds).await?;
     let index = root.get(&format!("{ds}.index")).await?;
-    let ts = if m.tokenizer.vocab_size <= 65_536 { 2 } else { 4 };
+    let ts = if m.tokenizer.vocab_size <= 65_536 {
+        2
+    } else {
+        4
+    };
     datatrove::read(&data, &index, ts).map_err(|e| malformed(root.url_of(ds), e))
 }
 
@@ -129,32 +147,59 @@ pub async fn pack(root: &Storage, cfg: &ShardsConfig) -> Result<PackReport, Stor
     for k in root.list("shards/parts").await? {
         if k.ends_with(".json") {
             let b = root.get(&k).await?;
-            parts.push(serde_json::from_slice(&b).map_err(|e| malformed(root.url_of(&k), e.to_string()))?);
+            parts.push(
+                serde_json::from_slice(&b)
+                    .map_err(|e| malformed(root.url_of(&k), e.to_string()))?,
+            );
         }
     }
     parts.sort_by(|a, b| a.shard.cmp(&b.shard));
     parts.retain(|p| p.documents > 0);
     let mut report = PackReport::default();
-    let Some(first) = parts.first() else { return Ok(report) };
+    let Some(first) = parts.first() else {
+        return Ok(report);
+    };
     let tokenizer = first.tokenizer.clone();
-    if let Some(p) = parts.iter().find(|p| p.tokenizer.digest != tokenizer.digest) {
+    if let Some(p) = parts
+        .iter()
+        .find(|p| p.tokenizer.digest != tokenizer.digest)
+    {
         return Err(malformed(
             root.url_of(&format!("shards/parts/{}.json", p.shard)),
-            format!("tokenized with {} ({}) but part {} used {} ({}); rerun `trawl shards --force`", p.tokenizer.name, p.tokenizer.digest, first.shard, tokenizer.name, tokenizer.digest),
+            format!(
+                "tokenized with {} ({}) but part {} used {} ({}); rerun `trawl shards --force`",
+                p.tokenizer.name, p.tokenizer.digest, first.shard, tokenizer.name, tokenizer.digest
+            ),
         ));
     }
-    let all: Vec<&ManifestDoc> = parts.iter().flat_map(|p| p.docs.iter()).filter(|d| !blocklist.matches(&d.url)).collect();
+    let all: Vec<&ManifestDoc> = parts
+        .iter()
+        .flat_map(|p| p.docs.iter())
+        .filter(|d| !blocklist.matches(&d.url))
+        .collect();
     report.blocked = parts.iter().map(|p| p.docs.len() as u64).sum::<u64>() - all.len() as u64;
     report.rows = mix::plan(&cfg.mix, &all);
-    let rates: BTreeMap<(String, String), f64> = report.rows.iter().map(|r| ((r.bucket.clone(), r.lang.clone()), r.rate)).collect();
+    let rates: BTreeMap<(String, String), f64> = report
+        .rows
+        .iter()
+        .map(|r| ((r.bucket.clone(), r.lang.clone()), r.rate))
+        .collect();
     let copies_of = |d: &ManifestDoc| -> u32 {
         if blocklist.matches(&d.url) {
             return 0;
         }
-        let rate = rates.get(&(cfg.mix.bucket_of(d), d.lang.clone())).copied().unwrap_or(0.0);
+        let rate = rates
+            .get(&(cfg.mix.bucket_of(d), d.lang.clone()))
+            .copied()
+            .unwrap_or(0.0);
         mix::copies(rate, cfg.mix.seed, &d.id)
     };
-    let max_copies = parts.iter().flat_map(|p| p.docs.iter()).map(copies_of).max().unwrap_or(0);
+    let max_copies = parts
+        .iter()
+        .flat_map(|p| p.docs.iter())
+        .map(copies_of)
+        .max()
+        .unwrap_or(0);
 
     let mut shard: Vec<(ManifestDoc, Vec<u32>)> = Vec::new();
     let mut shard_tokens = 0u64;
@@ -168,22 +213,49 @@ pub async fn pack(root: &Storage, cfg: &ShardsConfig) -> Result<PackReport, Stor
             }
             let seqs = read_shard_tokens(root, p).await?;
             if seqs.len() != p.docs.len() {
-                return Err(malformed(root.url_of(&p.idx), format!("{} sequences but the manifest lists {} documents", seqs.len(), p.docs.len())));
+                return Err(malformed(
+                    root.url_of(&p.idx),
+                    format!(
+                        "{} sequences but the manifest lists {} documents",
+                        seqs.len(),
+                        p.docs.len()
+                    ),
+                ));
             }
             for (d, toks) in p.docs.iter().zip(seqs) {
                 if copies_of(d) <= r {
                     continue;
                 }
                 if toks.len() as u64 != d.tokens {
-                    return Err(malformed(root.url_of(&p.bin), format!("document {} has {} tokens, manifest says {}", d.id, toks.len(), d.tokens)));
+                    return Err(malformed(
+                        root.url_of(&p.bin),
+                        format!(
+                            "document {} has {} tokens, manifest says {}",
+                            d.id,
+                            toks.len(),
+                            d.tokens
+                        ),
+                    ));
                 }
                 let mut md = d.clone();
                 md.copy = r;
-                *report.written.entry((cfg.mix.bucket_of(d), d.lang.clone())).or_default() += d.tokens;
+                *report
+                    .written
+                    .entry((cfg.mix.bucket_of(d), d.lang.clone()))
+                    .or_default() += d.tokens;
                 shard_tokens += d.tokens;
                 shard.push((md, toks));
                 if shard_tokens >= cfg.target_shard_tokens {
-                    written.push(flush(root, cfg, &tokenizer, written.len(), std::mem::take(&mut shard)).await?);
+                    written.push(
+                        flush(
+                            root,
+                            cfg,
+                            &tokenizer,
+                            written.len(),
+                            std::mem::take(&mut shard),
+                        )
+                        .await?,
+                    );
                     shard_tokens = 0;
                 }
             }
@@ -195,8 +267,16 @@ pub async fn pack(root: &Storage, cfg: &ShardsConfig) -> Result<PackReport, Stor
     // remove shards of an earlier, larger packing before publishing the manifest
     if let Some(old) = root.get_opt("shards/manifest.json").await? {
         if let Ok(old) = serde_json::from_slice::<Manifest>(&old) {
-            for s in old.shards.iter().filter(|s| !written.iter().any(|w| w.shard == s.shard)) {
-                for k in [s.bin.clone(), s.idx.clone(), format!("shards/tokens/{}.json", s.shard)] {
+            for s in old
+                .shards
+                .iter()
+                .filter(|s| !written.iter().any(|w| w.shard == s.shard))
+            {
+                for k in [
+                    s.bin.clone(),
+                    s.idx.clone(),
+                    format!("shards/tokens/{}.json", s.shard),
+                ] {
                     root.delete(&k).await?;
                 }
                 if let Some(ds) = &s.ds {
@@ -210,17 +290,37 @@ pub async fn pack(root: &Storage, cfg: &ShardsConfig) -> Result<PackReport, Stor
     report.shards = written.len();
     report.documents = written.iter().map(|s| s.documents).sum();
     report.tokens = written.iter().map(|s| s.tokens).sum();
-    let manifest = Manifest { tokenizer, documents: report.documents, tokens: report.tokens, shards: written };
-    root.put("shards/manifest.json", serde_json::to_vec_pretty(&manifest).expect("manifest").into()).await?;
+    let manifest = Manifest {
+        tokenizer,
+        documents: report.documents,
+        tokens: report.tokens,
+        shards: written,
+    };
+    root.put(
+        "shards/manifest.json",
+        serde_json::to_vec_pretty(&manifest)
+            .expect("manifest")
+            .into(),
+    )
+    .await?;
     Ok(report)
 }
 
-async fn flush(root: &Storage, cfg: &ShardsConfig, tok: &crate::TokenizerInfo, index: usize, docs: Vec<(ManifestDoc, Vec<u32>)>) -> Result<ShardManifest, StorageError> {
+async fn flush(
+    root: &Storage,
+    cfg: &ShardsConfig,
+    tok: &crate::TokenizerInfo,
+    index: usize,
+    docs: Vec<(ManifestDoc, Vec<u32>)>,
+) -> Result<ShardManifest, StorageError> {
     let name = trawl_storage::shard_name(index);
     let seed = xxhash_rust::xxh3::xxh3_64_with_seed(name.as_bytes(), cfg.shuffle_seed);
     let order = permutation(docs.len(), seed);
     let mut slots: Vec<Option<(ManifestDoc, Vec<u32>)>> = docs.into_iter().map(Some).collect();
-    let shuffled: Vec<(ManifestDoc, Vec<u32>)> = order.into_iter().map(|i| slots[i].take().expect("permutation visits each index once")).collect();
+    let shuffled: Vec<(ManifestDoc, Vec<u32>)> = order
+        .into_iter()
+        .map(|i| slots[i].take().expect("permutation visits each index once"))
+        .collect();
     write_shard(root, cfg, tok, &name, shuffled).await
 }
 

@@ -26,7 +26,10 @@ pub struct TokenizerInfo {
 
 enum Inner {
     Tiktoken(&'static CoreBPE),
-    Hf(Box<tokenizers::Tokenizer>, Option<Box<crate::fastbpe::FastBpe>>),
+    Hf(
+        Box<tokenizers::Tokenizer>,
+        Option<Box<crate::fastbpe::FastBpe>>,
+    ),
 }
 
 /// A tokenizer: tiktoken's bundled encodings (no download) or any Hugging Face
@@ -47,7 +50,14 @@ impl std::fmt::Debug for Tokenizer {
 const CHUNK: usize = 16 * 1024;
 
 /// EOS spellings tried, in order, when a tokenizer.json is given without `eos_token`.
-const EOS_CANDIDATES: &[&str] = &["<|endoftext|>", "</s>", "<eos>", "<|end_of_text|>", "[SEP]", "<|im_end|>"];
+const EOS_CANDIDATES: &[&str] = &[
+    "<|endoftext|>",
+    "</s>",
+    "<eos>",
+    "<|end_of_text|>",
+    "[SEP]",
+    "<|im_end|>",
+];
 
 impl Tokenizer {
     /// A bundled encoding by name (`cl100k_base`, `o200k_base`), or a path to a
@@ -60,18 +70,35 @@ impl Tokenizer {
             return Self::by_name(spec);
         }
         let path = Path::new(spec);
-        let bytes = std::fs::read(path).map_err(|e| format!("`{spec}` is neither a bundled encoding ({}) nor a readable tokenizer.json: {e}", KNOWN.join(", ")))?;
-        let tok = tokenizers::Tokenizer::from_bytes(&bytes).map_err(|e| format!("{spec}: not a valid tokenizer.json: {e}"))?;
-        let find = |name: &str| tok.token_to_id(name).ok_or_else(|| format!("{spec}: token `{name}` is not in the vocabulary"));
+        let bytes = std::fs::read(path).map_err(|e| {
+            format!(
+                "`{spec}` is neither a bundled encoding ({}) nor a readable tokenizer.json: {e}",
+                KNOWN.join(", ")
+            )
+        })?;
+        let tok = tokenizers::Tokenizer::from_bytes(&bytes)
+            .map_err(|e| format!("{spec}: not a valid tokenizer.json: {e}"))?;
+        let find = |name: &str| {
+            tok.token_to_id(name)
+                .ok_or_else(|| format!("{spec}: token `{name}` is not in the vocabulary"))
+        };
         let eos_id = match eos {
             Some(e) => find(e)?,
             None => EOS_CANDIDATES
                 .iter()
                 .find_map(|c| tok.token_to_id(c))
-                .ok_or_else(|| format!("{spec}: no end-of-text token found (tried {}); set shards.eos_token", EOS_CANDIDATES.join(", ")))?,
+                .ok_or_else(|| {
+                    format!(
+                        "{spec}: no end-of-text token found (tried {}); set shards.eos_token",
+                        EOS_CANDIDATES.join(", ")
+                    )
+                })?,
         };
         let bos_id = bos.map(find).transpose()?;
-        let fast = serde_json::from_slice::<serde_json::Value>(&bytes).ok().and_then(|v| crate::fastbpe::FastBpe::from_json(&v)).map(Box::new);
+        let fast = serde_json::from_slice::<serde_json::Value>(&bytes)
+            .ok()
+            .and_then(|v| crate::fastbpe::FastBpe::from_json(&v))
+            .map(Box::new);
         let vocab_size = tok.get_vocab_size(true) as u32;
         let info = TokenizerInfo {
             name: spec.to_string(),
@@ -80,7 +107,10 @@ impl Tokenizer {
             eos: eos_id,
             bos: bos_id,
         };
-        Ok(Tokenizer { inner: Inner::Hf(Box::new(tok), fast), info })
+        Ok(Tokenizer {
+            inner: Inner::Hf(Box::new(tok), fast),
+            info,
+        })
     }
 
     /// A bundled tiktoken encoding by name.
@@ -88,10 +118,27 @@ impl Tokenizer {
         let (bpe, vocab_size, eos) = match name {
             "cl100k_base" => (tiktoken_rs::cl100k_base_singleton(), 100_277, 100_257),
             "o200k_base" => (tiktoken_rs::o200k_base_singleton(), 200_019, 199_999),
-            other => return Err(format!("unknown tokenizer `{other}` (known: {})", KNOWN.join(", "))),
+            other => {
+                return Err(format!(
+                    "unknown tokenizer `{other}` (known: {})",
+                    KNOWN.join(", ")
+                ))
+            }
         };
-        let digest = format!("{:016x}", xxhash_rust::xxh3::xxh3_64(format!("tiktoken-rs/0.12/{name}").as_bytes()));
-        Ok(Tokenizer { inner: Inner::Tiktoken(bpe), info: TokenizerInfo { name: name.into(), digest, vocab_size, eos, bos: None } })
+        let digest = format!(
+            "{:016x}",
+            xxhash_rust::xxh3::xxh3_64(format!("tiktoken-rs/0.12/{name}").as_bytes())
+        );
+        Ok(Tokenizer {
+            inner: Inner::Tiktoken(bpe),
+            info: TokenizerInfo {
+                name: name.into(),
+                digest,
+                vocab_size,
+                eos,
+                bos: None,
+            },
+        })
     }
 
     /// Tokenizer facts for manifests.
@@ -113,7 +160,9 @@ impl Tokenizer {
 
     // special tokens are not added: EOS/BOS are placed by the shard writer
     fn hf_encode(t: &tokenizers::Tokenizer, text: &str) -> Vec<u32> {
-        t.encode_fast(text, false).map(|e| e.get_ids().to_vec()).unwrap_or_default()
+        t.encode_fast(text, false)
+            .map(|e| e.get_ids().to_vec())
+            .unwrap_or_default()
     }
 
     /// Whether a tokenizer.json is served by trawl's fast byte-level BPE encoder (else by
@@ -142,7 +191,12 @@ impl Tokenizer {
         while rest.len() > CHUNK {
             let cut = trawl_core::text::floor_char_boundary(rest, CHUNK);
             let window = &rest[..cut];
-            let at = window.rfind("\n\n").map(|i| i + 2).or_else(|| window.rfind('\n').map(|i| i + 1)).filter(|i| *i > CHUNK / 4).unwrap_or(cut);
+            let at = window
+                .rfind("\n\n")
+                .map(|i| i + 2)
+                .or_else(|| window.rfind('\n').map(|i| i + 1))
+                .filter(|i| *i > CHUNK / 4)
+                .unwrap_or(cut);
             out.extend(self.encode_piece(&rest[..at]));
             rest = &rest[at..];
         }
@@ -173,7 +227,9 @@ mod tests {
             assert_eq!(t.decode(&ids).unwrap(), "Hello, world! Ceci est un test.");
         }
         assert!(Tokenizer::by_name("gpt2").is_err());
-        assert!(Tokenizer::load("/nonexistent/tokenizer.json", None, None).unwrap_err().contains("neither a bundled encoding"));
+        assert!(Tokenizer::load("/nonexistent/tokenizer.json", None, None)
+            .unwrap_err()
+            .contains("neither a bundled encoding"));
         assert!(Tokenizer::load("cl100k_base", Some("</s>"), None).is_err());
     }
 

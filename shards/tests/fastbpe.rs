@@ -24,11 +24,21 @@ const SAMPLES: &[&str] = &[
 ];
 
 fn corpus() -> Vec<Document> {
-    let mut docs: Vec<Document> = SAMPLES.iter().enumerate().map(|(i, t)| Document::new(format!("s{i}"), t.repeat(3))).collect();
-    if let Ok(rd) = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/testdata/extract/scrapinghub/gt")) {
+    let mut docs: Vec<Document> = SAMPLES
+        .iter()
+        .enumerate()
+        .map(|(i, t)| Document::new(format!("s{i}"), t.repeat(3)))
+        .collect();
+    if let Ok(rd) = std::fs::read_dir(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../shared/testdata/extract/scrapinghub/gt"
+    )) {
         for e in rd.take(80) {
             let p = e.unwrap().path();
-            docs.push(Document::new(p.display().to_string(), std::fs::read_to_string(&p).unwrap_or_default()));
+            docs.push(Document::new(
+                p.display().to_string(),
+                std::fs::read_to_string(&p).unwrap_or_default(),
+            ));
         }
     }
     docs
@@ -38,7 +48,11 @@ fn corpus() -> Vec<Document> {
 fn fast_encoder_equals_the_tokenizers_crate() {
     let docs = corpus();
     for vocab in [300, 2000] {
-        let opts = TrainOptions { vocab_size: vocab, special_tokens: vec!["<|endoftext|>".into(), "<pad>".into()], ..Default::default() };
+        let opts = TrainOptions {
+            vocab_size: vocab,
+            special_tokens: vec!["<|endoftext|>".into(), "<pad>".into()],
+            ..Default::default()
+        };
         let json = train_bpe(docs.iter().map(|d| d.text.as_str()), &opts).unwrap();
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("tokenizer.json");
@@ -49,7 +63,12 @@ fn fast_encoder_equals_the_tokenizers_crate() {
         for d in &docs {
             // twice: the second pass is served from the piece cache
             for _ in 0..2 {
-                assert_eq!(t.encode(&d.text), t.encode_reference(&d.text), "vocab {vocab}, text {:?}", &d.text.chars().take(80).collect::<String>());
+                assert_eq!(
+                    t.encode(&d.text),
+                    t.encode_reference(&d.text),
+                    "vocab {vocab}, text {:?}",
+                    &d.text.chars().take(80).collect::<String>()
+                );
             }
             n += 1;
         }

@@ -26,17 +26,55 @@ fn ctx(a: &StageArgs, rt: &tokio::runtime::Runtime) -> Result<Ctx> {
         cfg.storage.root = o.clone();
     }
     let root = Storage::open(&cfg.storage.root, &cfg.storage)?;
-    rt.block_on(root.check()).with_context(|| format!("cannot use run root {}", root.url()))?;
+    rt.block_on(root.check())
+        .with_context(|| format!("cannot use run root {}", root.url()))?;
     let shard = a.shard.or_else(ShardSpec::from_env).unwrap_or_default();
-    Ok(Ctx { cfg, root, shard, force: a.force, wait: a.wait })
+    Ok(Ctx {
+        cfg,
+        root,
+        shard,
+        force: a.force,
+        wait: a.wait,
+    })
 }
 
-fn done(c: &Ctx, rt: &tokio::runtime::Runtime, stage: &str, name: &str, inputs: &[String]) -> Result<bool> {
-    Ok(!c.force && rt.block_on(markers::is_done(&c.root, stage, name, inputs, &c.cfg.fingerprint(stage)))?)
+fn done(
+    c: &Ctx,
+    rt: &tokio::runtime::Runtime,
+    stage: &str,
+    name: &str,
+    inputs: &[String],
+) -> Result<bool> {
+    Ok(!c.force
+        && rt.block_on(markers::is_done(
+            &c.root,
+            stage,
+            name,
+            inputs,
+            &c.cfg.fingerprint(stage),
+        ))?)
 }
 
-fn commit(c: &Ctx, rt: &tokio::runtime::Runtime, stage: &str, name: &str, inputs: Vec<String>, outputs: Vec<String>, stats: RunStats) -> Result<()> {
-    rt.block_on(markers::commit(&c.root, &Marker { stage: stage.into(), shard: name.into(), inputs, outputs, stats, config: c.cfg.fingerprint(stage) }))?;
+fn commit(
+    c: &Ctx,
+    rt: &tokio::runtime::Runtime,
+    stage: &str,
+    name: &str,
+    inputs: Vec<String>,
+    outputs: Vec<String>,
+    stats: RunStats,
+) -> Result<()> {
+    rt.block_on(markers::commit(
+        &c.root,
+        &Marker {
+            stage: stage.into(),
+            shard: name.into(),
+            inputs,
+            outputs,
+            stats,
+            config: c.cfg.fingerprint(stage),
+        },
+    ))?;
     Ok(())
 }
 
@@ -47,7 +85,11 @@ fn total_inputs(c: &Ctx, rt: &tokio::runtime::Runtime) -> Result<usize> {
             break b;
         }
         if std::time::Instant::now() >= deadline {
-            return Err(UsageError(format!("{}: no dedup/batch/inputs.json; run `trawl dedup signatures` first", c.root.url())).into());
+            return Err(UsageError(format!(
+                "{}: no dedup/batch/inputs.json; run `trawl dedup signatures` first",
+                c.root.url()
+            ))
+            .into());
         }
         std::thread::sleep(std::time::Duration::from_secs(2));
     };
@@ -57,7 +99,13 @@ fn total_inputs(c: &Ctx, rt: &tokio::runtime::Runtime) -> Result<usize> {
 
 /// The barrier: every shard of the previous phase must be committed (waiting up to
 /// `--wait` seconds, polling its markers).
-fn require(c: &Ctx, rt: &tokio::runtime::Runtime, stage: &str, expected: usize, hint: &str) -> Result<()> {
+fn require(
+    c: &Ctx,
+    rt: &tokio::runtime::Runtime,
+    stage: &str,
+    expected: usize,
+    hint: &str,
+) -> Result<()> {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(c.wait);
     loop {
         let n = rt.block_on(c.root.list(&format!("_done/{stage}")))?.len();
@@ -65,10 +113,15 @@ fn require(c: &Ctx, rt: &tokio::runtime::Runtime, stage: &str, expected: usize, 
             return Ok(());
         }
         if std::time::Instant::now() >= deadline {
-            return Err(UsageError(format!("{n} of {expected} `{stage}` shards are done; {hint}")).into());
+            return Err(UsageError(format!(
+                "{n} of {expected} `{stage}` shards are done; {hint}"
+            ))
+            .into());
         }
         tracing::info!(stage, done = n, expected, "waiting for the previous phase");
-        std::thread::sleep(std::time::Duration::from_secs(2).min(deadline - std::time::Instant::now()));
+        std::thread::sleep(
+            std::time::Duration::from_secs(2).min(deadline - std::time::Instant::now()),
+        );
     }
 }
 
@@ -77,8 +130,16 @@ pub fn phase(p: DedupPhase, quiet: bool, rt: &tokio::runtime::Runtime) -> Result
     match p {
         DedupPhase::Signatures(a) => {
             let c = ctx(&a, rt)?;
-            let input = a.input.clone().ok_or_else(|| UsageError("trawl dedup signatures needs --input".into()))?;
-            let set = rt.block_on(InputSet::open(&input, &c.cfg.storage, c.shard, jsonl::is_jsonl))?;
+            let input = a
+                .input
+                .clone()
+                .ok_or_else(|| UsageError("trawl dedup signatures needs --input".into()))?;
+            let set = rt.block_on(InputSet::open(
+                &input,
+                &c.cfg.storage,
+                c.shard,
+                jsonl::is_jsonl,
+            ))?;
             rt.block_on(c.root.put("dedup/batch/inputs.json", serde_json::to_vec(&json!({ "total": set.total, "bands": c.cfg.dedup.bands, "rows": c.cfg.dedup.rows }))?.into()))?;
             let bar = progress::bar(show, Some(set.objects.len() as u64), "signatures");
             for (k, key) in &set.objects {
@@ -86,23 +147,45 @@ pub fn phase(p: DedupPhase, quiet: bool, rt: &tokio::runtime::Runtime) -> Result
                 let inputs = vec![set.storage.url_of(key)];
                 if !done(&c, rt, "dedup-signatures", &name, &inputs)? {
                     let bytes = rt.block_on(set.storage.get(key))?;
-                    let n = rt.block_on(batch::signatures(&c.root, &c.cfg.dedup, *k, key, &bytes))?;
+                    let n =
+                        rt.block_on(batch::signatures(&c.root, &c.cfg.dedup, *k, key, &bytes))?;
                     let mut stats = RunStats::default();
                     let st = stats.stage_mut("signatures");
                     st.seen = n as u64;
                     st.kept = n as u64;
-                    commit(&c, rt, "dedup-signatures", &name, inputs, vec![format!("dedup/batch/docs/{name}.bin")], stats)?;
+                    commit(
+                        &c,
+                        rt,
+                        "dedup-signatures",
+                        &name,
+                        inputs,
+                        vec![format!("dedup/batch/docs/{name}.bin")],
+                        stats,
+                    )?;
                 }
                 bar.inc(1);
             }
             bar.finish_and_clear();
-            println!("trawl dedup signatures: {} of {} inputs (shard {})", set.objects.len(), set.total, c.shard);
+            println!(
+                "trawl dedup signatures: {} of {} inputs (shard {})",
+                set.objects.len(),
+                set.total,
+                c.shard
+            );
         }
         DedupPhase::Buckets(a) => {
             let c = ctx(&a, rt)?;
             let total = total_inputs(&c, rt)?;
-            require(&c, rt, "dedup-signatures", total, "run the signatures phase for every input first")?;
-            let mine: Vec<usize> = (0..c.cfg.dedup.bands).filter(|b| c.shard.owns(*b)).collect();
+            require(
+                &c,
+                rt,
+                "dedup-signatures",
+                total,
+                "run the signatures phase for every input first",
+            )?;
+            let mine: Vec<usize> = (0..c.cfg.dedup.bands)
+                .filter(|b| c.shard.owns(*b))
+                .collect();
             let bar = progress::bar(show, Some(mine.len() as u64), "buckets");
             let mut pairs = 0;
             for b in &mine {
@@ -113,29 +196,59 @@ pub fn phase(p: DedupPhase, quiet: bool, rt: &tokio::runtime::Runtime) -> Result
                     pairs += n;
                     let mut stats = RunStats::default();
                     stats.stage_mut("buckets").count("pairs", n as u64);
-                    commit(&c, rt, "dedup-buckets", &name, inputs, vec![format!("dedup/batch/pairs/{name}.bin")], stats)?;
+                    commit(
+                        &c,
+                        rt,
+                        "dedup-buckets",
+                        &name,
+                        inputs,
+                        vec![format!("dedup/batch/pairs/{name}.bin")],
+                        stats,
+                    )?;
                 }
                 bar.inc(1);
             }
             bar.finish_and_clear();
-            println!("trawl dedup buckets: {} bands, {pairs} candidate pairs (shard {})", mine.len(), c.shard);
+            println!(
+                "trawl dedup buckets: {} bands, {pairs} candidate pairs (shard {})",
+                mine.len(),
+                c.shard
+            );
         }
         DedupPhase::Clusters(a) => {
             let c = ctx(&a, rt)?;
             if c.shard.index != 0 {
-                println!("trawl dedup clusters: runs on worker 0 only; nothing to do for shard {}", c.shard);
+                println!(
+                    "trawl dedup clusters: runs on worker 0 only; nothing to do for shard {}",
+                    c.shard
+                );
                 return Ok(());
             }
             let total = total_inputs(&c, rt)?;
-            require(&c, rt, "dedup-buckets", c.cfg.dedup.bands, "run the buckets phase for every band first")?;
+            require(
+                &c,
+                rt,
+                "dedup-buckets",
+                c.cfg.dedup.bands,
+                "run the buckets phase for every band first",
+            )?;
             let inputs = vec![format!("{total} inputs, {} bands", c.cfg.dedup.bands)];
             if !done(&c, rt, "dedup-clusters", "00000", &inputs)? {
-                let (confirmed, removed) = rt.block_on(batch::clusters(&c.root, &c.cfg.dedup, total))?;
+                let (confirmed, removed) =
+                    rt.block_on(batch::clusters(&c.root, &c.cfg.dedup, total))?;
                 let mut stats = RunStats::default();
                 let st = stats.stage_mut("clusters");
                 st.count("pairs_confirmed", confirmed as u64);
                 st.count("removed", removed as u64);
-                commit(&c, rt, "dedup-clusters", "00000", inputs, vec!["dedup/batch/remove/".into()], stats)?;
+                commit(
+                    &c,
+                    rt,
+                    "dedup-clusters",
+                    "00000",
+                    inputs,
+                    vec!["dedup/batch/remove/".into()],
+                    stats,
+                )?;
                 println!("trawl dedup clusters: {confirmed} confirmed pairs, {removed} documents to remove");
             } else {
                 println!("trawl dedup clusters: already done");
@@ -145,7 +258,12 @@ pub fn phase(p: DedupPhase, quiet: bool, rt: &tokio::runtime::Runtime) -> Result
             let c = ctx(&a, rt)?;
             let input = a.input.clone().ok_or_else(|| UsageError("trawl dedup apply needs --input (the same documents the signatures phase read)".into()))?;
             require(&c, rt, "dedup-clusters", 1, "run the clusters phase first")?;
-            let set = rt.block_on(InputSet::open(&input, &c.cfg.storage, c.shard, jsonl::is_jsonl))?;
+            let set = rt.block_on(InputSet::open(
+                &input,
+                &c.cfg.storage,
+                c.shard,
+                jsonl::is_jsonl,
+            ))?;
             let bar = progress::bar(show, Some(set.objects.len() as u64), "apply");
             for (k, key) in &set.objects {
                 let name = shard_name(*k);
@@ -157,7 +275,10 @@ pub fn phase(p: DedupPhase, quiet: bool, rt: &tokio::runtime::Runtime) -> Result
                 let bytes = rt.block_on(set.storage.get(key))?;
                 let mut remove = rt.block_on(batch::removals(&c.root, *k))?;
                 let mut stats = RunStats::default();
-                let (mut out, mut ex) = (JsonlWriter::for_name("x.jsonl.zst"), JsonlWriter::for_name("x.jsonl.zst"));
+                let (mut out, mut ex) = (
+                    JsonlWriter::for_name("x.jsonl.zst"),
+                    JsonlWriter::for_name("x.jsonl.zst"),
+                );
                 let st = stats.stage_mut("near_dedup");
                 // one document at a time: memory is the input object and the compressed output
                 let mut docs_err = None;
@@ -173,8 +294,16 @@ pub fn phase(p: DedupPhase, quiet: bool, rt: &tokio::runtime::Runtime) -> Result
                     match remove.remove(d.id.as_str()) {
                         Some(r) => {
                             st.drop_for(trawl_dedup::reasons::NEAR_DUPLICATE.as_str());
-                            d.attrs.insert("dedup".into(), json!({ "near_of": r.near_of, "similarity": r.similarity }));
-                            ex.write(&Excluded { stage: "near_dedup".into(), reason: trawl_dedup::reasons::NEAR_DUPLICATE.as_str().into(), error: None, doc: d });
+                            d.attrs.insert(
+                                "dedup".into(),
+                                json!({ "near_of": r.near_of, "similarity": r.similarity }),
+                            );
+                            ex.write(&Excluded {
+                                stage: "near_dedup".into(),
+                                reason: trawl_dedup::reasons::NEAR_DUPLICATE.as_str().into(),
+                                error: None,
+                                doc: d,
+                            });
                         }
                         None => {
                             st.kept += 1;
@@ -189,14 +318,21 @@ pub fn phase(p: DedupPhase, quiet: bool, rt: &tokio::runtime::Runtime) -> Result
                     let missing: Vec<&String> = remove.keys().take(3).collect();
                     anyhow::bail!("{}: {} document ids decided for removal are not in this input (e.g. {missing:?}); the inputs changed since the signatures phase", set.storage.url_of(key), remove.len());
                 }
-                let (o, e) = (format!("dedup/{name}.jsonl.zst"), format!("excluded/dedup/{name}.jsonl.zst"));
+                let (o, e) = (
+                    format!("dedup/{name}.jsonl.zst"),
+                    format!("excluded/dedup/{name}.jsonl.zst"),
+                );
                 rt.block_on(c.root.put(&o, out.finish().into()))?;
                 rt.block_on(c.root.put(&e, ex.finish().into()))?;
                 commit(&c, rt, "dedup", &name, inputs, vec![o, e], stats)?;
                 bar.inc(1);
             }
             bar.finish_and_clear();
-            println!("trawl dedup apply: {} inputs (shard {})", set.objects.len(), c.shard);
+            println!(
+                "trawl dedup apply: {} inputs (shard {})",
+                set.objects.len(),
+                c.shard
+            );
         }
     }
     Ok(())

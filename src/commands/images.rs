@@ -15,12 +15,20 @@ use trawl_storage::{shard_name, Storage};
 
 use crate::progress;
 
-pub fn fetch(urls: &Path, output: &str, config: Option<&Path>, shard_size: usize, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<()> {
+pub fn fetch(
+    urls: &Path,
+    output: &str,
+    config: Option<&Path>,
+    shard_size: usize,
+    quiet: bool,
+    rt: &tokio::runtime::Runtime,
+) -> Result<()> {
     if shard_size == 0 {
         return Err(crate::UsageError("--shard-size must be at least 1".into()).into());
     }
     let cfg = super::load_config(config)?;
-    let text = std::fs::read_to_string(urls).with_context(|| format!("reading {}", urls.display()))?;
+    let text =
+        std::fs::read_to_string(urls).with_context(|| format!("reading {}", urls.display()))?;
     let list: Vec<(String, String)> = text
         .lines()
         .map(str::trim_end)
@@ -33,13 +41,29 @@ pub fn fetch(urls: &Path, output: &str, config: Option<&Path>, shard_size: usize
     let root = Storage::open(output, &cfg.storage)?;
     let fetcher = crate::pipeline::image_fetcher(&cfg)?;
     let captioner = Captioner::new(cfg.captions.clone());
-    let fingerprint = format!("{:016x}", xxhash_rust::xxh3::xxh3_64(serde_json::to_string(&json!([&cfg.crawl, &cfg.captions.fetch, &cfg.captions.images]))?.as_bytes()));
+    let fingerprint = format!(
+        "{:016x}",
+        xxhash_rust::xxh3::xxh3_64(
+            serde_json::to_string(&json!([
+                &cfg.crawl,
+                &cfg.captions.fetch,
+                &cfg.captions.images
+            ]))?
+            .as_bytes()
+        )
+    );
     let bar = progress::bar(progress::enabled(quiet), Some(list.len() as u64), "images");
     let (mut kept_total, mut dropped_total) = (0u64, 0u64);
     for (i, chunk) in list.chunks(shard_size).enumerate() {
         let name = shard_name(i);
         let input = format!("{}#{}", urls.display(), i * shard_size);
-        if rt.block_on(markers::is_done(&root, "images", &name, std::slice::from_ref(&input), &fingerprint))? {
+        if rt.block_on(markers::is_done(
+            &root,
+            "images",
+            &name,
+            std::slice::from_ref(&input),
+            &fingerprint,
+        ))? {
             bar.inc(chunk.len() as u64);
             continue;
         }
@@ -48,7 +72,11 @@ pub fn fetch(urls: &Path, output: &str, config: Option<&Path>, shard_size: usize
         let b = bar.clone();
         let base = bar.position();
         let progress: Arc<dyn Fn(u64) + Send + Sync> = Arc::new(move |n| b.set_position(base + n));
-        let fetched = rt.block_on(crate::pipeline::fetch_images(&fetcher, &chunk_urls, Some(progress)));
+        let fetched = rt.block_on(crate::pipeline::fetch_images(
+            &fetcher,
+            &chunk_urls,
+            Some(progress),
+        ));
         let checked = captioner.check_images(fetched);
         let mut tar = trawl_captions::wds::TarWriter::new();
         let mut index = JsonlWriter::for_name("x.jsonl.zst");
@@ -80,12 +108,23 @@ pub fn fetch(urls: &Path, output: &str, config: Option<&Path>, shard_size: usize
         st.nanos = t0.elapsed().as_nanos() as u64;
         kept_total += st.kept;
         dropped_total += st.seen - st.kept;
-        let keys = [format!("images/{name}.tar"), format!("images/{name}.jsonl.zst"), format!("excluded/images/{name}.jsonl.zst")];
+        let keys = [
+            format!("images/{name}.tar"),
+            format!("images/{name}.jsonl.zst"),
+            format!("excluded/images/{name}.jsonl.zst"),
+        ];
         rt.block_on(async {
             root.put(&keys[0], tar.finish()?.into()).await?;
             root.put(&keys[1], index.finish().into()).await?;
             root.put(&keys[2], excluded.finish().into()).await?;
-            let m = Marker { stage: "images".into(), shard: name.clone(), inputs: vec![input], outputs: keys.to_vec(), stats, config: fingerprint.clone() };
+            let m = Marker {
+                stage: "images".into(),
+                shard: name.clone(),
+                inputs: vec![input],
+                outputs: keys.to_vec(),
+                stats,
+                config: fingerprint.clone(),
+            };
             markers::commit(&root, &m).await?;
             anyhow::Ok(())
         })
@@ -93,6 +132,11 @@ pub fn fetch(urls: &Path, output: &str, config: Option<&Path>, shard_size: usize
         bar.set_position(base + chunk.len() as u64);
     }
     bar.finish_and_clear();
-    println!("trawl: {} images kept, {} dropped -> {}", kept_total, dropped_total, root.url_of("images/"));
+    println!(
+        "trawl: {} images kept, {} dropped -> {}",
+        kept_total,
+        dropped_total,
+        root.url_of("images/")
+    );
     Ok(())
 }

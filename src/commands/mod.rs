@@ -21,14 +21,43 @@ pub fn dispatch(cli: Cli, rt: &tokio::runtime::Runtime) -> Result<()> {
         Command::Crawl(a) => stage::crawl(a, quiet, rt),
         Command::Extract(a) => stage::extract(a, quiet, rt),
         Command::Filter(a) => match a.action {
-            None => stage::docs_stage("filter", a.stage, quiet, rt, |c| c.filter.annotate_only |= a.annotate_only),
-            Some(crate::cli::FilterAction::TrainQuality { input, lang, output, valid_fraction, epochs, lr, word_ngrams, dim, bucket, seed, minn, maxn }) => {
+            None => stage::docs_stage("filter", a.stage, quiet, rt, |c| {
+                c.filter.annotate_only |= a.annotate_only
+            }),
+            Some(crate::cli::FilterAction::TrainQuality {
+                input,
+                lang,
+                output,
+                valid_fraction,
+                epochs,
+                lr,
+                word_ngrams,
+                dim,
+                bucket,
+                seed,
+                minn,
+                maxn,
+            }) => {
                 if !(0.0..1.0).contains(&valid_fraction) {
-                    return Err(crate::UsageError(format!("--valid-fraction {valid_fraction}: must be in [0, 1)")).into());
+                    return Err(crate::UsageError(format!(
+                        "--valid-fraction {valid_fraction}: must be in [0, 1)"
+                    ))
+                    .into());
                 }
-                let opts = trawl_filter::quality::TrainOptions { valid_fraction, epochs, lr, word_ngrams, dim, bucket, seed, minn, maxn };
+                let opts = trawl_filter::quality::TrainOptions {
+                    valid_fraction,
+                    epochs,
+                    lr,
+                    word_ngrams,
+                    dim,
+                    bucket,
+                    seed,
+                    minn,
+                    maxn,
+                };
                 let t0 = std::time::Instant::now();
-                let r = trawl_filter::quality::train(&input, &output, &opts).map_err(|e| anyhow::anyhow!("train-quality: {e}"))?;
+                let r = trawl_filter::quality::train(&input, &output, &opts)
+                    .map_err(|e| anyhow::anyhow!("train-quality: {e}"))?;
                 println!("trained on {} examples ({} hq, {} lq) in {:.1} s; validation: {} ({} hq, {} lq)", r.train.0 + r.train.1, r.train.0, r.train.1, t0.elapsed().as_secs_f64(), r.valid.0 + r.valid.1, r.valid.0, r.valid.1);
                 println!("precision {:.3}  recall {:.3}  accuracy {:.3}  AUC {:.3}  (positive class, threshold 0.5)", r.precision, r.recall, r.accuracy, r.auc);
                 println!("use it: [filter.quality] models.{lang} = \"{}\" (and thresholds.{lang} = 0.5 to filter)", output.display());
@@ -41,7 +70,12 @@ pub fn dispatch(cli: Cli, rt: &tokio::runtime::Runtime) -> Result<()> {
         },
         Command::Captions(a) => match a.action {
             None => stage::docs_stage("captions", a.stage, quiet, rt, |_| ()),
-            Some(crate::cli::CaptionsAction::Fetch { urls, output, config, shard_size }) => images::fetch(&urls, &output, config.as_deref(), shard_size, quiet, rt),
+            Some(crate::cli::CaptionsAction::Fetch {
+                urls,
+                output,
+                config,
+                shard_size,
+            }) => images::fetch(&urls, &output, config.as_deref(), shard_size, quiet, rt),
         },
         Command::Shards(a) => match a.action {
             None => stage::docs_stage("shards", a.stage, quiet, rt, |_| ()),
@@ -49,7 +83,11 @@ pub fn dispatch(cli: Cli, rt: &tokio::runtime::Runtime) -> Result<()> {
         },
         Command::Report(a) => stage::report(a, rt),
         Command::Sample(a) => stage::sample(a, rt),
-        Command::Status { root, config, prometheus } => {
+        Command::Status {
+            root,
+            config,
+            prometheus,
+        } => {
             let cfg = load_config(config.as_deref())?;
             let r = trawl_storage::Storage::open(&root, &cfg.storage)?;
             if prometheus {
@@ -73,7 +111,10 @@ pub fn dispatch(cli: Cli, rt: &tokio::runtime::Runtime) -> Result<()> {
 
 /// The thresholds drawn on the report's signal histograms, from the filter config.
 pub fn thresholds(cfg: &PipelineConfig) -> trawl_report::Thresholds {
-    let mut t: trawl_report::Thresholds = vec![("words".into(), cfg.filter.min_words as f64), ("lang.confidence".into(), cfg.filter.min_lang_confidence)];
+    let mut t: trawl_report::Thresholds = vec![
+        ("words".into(), cfg.filter.min_words as f64),
+        ("lang.confidence".into(), cfg.filter.min_lang_confidence),
+    ];
     // quality scores are charted per language (`quality.eng [eng]`), each with its threshold
     for (lang, v) in &cfg.filter.quality.thresholds {
         t.push((format!("quality.{lang} [{lang}]"), *v));

@@ -27,7 +27,10 @@ pub fn run(a: RunArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<()> 
     let digest = super::runinfo::digest(&config_text);
     // the run root: --output as given; the demo's ./trawl-out; else <storage.root>/<run id>
     let run_id = match (&a.output, demo) {
-        (Some(_), _) | (None, true) => a.run_id.clone().unwrap_or_else(|| super::runinfo::default_run_id(&digest)),
+        (Some(_), _) | (None, true) => a
+            .run_id
+            .clone()
+            .unwrap_or_else(|| super::runinfo::default_run_id(&digest)),
         (None, false) => {
             let base = Storage::open(&cfg.storage.root, &cfg.storage)?;
             let id = match &a.run_id {
@@ -49,14 +52,36 @@ pub fn run(a: RunArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<()> 
     }
     if a.dry_run {
         println!("run {run_id} -> {}", cfg.storage.root);
-        let stages: Vec<&str> = [("crawl", cfg.crawl.enabled), ("extract", cfg.extract.enabled), ("filter", cfg.filter.enabled), ("dedup", cfg.dedup.enabled), ("captions", cfg.captions.enabled), ("shards", cfg.shards.enabled), ("report", cfg.report.enabled)].into_iter().filter(|(_, on)| *on).map(|(n, _)| n).collect();
+        let stages: Vec<&str> = [
+            ("crawl", cfg.crawl.enabled),
+            ("extract", cfg.extract.enabled),
+            ("filter", cfg.filter.enabled),
+            ("dedup", cfg.dedup.enabled),
+            ("captions", cfg.captions.enabled),
+            ("shards", cfg.shards.enabled),
+            ("report", cfg.report.enabled),
+        ]
+        .into_iter()
+        .filter(|(_, on)| *on)
+        .map(|(n, _)| n)
+        .collect();
         println!("stages: {}", stages.join(" -> "));
         if demo {
-            println!("seeds: the embedded demo web on 127.0.0.2-8:{}", a.demo_port);
+            println!(
+                "seeds: the embedded demo web on 127.0.0.2-8:{}",
+                a.demo_port
+            );
         } else if cfg.crawl.enabled {
-            println!("seeds ({}): {}", cfg.crawl.seeds.len(), cfg.crawl.seeds.join(" "));
+            println!(
+                "seeds ({}): {}",
+                cfg.crawl.seeds.len(),
+                cfg.crawl.seeds.join(" ")
+            );
         } else {
-            println!("inputs: the WARC files under {}/crawl/warc/", cfg.storage.root);
+            println!(
+                "inputs: the WARC files under {}/crawl/warc/",
+                cfg.storage.root
+            );
         }
         // a dry run creates nothing: a local root that does not exist has nothing done yet
         let local = !cfg.storage.root.starts_with("s3://");
@@ -73,7 +98,11 @@ pub fn run(a: RunArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<()> 
     }
     let _web = if demo {
         let web = rt
-            .block_on(trawl_testweb::TestWeb::start_on(trawl_testweb::demo::sites(), a.demo_port, Duration::from_millis(a.demo_delay_ms)))
+            .block_on(trawl_testweb::TestWeb::start_on(
+                trawl_testweb::demo::sites(),
+                a.demo_port,
+                Duration::from_millis(a.demo_delay_ms),
+            ))
             .map_err(|e| UsageError(format!("{e} (choose another port with --demo-port)")))?;
         cfg.crawl.seeds = trawl_testweb::demo::seeds(&web);
         tracing::info!(seeds = ?cfg.crawl.seeds, "demo: serving the bundled test web on loopback");
@@ -85,15 +114,26 @@ pub fn run(a: RunArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<()> 
         return Err(UsageError(format!("{}: `crawl.seeds`: no seed URLs (add seeds, or set crawl.enabled = false to process existing WARC under crawl/warc/)", a.config.as_ref().map(|p| p.display().to_string()).unwrap_or_default())).into());
     }
     let root = Storage::open(&cfg.storage.root, &cfg.storage)?;
-    rt.block_on(root.check()).with_context(|| format!("cannot use run root {}", root.url()))?;
+    rt.block_on(root.check())
+        .with_context(|| format!("cannot use run root {}", root.url()))?;
     tracing::info!(root = root.url(), run = %run_id, "run started");
     let info = rt.block_on(super::runinfo::start(&root, &run_id, &config_text))?;
     let result = run_stages(&a, &cfg, &root, quiet, rt);
-    rt.block_on(super::runinfo::finish(&root, info, result.as_ref().err().map(|e| format!("{e:#}"))))?;
+    rt.block_on(super::runinfo::finish(
+        &root,
+        info,
+        result.as_ref().err().map(|e| format!("{e:#}")),
+    ))?;
     result
 }
 
-fn run_stages(a: &RunArgs, cfg: &PipelineConfig, root: &Storage, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<()> {
+fn run_stages(
+    a: &RunArgs,
+    cfg: &PipelineConfig,
+    root: &Storage,
+    quiet: bool,
+    rt: &tokio::runtime::Runtime,
+) -> Result<()> {
     let cfg = cfg.clone();
     let root = root.clone();
     if a.force {
@@ -108,11 +148,18 @@ fn run_stages(a: &RunArgs, cfg: &PipelineConfig, root: &Storage, quiet: bool, rt
     crawl_bar.set_message("pages fetched");
     let (tx, mut rx) = tokio::sync::mpsc::channel::<CrawlPart>(2);
     let crawl_task = if cfg.crawl.enabled {
-        let crawler = Crawler::new(cfg.crawl.clone())?.with_renderer(cfg.render.clone(), rt.handle().clone())?;
+        let crawler = Crawler::new(cfg.crawl.clone())?
+            .with_renderer(cfg.render.clone(), rt.handle().clone())?;
         let root2 = root.clone();
         let pb = crawl_bar.clone();
         let progress: Arc<dyn Fn(u64) + Send + Sync> = Arc::new(move |n| pb.set_position(n));
-        rt.spawn(async move { crawler.run(&root2, tx, Some(progress)).await.map(|s| s.parts).map_err(anyhow::Error::from) })
+        rt.spawn(async move {
+            crawler
+                .run(&root2, tx, Some(progress))
+                .await
+                .map(|s| s.parts)
+                .map_err(anyhow::Error::from)
+        })
     } else {
         let root2 = root.clone();
         rt.spawn(async move {
@@ -139,25 +186,34 @@ fn run_stages(a: &RunArgs, cfg: &PipelineConfig, root: &Storage, quiet: bool, rt
     let root2 = root.clone();
     let cfg2 = cfg.clone();
     let force = a.force;
-    let worker = std::thread::Builder::new().name("trawl-stages".into()).spawn(move || -> Result<usize> {
-        let mut p = Pipeline::new(cfg2, root2, io, force)?;
-        let mut n = 0;
-        let (mut pages_total, mut bytes_total) = (0usize, 0usize);
-        let t0 = std::time::Instant::now();
-        while let Some(part) = rx.blocking_recv() {
-            let name = shard_name(part.index);
-            pages_total += part.pages.len();
-            bytes_total += part.pages.iter().map(|p| p.body.len()).sum::<usize>();
-            let pages = part.pages;
-            p.process_part(&name, &part.warc, move || Ok(pages)).with_context(|| format!("processing part {name}"))?;
-            n += 1;
-            pb.set_position(n as u64);
-            let secs = t0.elapsed().as_secs_f64().max(1e-3);
-            pb.set_message(format!("parts; {pages_total} pages, {:.0} pages/s, {:.1} MB/s through the stages", pages_total as f64 / secs, bytes_total as f64 / secs / 1e6));
-        }
-        Ok(n)
-    })?;
-    let processed = worker.join().map_err(|_| anyhow::anyhow!("internal error: the stage thread panicked"))?;
+    let worker = std::thread::Builder::new()
+        .name("trawl-stages".into())
+        .spawn(move || -> Result<usize> {
+            let mut p = Pipeline::new(cfg2, root2, io, force)?;
+            let mut n = 0;
+            let (mut pages_total, mut bytes_total) = (0usize, 0usize);
+            let t0 = std::time::Instant::now();
+            while let Some(part) = rx.blocking_recv() {
+                let name = shard_name(part.index);
+                pages_total += part.pages.len();
+                bytes_total += part.pages.iter().map(|p| p.body.len()).sum::<usize>();
+                let pages = part.pages;
+                p.process_part(&name, &part.warc, move || Ok(pages))
+                    .with_context(|| format!("processing part {name}"))?;
+                n += 1;
+                pb.set_position(n as u64);
+                let secs = t0.elapsed().as_secs_f64().max(1e-3);
+                pb.set_message(format!(
+                    "parts; {pages_total} pages, {:.0} pages/s, {:.1} MB/s through the stages",
+                    pages_total as f64 / secs,
+                    bytes_total as f64 / secs / 1e6
+                ));
+            }
+            Ok(n)
+        })?;
+    let processed = worker
+        .join()
+        .map_err(|_| anyhow::anyhow!("internal error: the stage thread panicked"))?;
     let crawled = rt.block_on(crawl_task).context("crawl task")?;
     crawl_bar.finish_and_clear();
     parts_bar.finish_and_clear();
@@ -167,17 +223,45 @@ fn run_stages(a: &RunArgs, cfg: &PipelineConfig, root: &Storage, quiet: bool, rt
         anyhow::bail!("internal error: {parts} crawl parts but {processed} processed");
     }
 
-    let p = Pipeline::new(cfg.clone(), root.clone(), Io::new(rt.handle().clone()), false)?;
-    let packed = if cfg.shards.enabled { p.pack(parts)? } else { None };
-    let report = if cfg.report.enabled { Some(rt.block_on(trawl_report::write(&root, None, &cfg.report, &super::thresholds(&cfg)))?) } else { None };
+    let p = Pipeline::new(
+        cfg.clone(),
+        root.clone(),
+        Io::new(rt.handle().clone()),
+        false,
+    )?;
+    let packed = if cfg.shards.enabled {
+        p.pack(parts)?
+    } else {
+        None
+    };
+    let report = if cfg.report.enabled {
+        Some(rt.block_on(trawl_report::write(
+            &root,
+            None,
+            &cfg.report,
+            &super::thresholds(&cfg),
+        ))?)
+    } else {
+        None
+    };
     let (fstats, _) = rt.block_on(trawl_storage::markers::merged_stats(&root, "crawl"))?;
     let fetched = fstats.stage("crawl").map(|s| s.kept).unwrap_or(0);
-    println!("trawl: run complete: {} pages fetched, {} parts", fetched, parts);
+    println!(
+        "trawl: run complete: {} pages fetched, {} parts",
+        fetched, parts
+    );
     if let Some(r) = &packed {
         if cfg.shards.mix.enabled {
             print!("{}", r.table());
         }
-        println!("  shards:   {} ({} documents, {} tokens, {} shards, tokenizer {})", root.url_of("shards/tokens/"), r.documents, r.tokens, r.shards, cfg.shards.tokenizer);
+        println!(
+            "  shards:   {} ({} documents, {} tokens, {} shards, tokenizer {})",
+            root.url_of("shards/tokens/"),
+            r.documents,
+            r.tokens,
+            r.shards,
+            cfg.shards.tokenizer
+        );
         println!("  manifest: {}", root.url_of("shards/manifest.json"));
     }
     if let Some(r) = report {

@@ -65,15 +65,21 @@ pub async fn start(root: &Storage, run_id: &str, config: &str) -> Result<RunInfo
     info.finished = None;
     info.status = "running".into();
     info.error = None;
-    root.put("run.json", serde_json::to_vec_pretty(&info)?.into()).await?;
+    root.put("run.json", serde_json::to_vec_pretty(&info)?.into())
+        .await?;
     Ok(info)
 }
 
 pub async fn finish(root: &Storage, mut info: RunInfo, error: Option<String>) -> Result<()> {
     info.finished = Some(now());
-    info.status = if error.is_some() { "failed".into() } else { "complete".into() };
+    info.status = if error.is_some() {
+        "failed".into()
+    } else {
+        "complete".into()
+    };
     info.error = error;
-    root.put("run.json", serde_json::to_vec_pretty(&info)?.into()).await?;
+    root.put("run.json", serde_json::to_vec_pretty(&info)?.into())
+        .await?;
     Ok(())
 }
 
@@ -81,12 +87,19 @@ pub async fn finish(root: &Storage, mut info: RunInfo, error: Option<String>) ->
 pub async fn latest_incomplete(base: &Storage, config_digest: &str) -> Result<Option<String>> {
     let mut best: Option<(String, String)> = None;
     for k in base.list("").await? {
-        let Some(dir) = k.strip_suffix("/run.json") else { continue };
+        let Some(dir) = k.strip_suffix("/run.json") else {
+            continue;
+        };
         if dir.contains('/') {
             continue;
         }
-        let Ok(info) = serde_json::from_slice::<RunInfo>(&base.get(&k).await?) else { continue };
-        if info.status != "complete" && info.config_digest == config_digest && best.as_ref().is_none_or(|(s, _)| info.started > *s) {
+        let Ok(info) = serde_json::from_slice::<RunInfo>(&base.get(&k).await?) else {
+            continue;
+        };
+        if info.status != "complete"
+            && info.config_digest == config_digest
+            && best.as_ref().is_none_or(|(s, _)| info.started > *s)
+        {
             best = Some((info.started.clone(), dir.to_string()));
         }
     }
@@ -99,7 +112,16 @@ pub async fn status(root: &Storage) -> Result<String> {
     match root.get_opt("run.json").await? {
         Some(b) => {
             let i: RunInfo = serde_json::from_slice(&b)?;
-            out.push_str(&format!("run {}  status {}  attempts {}  started {}  finished {}\nversion {}  config {}\n", i.run_id, i.status, i.attempts, i.started, i.finished.as_deref().unwrap_or("-"), i.version, i.config_digest));
+            out.push_str(&format!(
+                "run {}  status {}  attempts {}  started {}  finished {}\nversion {}  config {}\n",
+                i.run_id,
+                i.status,
+                i.attempts,
+                i.started,
+                i.finished.as_deref().unwrap_or("-"),
+                i.version,
+                i.config_digest
+            ));
             if let Some(e) = &i.error {
                 out.push_str(&format!("error: {e}\n"));
             }
@@ -107,11 +129,26 @@ pub async fn status(root: &Storage) -> Result<String> {
         None => out.push_str("no run.json (stages were run one by one)\n"),
     }
     let total = match root.get_opt("crawl/state.json").await? {
-        Some(b) => serde_json::from_slice::<serde_json::Value>(&b)?["parts"].as_u64().map(|n| n as usize),
+        Some(b) => serde_json::from_slice::<serde_json::Value>(&b)?["parts"]
+            .as_u64()
+            .map(|n| n as usize),
         None => None,
     };
-    out.push_str(&format!("{:<18} {:>12} {:>10} {:>10} {:>10} {:>8}\n", "stage", "shards", "in", "kept", "dropped", "errors"));
-    for stage in ["crawl", "extract", "filter", "dedup", "dedup-signatures", "dedup-buckets", "dedup-clusters", "captions", "shards"] {
+    out.push_str(&format!(
+        "{:<18} {:>12} {:>10} {:>10} {:>10} {:>8}\n",
+        "stage", "shards", "in", "kept", "dropped", "errors"
+    ));
+    for stage in [
+        "crawl",
+        "extract",
+        "filter",
+        "dedup",
+        "dedup-signatures",
+        "dedup-buckets",
+        "dedup-clusters",
+        "captions",
+        "shards",
+    ] {
         let (stats, n) = markers::merged_stats(root, stage).await?;
         if n == 0 {
             continue;
@@ -129,11 +166,18 @@ pub async fn status(root: &Storage) -> Result<String> {
             Some(t) if !stage.starts_with("dedup-") => format!("{n}/{t}"),
             _ => n.to_string(),
         };
-        out.push_str(&format!("{stage:<18} {shards:>12} {seen:>10} {kept:>10} {dropped:>10} {errors:>8}\n"));
+        out.push_str(&format!(
+            "{stage:<18} {shards:>12} {seen:>10} {kept:>10} {dropped:>10} {errors:>8}\n"
+        ));
     }
     if let Some(b) = root.get_opt("shards/manifest.json").await? {
         let m: serde_json::Value = serde_json::from_slice(&b)?;
-        out.push_str(&format!("token shards: {} documents, {} tokens, {} shards\n", m["documents"], m["tokens"], m["shards"].as_array().map_or(0, |a| a.len())));
+        out.push_str(&format!(
+            "token shards: {} documents, {} tokens, {} shards\n",
+            m["documents"],
+            m["tokens"],
+            m["shards"].as_array().map_or(0, |a| a.len())
+        ));
     }
     Ok(out)
 }
@@ -142,34 +186,98 @@ pub async fn status(root: &Storage) -> Result<String> {
 pub async fn prometheus(root: &Storage) -> Result<String> {
     let esc = |s: &str| s.replace('\\', "\\\\").replace('"', "\\\"");
     let run = match root.get_opt("run.json").await? {
-        Some(b) => serde_json::from_slice::<RunInfo>(&b).map(|i| i.run_id).unwrap_or_default(),
+        Some(b) => serde_json::from_slice::<RunInfo>(&b)
+            .map(|i| i.run_id)
+            .unwrap_or_default(),
         None => String::new(),
     };
     let mut out = String::new();
-    let mut families: std::collections::BTreeMap<&str, (&str, Vec<String>)> = std::collections::BTreeMap::new();
-    let mut add = |name: &'static str, help: &'static str, line: String| families.entry(name).or_insert((help, Vec::new())).1.push(line);
-    for group in ["crawl", "extract", "filter", "dedup", "dedup-signatures", "dedup-buckets", "dedup-clusters", "captions", "shards"] {
+    let mut families: std::collections::BTreeMap<&str, (&str, Vec<String>)> =
+        std::collections::BTreeMap::new();
+    let mut add = |name: &'static str, help: &'static str, line: String| {
+        families
+            .entry(name)
+            .or_insert((help, Vec::new()))
+            .1
+            .push(line)
+    };
+    for group in [
+        "crawl",
+        "extract",
+        "filter",
+        "dedup",
+        "dedup-signatures",
+        "dedup-buckets",
+        "dedup-clusters",
+        "captions",
+        "shards",
+    ] {
         let (stats, shards) = markers::merged_stats(root, group).await?;
         if shards == 0 {
             continue;
         }
-        add("trawl_shards_done", "Committed shards per stage.", format!("trawl_shards_done{{run=\"{}\",stage=\"{group}\"}} {shards}", esc(&run)));
+        add(
+            "trawl_shards_done",
+            "Committed shards per stage.",
+            format!(
+                "trawl_shards_done{{run=\"{}\",stage=\"{group}\"}} {shards}",
+                esc(&run)
+            ),
+        );
         for (step, s) in &stats.stages {
-            let l = format!("run=\"{}\",stage=\"{group}\",step=\"{}\"", esc(&run), esc(step));
-            add("trawl_records_seen_total", "Records that entered a step.", format!("trawl_records_seen_total{{{l}}} {}", s.seen));
-            add("trawl_records_kept_total", "Records that left a step.", format!("trawl_records_kept_total{{{l}}} {}", s.kept));
+            let l = format!(
+                "run=\"{}\",stage=\"{group}\",step=\"{}\"",
+                esc(&run),
+                esc(step)
+            );
+            add(
+                "trawl_records_seen_total",
+                "Records that entered a step.",
+                format!("trawl_records_seen_total{{{l}}} {}", s.seen),
+            );
+            add(
+                "trawl_records_kept_total",
+                "Records that left a step.",
+                format!("trawl_records_kept_total{{{l}}} {}", s.kept),
+            );
             for (reason, n) in &s.dropped {
-                add("trawl_records_dropped_total", "Records dropped, by reason.", format!("trawl_records_dropped_total{{{l},reason=\"{}\"}} {n}", esc(reason)));
+                add(
+                    "trawl_records_dropped_total",
+                    "Records dropped, by reason.",
+                    format!(
+                        "trawl_records_dropped_total{{{l},reason=\"{}\"}} {n}",
+                        esc(reason)
+                    ),
+                );
             }
-            add("trawl_bytes_in_total", "Text bytes that entered a step.", format!("trawl_bytes_in_total{{{l}}} {}", s.bytes_in));
-            add("trawl_step_seconds_total", "Time spent in a step.", format!("trawl_step_seconds_total{{{l}}} {:.3}", s.nanos as f64 / 1e9));
+            add(
+                "trawl_bytes_in_total",
+                "Text bytes that entered a step.",
+                format!("trawl_bytes_in_total{{{l}}} {}", s.bytes_in),
+            );
+            add(
+                "trawl_step_seconds_total",
+                "Time spent in a step.",
+                format!(
+                    "trawl_step_seconds_total{{{l}}} {:.3}",
+                    s.nanos as f64 / 1e9
+                ),
+            );
             for (c, n) in &s.counters {
-                add("trawl_counter_total", "Other additive counters (tokens, statuses).", format!("trawl_counter_total{{{l},counter=\"{}\"}} {n}", esc(c)));
+                add(
+                    "trawl_counter_total",
+                    "Other additive counters (tokens, statuses).",
+                    format!("trawl_counter_total{{{l},counter=\"{}\"}} {n}", esc(c)),
+                );
             }
         }
     }
     for (name, (help, lines)) in families {
-        let kind = if name.ends_with("_total") { "counter" } else { "gauge" };
+        let kind = if name.ends_with("_total") {
+            "counter"
+        } else {
+            "gauge"
+        };
         out.push_str(&format!("# HELP {name} {help}\n# TYPE {name} {kind}\n"));
         for l in lines {
             out.push_str(&l);

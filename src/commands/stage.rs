@@ -22,17 +22,27 @@ fn shard_of(a: &StageArgs) -> ShardSpec {
     a.shard.or_else(ShardSpec::from_env).unwrap_or_default()
 }
 
-fn open_root(cfg: &mut PipelineConfig, output: Option<&String>, rt: &tokio::runtime::Runtime) -> Result<Storage> {
+fn open_root(
+    cfg: &mut PipelineConfig,
+    output: Option<&String>,
+    rt: &tokio::runtime::Runtime,
+) -> Result<Storage> {
     if let Some(o) = output {
         cfg.storage.root = o.clone();
     }
     let root = Storage::open(&cfg.storage.root, &cfg.storage)?;
-    rt.block_on(root.check()).with_context(|| format!("cannot use run root {}", root.url()))?;
+    rt.block_on(root.check())
+        .with_context(|| format!("cannot use run root {}", root.url()))?;
     Ok(root)
 }
 
 fn require_input(a: &StageArgs, stage: &str) -> Result<String> {
-    a.input.clone().ok_or_else(|| UsageError(format!("trawl {stage} needs --input (a file, folder or s3:// prefix)")).into())
+    a.input.clone().ok_or_else(|| {
+        UsageError(format!(
+            "trawl {stage} needs --input (a file, folder or s3:// prefix)"
+        ))
+        .into()
+    })
 }
 
 pub fn crawl(a: StageArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<()> {
@@ -47,10 +57,20 @@ pub fn crawl(a: StageArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<
             let s = Storage::open(parent, &cfg.storage)?;
             String::from_utf8_lossy(&rt.block_on(s.get(name))?).into_owned()
         } else {
-            std::fs::read_to_string(input.strip_prefix("file://").unwrap_or(input)).with_context(|| format!("reading seeds from {input}"))?
+            std::fs::read_to_string(input.strip_prefix("file://").unwrap_or(input))
+                .with_context(|| format!("reading seeds from {input}"))?
         };
-        cfg.crawl.seeds.extend(text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(String::from));
-        cfg.validate().map_err(|(k, r)| trawl_config::ConfigError { file: input.clone(), key: k, reason: r })?;
+        cfg.crawl.seeds.extend(
+            text.lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                .map(String::from),
+        );
+        cfg.validate().map_err(|(k, r)| trawl_config::ConfigError {
+            file: input.clone(),
+            key: k,
+            reason: r,
+        })?;
     }
     if cfg.crawl.seeds.is_empty() && cfg.crawl.seeds_file.is_none() {
         return Err(UsageError("no seed URLs: set crawl.seeds or crawl.seeds_file in the config, or pass --input SEEDS_FILE".into()).into());
@@ -60,11 +80,13 @@ pub fn crawl(a: StageArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<
         rt.block_on(trawl_storage::markers::clear(&root, "crawl"))?;
         rt.block_on(root.delete("crawl/state.json"))?;
     }
-    let crawler = Crawler::new(cfg.crawl.clone())?.with_renderer(cfg.render.clone(), rt.handle().clone())?;
+    let crawler =
+        Crawler::new(cfg.crawl.clone())?.with_renderer(cfg.render.clone(), rt.handle().clone())?;
     let bar = progress::bar(progress::enabled(quiet), None, "crawl");
     bar.set_message("pages fetched");
     let pb = bar.clone();
-    let progress: std::sync::Arc<dyn Fn(u64) + Send + Sync> = std::sync::Arc::new(move |n| pb.set_position(n));
+    let progress: std::sync::Arc<dyn Fn(u64) + Send + Sync> =
+        std::sync::Arc::new(move |n| pb.set_position(n));
     let (tx, mut rx) = tokio::sync::mpsc::channel(2);
     let root2 = root.clone();
     let task = rt.spawn(async move { crawler.run(&root2, tx, Some(progress)).await });
@@ -74,27 +96,46 @@ pub fn crawl(a: StageArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<
     }
     let state = rt.block_on(task)??;
     bar.finish_and_clear();
-    println!("trawl crawl: {pages} pages in {} parts under {}", state.parts, root.url_of("crawl/warc/"));
+    println!(
+        "trawl crawl: {pages} pages in {} parts under {}",
+        state.parts,
+        root.url_of("crawl/warc/")
+    );
     Ok(())
 }
 
 fn is_html(k: &str) -> bool {
-    [".html", ".htm", ".html.gz", ".htm.gz", ".xhtml"].iter().any(|e| k.to_ascii_lowercase().ends_with(e))
+    [".html", ".htm", ".html.gz", ".htm.gz", ".xhtml"]
+        .iter()
+        .any(|e| k.to_ascii_lowercase().ends_with(e))
 }
 
 fn html_page(url: String, key: &str, bytes: &[u8]) -> Result<FetchedPage> {
     let body = if key.ends_with(".gz") {
         let mut out = Vec::new();
         // bounded: a gzip bomb stops at 64 MiB and the page is then dropped as too large
-        flate2::read::GzDecoder::new(bytes).take(64 * 1024 * 1024).read_to_end(&mut out).with_context(|| format!("decompressing {key}"))?;
+        flate2::read::GzDecoder::new(bytes)
+            .take(64 * 1024 * 1024)
+            .read_to_end(&mut out)
+            .with_context(|| format!("decompressing {key}"))?;
         out
     } else {
         bytes.to_vec()
     };
-    Ok(FetchedPage { url: url.clone(), final_url: url, status: 200, body, ..Default::default() })
+    Ok(FetchedPage {
+        url: url.clone(),
+        final_url: url,
+        status: 200,
+        body,
+        ..Default::default()
+    })
 }
 
-fn pages_of(storage: &Storage, key: &str, rt: &tokio::runtime::Runtime) -> Result<Vec<FetchedPage>> {
+fn pages_of(
+    storage: &Storage,
+    key: &str,
+    rt: &tokio::runtime::Runtime,
+) -> Result<Vec<FetchedPage>> {
     let data = rt.block_on(storage.get(key))?;
     if warc::is_warc(key) {
         let (pages, err) = warc::read_pages(key, &data);
@@ -103,19 +144,35 @@ fn pages_of(storage: &Storage, key: &str, rt: &tokio::runtime::Runtime) -> Resul
         }
         Ok(pages)
     } else {
-        let url = if storage.is_local() { format!("file://{}", storage.url_of(key)) } else { storage.url_of(key) };
+        let url = if storage.is_local() {
+            format!("file://{}", storage.url_of(key))
+        } else {
+            storage.url_of(key)
+        };
         Ok(vec![html_page(url, key, &data)?])
     }
 }
 
 /// `trawl extract --format txt`: one text file per page, and the extraction speed.
-fn extract_txt(cfg: &PipelineConfig, all: &InputSet, output: Option<&str>, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<()> {
-    let out = output.ok_or_else(|| UsageError("--format txt needs --output (a folder or prefix for the .txt files)".into()))?;
+fn extract_txt(
+    cfg: &PipelineConfig,
+    all: &InputSet,
+    output: Option<&str>,
+    quiet: bool,
+    rt: &tokio::runtime::Runtime,
+) -> Result<()> {
+    let out = output.ok_or_else(|| {
+        UsageError("--format txt needs --output (a folder or prefix for the .txt files)".into())
+    })?;
     let out = Storage::open(out, &cfg.storage)?;
     let mut ex_cfg = cfg.extract.clone();
     ex_cfg.min_text_chars = 0;
     let ex = trawl_extract::Extractor::new(ex_cfg);
-    let bar = progress::bar(progress::enabled(quiet), Some(all.objects.len() as u64), "extract");
+    let bar = progress::bar(
+        progress::enabled(quiet),
+        Some(all.objects.len() as u64),
+        "extract",
+    );
     let (mut pages, mut bytes, mut busy) = (0u64, 0u64, std::time::Duration::ZERO);
     for (_, key) in &all.objects {
         let ps = pages_of(&all.storage, key, rt)?;
@@ -132,8 +189,16 @@ fn extract_txt(cfg: &PipelineConfig, all: &InputSet, output: Option<&str>, quiet
             busy += t.elapsed();
             pages += 1;
             bytes += p.body.len() as u64;
-            let stem = key.trim_end_matches(".gz").rsplit_once('.').map_or(key.as_str(), |(s, _)| s).to_string();
-            let name = if many { format!("{key}.{i}.txt") } else { format!("{stem}.txt") };
+            let stem = key
+                .trim_end_matches(".gz")
+                .rsplit_once('.')
+                .map_or(key.as_str(), |(s, _)| s)
+                .to_string();
+            let name = if many {
+                format!("{key}.{i}.txt")
+            } else {
+                format!("{stem}.txt")
+            };
             rt.block_on(out.put(&name, text.into_bytes().into()))?;
         }
         bar.inc(1);
@@ -148,7 +213,12 @@ pub fn extract(a: ExtractArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Res
     let mut cfg = load_config(a.stage.config.as_deref())?;
     let input = require_input(&a.stage, "extract")?;
     let accept = |k: &str| warc::is_warc(k) || is_html(k);
-    let all = rt.block_on(InputSet::open(&input, &cfg.storage, ShardSpec::default(), accept))?;
+    let all = rt.block_on(InputSet::open(
+        &input,
+        &cfg.storage,
+        ShardSpec::default(),
+        accept,
+    ))?;
     if all.objects.is_empty() {
         return Err(UsageError(format!("no WARC or HTML files under {input}")).into());
     }
@@ -186,7 +256,12 @@ pub fn extract(a: ExtractArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Res
         groups.push((chunk[0].clone(), chunk.to_vec()));
     }
     groups.sort();
-    let mine: Vec<(usize, Vec<String>)> = groups.into_iter().enumerate().filter(|(k, _)| shard.owns(*k)).map(|(k, (_, keys))| (k, keys)).collect();
+    let mine: Vec<(usize, Vec<String>)> = groups
+        .into_iter()
+        .enumerate()
+        .filter(|(k, _)| shard.owns(*k))
+        .map(|(k, (_, keys))| (k, keys))
+        .collect();
     let bar = progress::bar(progress::enabled(quiet), Some(mine.len() as u64), "extract");
     let (mut done, mut skipped) = (0, 0);
     for (k, keys) in mine {
@@ -199,7 +274,9 @@ pub fn extract(a: ExtractArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Res
             for key in &keys {
                 match pages_of(&all.storage, key, rt) {
                     Ok(ps) => pages.extend(ps),
-                    Err(e) => tracing::warn!(input = %all.storage.url_of(key), error = %format!("{e:#}"), "unreadable input skipped"),
+                    Err(e) => {
+                        tracing::warn!(input = %all.storage.url_of(key), error = %format!("{e:#}"), "unreadable input skipped")
+                    }
                 }
             }
             p.extract(&name, &pages, inputs)?;
@@ -208,11 +285,20 @@ pub fn extract(a: ExtractArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Res
         bar.inc(1);
     }
     bar.finish_and_clear();
-    println!("trawl extract: {done} shards written, {skipped} already done, under {}", p.root.url_of("extract/"));
+    println!(
+        "trawl extract: {done} shards written, {skipped} already done, under {}",
+        p.root.url_of("extract/")
+    );
     Ok(())
 }
 
-pub fn docs_stage(stage: &str, a: StageArgs, quiet: bool, rt: &tokio::runtime::Runtime, flags: impl FnOnce(&mut PipelineConfig)) -> Result<()> {
+pub fn docs_stage(
+    stage: &str,
+    a: StageArgs,
+    quiet: bool,
+    rt: &tokio::runtime::Runtime,
+    flags: impl FnOnce(&mut PipelineConfig),
+) -> Result<()> {
     let mut cfg = load_config(a.config.as_deref())?;
     flags(&mut cfg);
     let input = require_input(&a, stage)?;
@@ -222,20 +308,35 @@ pub fn docs_stage(stage: &str, a: StageArgs, quiet: bool, rt: &tokio::runtime::R
     }
     let set = rt.block_on(InputSet::open(&input, &cfg.storage, shard, jsonl::is_jsonl))?;
     if set.total == 0 {
-        return Err(UsageError(format!("no JSONL files (.jsonl, .jsonl.gz, .jsonl.zst) under {input}")).into());
+        return Err(UsageError(format!(
+            "no JSONL files (.jsonl, .jsonl.gz, .jsonl.zst) under {input}"
+        ))
+        .into());
     }
     let root = open_root(&mut cfg, a.output.as_ref(), rt)?;
     let mut p = Pipeline::new(cfg, root, Io::new(rt.handle().clone()), a.force)?;
     if a.dry_run {
-        println!("trawl {stage}: {} inputs under {input}; this worker ({shard}) takes {}", set.total, set.objects.len());
+        println!(
+            "trawl {stage}: {} inputs under {input}; this worker ({shard}) takes {}",
+            set.total,
+            set.objects.len()
+        );
         for (k, key) in &set.objects {
             let name = shard_name(*k);
-            let state = if p.done(stage, &name, &[set.storage.url_of(key)])? { "done" } else { "to do" };
+            let state = if p.done(stage, &name, &[set.storage.url_of(key)])? {
+                "done"
+            } else {
+                "to do"
+            };
             println!("  {name}  {state:<6} {}", set.storage.url_of(key));
         }
         return Ok(());
     }
-    let bar = progress::bar(progress::enabled(quiet), Some(set.objects.len() as u64), stage);
+    let bar = progress::bar(
+        progress::enabled(quiet),
+        Some(set.objects.len() as u64),
+        stage,
+    );
     let (mut done, mut skipped) = (0, 0);
     for (k, key) in &set.objects {
         let name = shard_name(*k);
@@ -276,7 +377,10 @@ pub fn docs_stage(stage: &str, a: StageArgs, quiet: bool, rt: &tokio::runtime::R
             None => println!("trawl shards: not all {} parts are tokenized yet; the last worker (or `trawl shards pack`) writes the final shards", set.total),
         }
     }
-    println!("trawl {stage}: {done} shards written, {skipped} already done, under {}", p.root.url_of(&format!("{stage}/")));
+    println!(
+        "trawl {stage}: {done} shards written, {skipped} already done, under {}",
+        p.root.url_of(&format!("{stage}/"))
+    );
     Ok(())
 }
 
@@ -287,12 +391,18 @@ pub fn report(a: ReportArgs, rt: &tokio::runtime::Runtime) -> Result<()> {
     let other = match &a.compare {
         Some(o) => {
             let s = Storage::open(o, &cfg.storage)?;
-            rt.block_on(s.check()).with_context(|| format!("cannot use run root {}", s.url()))?;
+            rt.block_on(s.check())
+                .with_context(|| format!("cannot use run root {}", s.url()))?;
             Some(s)
         }
         None => None,
     };
-    let url = rt.block_on(trawl_report::write(&root, other.as_ref(), &cfg.report, &super::thresholds(&cfg)))?;
+    let url = rt.block_on(trawl_report::write(
+        &root,
+        other.as_ref(),
+        &cfg.report,
+        &super::thresholds(&cfg),
+    ))?;
     println!("trawl report: {url}");
     Ok(())
 }
@@ -300,20 +410,46 @@ pub fn report(a: ReportArgs, rt: &tokio::runtime::Runtime) -> Result<()> {
 pub fn sample(a: SampleArgs, rt: &tokio::runtime::Runtime) -> Result<()> {
     let cfg = load_config(a.config.as_deref())?;
     let root = Storage::open(&a.root, &cfg.storage)?;
-    rt.block_on(root.check()).with_context(|| format!("cannot use run root {}", root.url()))?;
-    let picked = rt.block_on(trawl_report::sample_records(&root, &a.stage, &a.reason, a.n, a.seed, a.chars))?;
+    rt.block_on(root.check())
+        .with_context(|| format!("cannot use run root {}", root.url()))?;
+    let picked = rt.block_on(trawl_report::sample_records(
+        &root, &a.stage, &a.reason, a.n, a.seed, a.chars,
+    ))?;
     if picked.is_empty() {
         let (stats, _) = rt.block_on(trawl_storage::markers::merged_stats(&root, &a.stage))?;
-        let reasons: std::collections::BTreeSet<String> = stats.stages.values().flat_map(|s| s.dropped.keys().cloned()).collect();
-        return Err(UsageError(format!("no `{}` records in stage `{}` (its drop reasons: {})", a.reason, a.stage, reasons.into_iter().collect::<Vec<_>>().join(", "))).into());
+        let reasons: std::collections::BTreeSet<String> = stats
+            .stages
+            .values()
+            .flat_map(|s| s.dropped.keys().cloned())
+            .collect();
+        return Err(UsageError(format!(
+            "no `{}` records in stage `{}` (its drop reasons: {})",
+            a.reason,
+            a.stage,
+            reasons.into_iter().collect::<Vec<_>>().join(", ")
+        ))
+        .into());
     }
     for (s, full) in picked {
         if a.jsonl {
             println!("{}", serde_json::to_string(&full)?);
         } else {
-            println!("── {} [{}] {} {}", s.url, if s.reason.is_empty() { "kept" } else { &s.reason }, s.lang, s.id);
+            println!(
+                "── {} [{}] {} {}",
+                s.url,
+                if s.reason.is_empty() {
+                    "kept"
+                } else {
+                    &s.reason
+                },
+                s.lang,
+                s.id
+            );
             if !s.attrs.is_empty() {
-                println!("   signals: {}", s.attrs.split_whitespace().collect::<Vec<_>>().join(" "));
+                println!(
+                    "   signals: {}",
+                    s.attrs.split_whitespace().collect::<Vec<_>>().join(" ")
+                );
             }
             for line in s.text.lines().filter(|l| !l.trim().is_empty()) {
                 println!("   {line}");

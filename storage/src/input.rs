@@ -25,8 +25,15 @@ impl InputSet {
         let local_path = url.strip_prefix("file://").unwrap_or(url);
         let (storage, keys) = if !is_s3 && std::path::Path::new(local_path).is_file() {
             let p = std::path::Path::new(local_path);
-            let parent = p.parent().map(|d| d.to_string_lossy().into_owned()).filter(|d| !d.is_empty()).unwrap_or_else(|| ".".into());
-            let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let parent = p
+                .parent()
+                .map(|d| d.to_string_lossy().into_owned())
+                .filter(|d| !d.is_empty())
+                .unwrap_or_else(|| ".".into());
+            let name = p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
             (Storage::open(&parent, cfg)?, vec![name])
         } else if !is_s3 {
             if !std::path::Path::new(local_path).exists() {
@@ -51,15 +58,28 @@ impl InputSet {
                 (s, keys)
             }
         };
-        let mut keys: Vec<String> = keys.into_iter().filter(|k| accept(k) && !is_hidden(k)).collect();
+        let mut keys: Vec<String> = keys
+            .into_iter()
+            .filter(|k| accept(k) && !is_hidden(k))
+            .collect();
         keys.sort();
         let total = keys.len();
-        let objects = keys.into_iter().enumerate().filter(|(i, _)| shard.owns(*i)).collect();
-        Ok(InputSet { storage, objects, total })
+        let objects = keys
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| shard.owns(*i))
+            .collect();
+        Ok(InputSet {
+            storage,
+            objects,
+            total,
+        })
     }
 }
 
 /// Temporary or hidden files (editor swaps, staging files) are never inputs.
 fn is_hidden(key: &str) -> bool {
-    key.rsplit('/').next().is_some_and(|n| n.starts_with('.') || n.starts_with('#') || n.ends_with('~'))
+    key.rsplit('/')
+        .next()
+        .is_some_and(|n| n.starts_with('.') || n.starts_with('#') || n.ends_with('~'))
 }

@@ -33,7 +33,17 @@ impl Compression {
 
 /// Whether a key looks like a JSONL file trawl can read.
 pub fn is_jsonl(name: &str) -> bool {
-    [".jsonl", ".jsonl.gz", ".jsonl.zst", ".jsonl.zstd", ".json.gz", ".json.zst", ".ndjson"].iter().any(|e| name.ends_with(e))
+    [
+        ".jsonl",
+        ".jsonl.gz",
+        ".jsonl.zst",
+        ".jsonl.zstd",
+        ".json.gz",
+        ".json.zst",
+        ".ndjson",
+    ]
+    .iter()
+    .any(|e| name.ends_with(e))
 }
 
 /// A decompressing reader over bytes.
@@ -41,10 +51,12 @@ pub fn decoder<'a>(name: &str, data: &'a [u8]) -> Result<Box<dyn Read + 'a>, Sto
     Ok(match Compression::from_name(name) {
         Compression::None => Box::new(data),
         Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(data)),
-        Compression::Zstd => Box::new(
-            zstd::stream::read::Decoder::with_buffer(data)
-                .map_err(|source| StorageError::Io { url: name.into(), source })?,
-        ),
+        Compression::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(data).map_err(
+            |source| StorageError::Io {
+                url: name.into(),
+                source,
+            },
+        )?),
     })
 }
 
@@ -54,7 +66,10 @@ pub type LineResult<T> = Result<T, String>;
 /// Reads every line of a JSONL object. A malformed line is returned as an `Err` with its
 /// line number (a bad record is data to count, not a reason to abort); a broken compressed
 /// stream ends the iteration with one `Err`.
-pub fn read_lines<T: DeserializeOwned>(name: &str, data: &[u8]) -> Result<Vec<LineResult<T>>, StorageError> {
+pub fn read_lines<T: DeserializeOwned>(
+    name: &str,
+    data: &[u8],
+) -> Result<Vec<LineResult<T>>, StorageError> {
     Ok(lines(name, data)?.collect())
 }
 
@@ -74,8 +89,17 @@ impl<'a, T> std::fmt::Debug for Lines<'a, T> {
 }
 
 /// Iterates the records of a JSONL object (see [`Lines`]).
-pub fn lines<'a, T: DeserializeOwned>(name: &str, data: &'a [u8]) -> Result<Lines<'a, T>, StorageError> {
-    Ok(Lines { name: name.to_string(), inner: BufReader::new(decoder(name, data)?).split(b'\n'), line: 0, done: false, _t: std::marker::PhantomData })
+pub fn lines<'a, T: DeserializeOwned>(
+    name: &str,
+    data: &'a [u8],
+) -> Result<Lines<'a, T>, StorageError> {
+    Ok(Lines {
+        name: name.to_string(),
+        inner: BufReader::new(decoder(name, data)?).split(b'\n'),
+        line: 0,
+        done: false,
+        _t: std::marker::PhantomData,
+    })
 }
 
 impl<T: DeserializeOwned> Iterator for Lines<'_, T> {
@@ -90,11 +114,18 @@ impl<T: DeserializeOwned> Iterator for Lines<'_, T> {
                     if l.iter().all(|b| b.is_ascii_whitespace()) {
                         continue;
                     }
-                    return Some(serde_json::from_slice::<T>(l).map_err(|e| format!("{}:{}: {e}", self.name, self.line)));
+                    return Some(
+                        serde_json::from_slice::<T>(l)
+                            .map_err(|e| format!("{}:{}: {e}", self.name, self.line)),
+                    );
                 }
                 Err(e) => {
                     self.done = true;
-                    return Some(Err(format!("{}: stream broken after line {}: {e}", self.name, self.line - 1)));
+                    return Some(Err(format!(
+                        "{}: stream broken after line {}: {e}",
+                        self.name,
+                        self.line - 1
+                    )));
                 }
             }
         }
@@ -104,7 +135,11 @@ impl<T: DeserializeOwned> Iterator for Lines<'_, T> {
 
 /// Like [`read_lines`], but hands each line to `f` as it is decoded, so only one record is
 /// in memory at a time (besides the object's bytes).
-pub fn for_each_line<T: DeserializeOwned>(name: &str, data: &[u8], f: impl FnMut(LineResult<T>)) -> Result<(), StorageError> {
+pub fn for_each_line<T: DeserializeOwned>(
+    name: &str,
+    data: &[u8],
+    f: impl FnMut(LineResult<T>),
+) -> Result<(), StorageError> {
     lines(name, data)?.for_each(f);
     Ok(())
 }
@@ -132,8 +167,13 @@ impl JsonlWriter {
     pub fn for_name(name: &str) -> JsonlWriter {
         let inner = match Compression::from_name(name) {
             Compression::None => Inner::Plain(Vec::new()),
-            Compression::Gzip => Inner::Gzip(flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(6))),
-            Compression::Zstd => Inner::Zstd(zstd::stream::write::Encoder::new(Vec::new(), 3).expect("zstd level 3 is valid")),
+            Compression::Gzip => Inner::Gzip(flate2::write::GzEncoder::new(
+                Vec::new(),
+                flate2::Compression::new(6),
+            )),
+            Compression::Zstd => Inner::Zstd(
+                zstd::stream::write::Encoder::new(Vec::new(), 3).expect("zstd level 3 is valid"),
+            ),
         };
         JsonlWriter { inner, lines: 0 }
     }

@@ -34,18 +34,32 @@ fn marker_key(stage: &str, shard: &str) -> String {
 }
 
 /// Reads the marker of a shard, if the shard is done.
-pub async fn read(root: &Storage, stage: &str, shard: &str) -> Result<Option<Marker>, StorageError> {
+pub async fn read(
+    root: &Storage,
+    stage: &str,
+    shard: &str,
+) -> Result<Option<Marker>, StorageError> {
     let key = marker_key(stage, shard);
     match root.get_opt(&key).await? {
         None => Ok(None),
         Some(b) => serde_json::from_slice(&b)
             .map(Some)
-            .map_err(|e| StorageError::Malformed { what: "completion marker", url: root.url_of(&key), reason: e.to_string() }),
+            .map_err(|e| StorageError::Malformed {
+                what: "completion marker",
+                url: root.url_of(&key),
+                reason: e.to_string(),
+            }),
     }
 }
 
 /// Whether the shard is done and was made from the same inputs.
-pub async fn is_done(root: &Storage, stage: &str, shard: &str, inputs: &[String], config: &str) -> Result<bool, StorageError> {
+pub async fn is_done(
+    root: &Storage,
+    stage: &str,
+    shard: &str,
+    inputs: &[String],
+    config: &str,
+) -> Result<bool, StorageError> {
     Ok(match read(root, stage, shard).await? {
         Some(m) => m.inputs == inputs && m.config == config,
         None => false,
@@ -55,9 +69,14 @@ pub async fn is_done(root: &Storage, stage: &str, shard: &str, inputs: &[String]
 /// Commits a shard: writes its stats file, then the marker (last).
 pub async fn commit(root: &Storage, marker: &Marker) -> Result<(), StorageError> {
     let stats = serde_json::to_vec_pretty(&marker.stats).expect("stats serialise");
-    root.put(&format!("stats/{}/{}.json", marker.stage, marker.shard), stats.into()).await?;
+    root.put(
+        &format!("stats/{}/{}.json", marker.stage, marker.shard),
+        stats.into(),
+    )
+    .await?;
     let m = serde_json::to_vec_pretty(marker).expect("marker serialises");
-    root.put(&marker_key(&marker.stage, &marker.shard), m.into()).await
+    root.put(&marker_key(&marker.stage, &marker.shard), m.into())
+        .await
 }
 
 /// Merges every committed shard's stats of a stage.
@@ -66,8 +85,11 @@ pub async fn merged_stats(root: &Storage, stage: &str) -> Result<(RunStats, usiz
     let keys = root.list(&format!("_done/{stage}")).await?;
     for k in &keys {
         let b = root.get(k).await?;
-        let m: Marker = serde_json::from_slice(&b)
-            .map_err(|e| StorageError::Malformed { what: "completion marker", url: root.url_of(k), reason: e.to_string() })?;
+        let m: Marker = serde_json::from_slice(&b).map_err(|e| StorageError::Malformed {
+            what: "completion marker",
+            url: root.url_of(k),
+            reason: e.to_string(),
+        })?;
         total += &m.stats;
     }
     Ok((total, keys.len()))

@@ -27,7 +27,11 @@ impl ShardSpec {
     /// Reads `SLURM_ARRAY_TASK_ID`/`SLURM_ARRAY_TASK_COUNT` or Kubernetes
     /// `JOB_COMPLETION_INDEX` with `TRAWL_SHARD_COUNT`, when present.
     pub fn from_env() -> Option<ShardSpec> {
-        let get = |k: &str| std::env::var(k).ok().and_then(|v| v.trim().parse::<usize>().ok());
+        let get = |k: &str| {
+            std::env::var(k)
+                .ok()
+                .and_then(|v| v.trim().parse::<usize>().ok())
+        };
         if let (Some(i), Some(n)) = (get("SLURM_ARRAY_TASK_ID"), get("SLURM_ARRAY_TASK_COUNT")) {
             return Some(ShardSpec { index: i, count: n });
         }
@@ -42,14 +46,24 @@ impl FromStr for ShardSpec {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let (i, n) = s.split_once('/').ok_or_else(|| format!("`{s}` is not of the form i/n (e.g. 0/4)"))?;
-        let index: usize = i.trim().parse().map_err(|_| format!("`{i}` in `{s}` is not a number"))?;
-        let count: usize = n.trim().parse().map_err(|_| format!("`{n}` in `{s}` is not a number"))?;
+        let (i, n) = s
+            .split_once('/')
+            .ok_or_else(|| format!("`{s}` is not of the form i/n (e.g. 0/4)"))?;
+        let index: usize = i
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{i}` in `{s}` is not a number"))?;
+        let count: usize = n
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{n}` in `{s}` is not a number"))?;
         if count == 0 {
             return Err(format!("`{s}`: the number of shards must be at least 1"));
         }
         if index >= count {
-            return Err(format!("`{s}`: the shard index must be below {count} (shards are numbered from 0)"));
+            return Err(format!(
+                "`{s}`: the shard index must be below {count} (shards are numbered from 0)"
+            ));
         }
         Ok(ShardSpec { index, count })
     }

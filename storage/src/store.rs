@@ -56,11 +56,17 @@ impl StorageConfig {
             return Err(("storage.root".into(), "must not be empty".into()));
         }
         if self.part_size_mib < 5 {
-            return Err(("storage.part_size_mib".into(), format!("is {}, S3 parts must be at least 5 MiB", self.part_size_mib)));
+            return Err((
+                "storage.part_size_mib".into(),
+                format!("is {}, S3 parts must be at least 5 MiB", self.part_size_mib),
+            ));
         }
         if let Some(e) = &self.endpoint {
             if !(e.starts_with("http://") || e.starts_with("https://")) {
-                return Err(("storage.endpoint".into(), format!("`{e}` must start with http:// or https://")));
+                return Err((
+                    "storage.endpoint".into(),
+                    format!("`{e}` must start with http:// or https://"),
+                ));
             }
         }
         Ok(())
@@ -85,7 +91,10 @@ impl Storage {
         if let Some(rest) = url.strip_prefix("s3://") {
             let (bucket, prefix) = rest.split_once('/').unwrap_or((rest, ""));
             if bucket.is_empty() {
-                return Err(StorageError::InvalidUrl { url: url.into(), reason: "no bucket name after s3://".into() });
+                return Err(StorageError::InvalidUrl {
+                    url: url.into(),
+                    reason: "no bucket name after s3://".into(),
+                });
             }
             let mut b = AmazonS3Builder::from_env().with_bucket_name(bucket);
             if let Ok(ep) = std::env::var("AWS_ENDPOINT_URL") {
@@ -111,7 +120,10 @@ impl Storage {
                 .unwrap_or_else(|| "AWS".into());
             let allow_http = cfg.allow_http.unwrap_or(endpoint.starts_with("http://"));
             b = b.with_allow_http(allow_http);
-            let s3 = b.build().map_err(|e| StorageError::InvalidUrl { url: url.into(), reason: e.to_string() })?;
+            let s3 = b.build().map_err(|e| StorageError::InvalidUrl {
+                url: url.into(),
+                reason: e.to_string(),
+            })?;
             return Ok(Storage {
                 store: Arc::new(s3),
                 prefix: Path::from(prefix.trim_matches('/')),
@@ -123,14 +135,24 @@ impl Storage {
         if url.contains("://") && !url.starts_with("file://") {
             return Err(StorageError::InvalidUrl {
                 url: url.into(),
-                reason: "supported locations are s3://bucket/prefix, file:///path, or a plain path".into(),
+                reason: "supported locations are s3://bucket/prefix, file:///path, or a plain path"
+                    .into(),
             });
         }
         let path = url.strip_prefix("file://").unwrap_or(url);
-        std::fs::create_dir_all(path).map_err(|source| StorageError::Io { url: url.into(), source })?;
-        let abs = std::fs::canonicalize(path).map_err(|source| StorageError::Io { url: url.into(), source })?;
+        std::fs::create_dir_all(path).map_err(|source| StorageError::Io {
+            url: url.into(),
+            source,
+        })?;
+        let abs = std::fs::canonicalize(path).map_err(|source| StorageError::Io {
+            url: url.into(),
+            source,
+        })?;
         let local = LocalFileSystem::new_with_prefix(&abs)
-            .map_err(|source| StorageError::Store { url: url.into(), source })?
+            .map_err(|source| StorageError::Store {
+                url: url.into(),
+                source,
+            })?
             .with_automatic_cleanup(true);
         Ok(Storage {
             store: Arc::new(local),
@@ -181,7 +203,10 @@ impl Storage {
         if pre.is_empty() {
             full.to_string()
         } else {
-            full.strip_prefix(pre).unwrap_or(full).trim_start_matches('/').to_string()
+            full.strip_prefix(pre)
+                .unwrap_or(full)
+                .trim_start_matches('/')
+                .to_string()
         }
     }
 
@@ -190,7 +215,10 @@ impl Storage {
             let msg = source.to_string();
             if let Some((bucket, endpoint)) = &self.bucket {
                 if msg.contains("NoSuchBucket") || msg.contains("bucket does not exist") {
-                    return StorageError::BucketNotFound { bucket: bucket.clone(), endpoint: endpoint.clone() };
+                    return StorageError::BucketNotFound {
+                        bucket: bucket.clone(),
+                        endpoint: endpoint.clone(),
+                    };
                 }
             }
             return StorageError::NotFound(self.url_of(rel));
@@ -198,23 +226,38 @@ impl Storage {
         let msg = source.to_string();
         if let Some((bucket, endpoint)) = &self.bucket {
             if msg.contains("NoSuchBucket") {
-                return StorageError::BucketNotFound { bucket: bucket.clone(), endpoint: endpoint.clone() };
+                return StorageError::BucketNotFound {
+                    bucket: bucket.clone(),
+                    endpoint: endpoint.clone(),
+                };
             }
         }
-        StorageError::Store { url: self.url_of(rel), source }
+        StorageError::Store {
+            url: self.url_of(rel),
+            source,
+        }
     }
 
     /// Writes an object atomically (multipart above the part size).
     pub async fn put(&self, rel: &str, data: Bytes) -> Result<(), StorageError> {
         let path = self.path(rel);
         if data.len() <= self.part_size {
-            self.store.put(&path, PutPayload::from(data)).await.map_err(|e| self.map_err(rel, e))?;
+            self.store
+                .put(&path, PutPayload::from(data))
+                .await
+                .map_err(|e| self.map_err(rel, e))?;
             return Ok(());
         }
-        let upload = self.store.put_multipart(&path).await.map_err(|e| self.map_err(rel, e))?;
+        let upload = self
+            .store
+            .put_multipart(&path)
+            .await
+            .map_err(|e| self.map_err(rel, e))?;
         let mut w = WriteMultipart::new_with_chunk_size(upload, self.part_size);
         for chunk in data.chunks(self.part_size) {
-            w.wait_for_capacity(4).await.map_err(|e| self.map_err(rel, e))?;
+            w.wait_for_capacity(4)
+                .await
+                .map_err(|e| self.map_err(rel, e))?;
             w.write(chunk);
         }
         w.finish().await.map_err(|e| self.map_err(rel, e))?;
@@ -225,20 +268,32 @@ impl Storage {
     /// Reads a whole object.
     pub async fn get(&self, rel: &str) -> Result<Bytes, StorageError> {
         let path = self.path(rel);
-        let r = self.store.get(&path).await.map_err(|e| self.map_err(rel, e))?;
+        let r = self
+            .store
+            .get(&path)
+            .await
+            .map_err(|e| self.map_err(rel, e))?;
         r.bytes().await.map_err(|e| self.map_err(rel, e))
     }
 
     /// Reads bytes `start..end` of an object (for streaming large files in chunks).
     pub async fn get_range(&self, rel: &str, start: u64, end: u64) -> Result<Bytes, StorageError> {
         let path = self.path(rel);
-        self.store.get_range(&path, start..end).await.map_err(|e| self.map_err(rel, e))
+        self.store
+            .get_range(&path, start..end)
+            .await
+            .map_err(|e| self.map_err(rel, e))
     }
 
     /// The size of an object in bytes.
     pub async fn size(&self, rel: &str) -> Result<u64, StorageError> {
         let path = self.path(rel);
-        Ok(self.store.head(&path).await.map_err(|e| self.map_err(rel, e))?.size)
+        Ok(self
+            .store
+            .head(&path)
+            .await
+            .map_err(|e| self.map_err(rel, e))?
+            .size)
     }
 
     /// Reads an object, `None` if it does not exist.
@@ -270,7 +325,11 @@ impl Storage {
     /// Lists objects below `rel_prefix` recursively, as paths relative to this root, sorted.
     pub async fn list(&self, rel_prefix: &str) -> Result<Vec<String>, StorageError> {
         let p = self.path(rel_prefix);
-        let prefix = if p.as_ref().is_empty() { None } else { Some(&p) };
+        let prefix = if p.as_ref().is_empty() {
+            None
+        } else {
+            Some(&p)
+        };
         let metas: Vec<_> = match self.store.list(prefix).try_collect().await {
             Ok(m) => m,
             Err(object_store::Error::NotFound { .. }) if self.is_local() => Vec::new(),
@@ -284,7 +343,11 @@ impl Storage {
     /// Checks that the root is reachable (bucket exists, credentials work).
     pub async fn check(&self) -> Result<(), StorageError> {
         let p = self.path("");
-        let mut s = self.store.list(if p.as_ref().is_empty() { None } else { Some(&p) });
+        let mut s = self.store.list(if p.as_ref().is_empty() {
+            None
+        } else {
+            Some(&p)
+        });
         match s.try_next().await {
             Ok(_) => Ok(()),
             Err(object_store::Error::NotFound { .. }) if self.is_local() => Ok(()),
@@ -300,18 +363,27 @@ mod tests {
     #[tokio::test]
     async fn local_roundtrip_and_listing() {
         let dir = tempfile::tempdir().unwrap();
-        let cfg = StorageConfig { part_size_mib: 5, ..Default::default() };
+        let cfg = StorageConfig {
+            part_size_mib: 5,
+            ..Default::default()
+        };
         let s = Storage::open(&format!("file://{}", dir.path().display()), &cfg).unwrap();
         s.put("x/2.txt", Bytes::from_static(b"2")).await.unwrap();
         s.put("x/1.txt", Bytes::from_static(b"1")).await.unwrap();
         let big = Bytes::from(vec![7u8; 11 * 1024 * 1024]);
         s.put("x/big.bin", big.clone()).await.unwrap();
-        assert_eq!(s.list("x").await.unwrap(), vec!["x/1.txt", "x/2.txt", "x/big.bin"]);
+        assert_eq!(
+            s.list("x").await.unwrap(),
+            vec!["x/1.txt", "x/2.txt", "x/big.bin"]
+        );
         assert_eq!(s.get("x/big.bin").await.unwrap(), big);
         assert!(s.exists("x/1.txt").await.unwrap());
         assert!(!s.exists("nope").await.unwrap());
         assert!(s.get_opt("nope").await.unwrap().is_none());
-        assert!(matches!(s.get("nope").await, Err(StorageError::NotFound(_))));
+        assert!(matches!(
+            s.get("nope").await,
+            Err(StorageError::NotFound(_))
+        ));
         let c = s.child("x");
         assert_eq!(c.list("").await.unwrap(), vec!["1.txt", "2.txt", "big.bin"]);
         assert!(s.list("empty").await.unwrap().is_empty());
@@ -321,7 +393,13 @@ mod tests {
 
     #[test]
     fn rejects_unknown_schemes() {
-        assert!(matches!(Storage::open("gs://b/p", &Default::default()), Err(StorageError::InvalidUrl { .. })));
-        assert!(matches!(Storage::open("s3://", &Default::default()), Err(StorageError::InvalidUrl { .. })));
+        assert!(matches!(
+            Storage::open("gs://b/p", &Default::default()),
+            Err(StorageError::InvalidUrl { .. })
+        ));
+        assert!(matches!(
+            Storage::open("s3://", &Default::default()),
+            Err(StorageError::InvalidUrl { .. })
+        ));
     }
 }

@@ -23,7 +23,10 @@ pub struct Record {
 impl Record {
     /// The first header with this name (case-insensitive).
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
     }
 }
 
@@ -35,7 +38,14 @@ pub fn record_id(parts: &[&str]) -> String {
         h.update(&[0]);
     }
     let s = format!("{:032x}", h.digest128());
-    format!("<urn:uuid:{}-{}-{}-{}-{}>", &s[0..8], &s[8..12], &s[12..16], &s[16..20], &s[20..32])
+    format!(
+        "<urn:uuid:{}-{}-{}-{}-{}>",
+        &s[0..8],
+        &s[8..12],
+        &s[12..16],
+        &s[16..20],
+        &s[20..32]
+    )
 }
 
 /// Writes a WARC file into memory.
@@ -49,14 +59,20 @@ impl WarcWriter {
     /// A writer for the file `file` (its name relative to the run root), starting with a
     /// `warcinfo` record.
     pub fn new(file: &str, software: &str, date: &str) -> WarcWriter {
-        let mut w = WarcWriter { buf: Vec::new(), file: file.to_string() };
+        let mut w = WarcWriter {
+            buf: Vec::new(),
+            file: file.to_string(),
+        };
         let info = format!("software: {software}\r\nformat: WARC File Format 1.1\r\nconformsTo: http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n");
         w.record(
             &[
                 ("WARC-Type", "warcinfo".into()),
                 ("WARC-Record-ID", record_id(&[file, "warcinfo"])),
                 ("WARC-Date", date.into()),
-                ("WARC-Filename", file.rsplit('/').next().unwrap_or(file).into()),
+                (
+                    "WARC-Filename",
+                    file.rsplit('/').next().unwrap_or(file).into(),
+                ),
                 ("Content-Type", "application/warc-fields".into()),
             ],
             info.as_bytes(),
@@ -108,7 +124,11 @@ impl WarcWriter {
         let offset = if let Some(earlier) = &page.revisit_of {
             // 304 Not Modified: a revisit record (server-not-modified profile) without payload
             let mut block = b"HTTP/1.1 304 Not Modified\r\n".to_vec();
-            for (k, v) in page.headers.iter().filter(|(k, _)| k == "etag" || k == "last-modified" || k == "date") {
+            for (k, v) in page
+                .headers
+                .iter()
+                .filter(|(k, _)| k == "etag" || k == "last-modified" || k == "date")
+            {
                 block.extend_from_slice(format!("{k}: {v}\r\n").as_bytes());
             }
             block.extend_from_slice(b"\r\n");
@@ -118,7 +138,10 @@ impl WarcWriter {
                     ("WARC-Record-ID", resp_id.clone()),
                     ("WARC-Date", page.fetch_time.clone()),
                     ("WARC-Target-URI", page.url.clone()),
-                    ("WARC-Profile", "http://netpreserve.org/warc/1.1/revisit/server-not-modified".into()),
+                    (
+                        "WARC-Profile",
+                        "http://netpreserve.org/warc/1.1/revisit/server-not-modified".into(),
+                    ),
                     ("WARC-Refers-To-Target-URI", page.url.clone()),
                     ("WARC-Refers-To-Date", earlier.clone()),
                     ("Content-Type", "application/http;msgtype=response".into()),
@@ -126,7 +149,12 @@ impl WarcWriter {
                 &block,
             )
         } else {
-            let mut block = format!("HTTP/1.1 {} {}\r\n", page.status, reason_phrase(page.status)).into_bytes();
+            let mut block = format!(
+                "HTTP/1.1 {} {}\r\n",
+                page.status,
+                reason_phrase(page.status)
+            )
+            .into_bytes();
             for (k, v) in &page.headers {
                 block.extend_from_slice(format!("{k}: {v}\r\n").as_bytes());
             }
@@ -143,7 +171,10 @@ impl WarcWriter {
                 &block,
             )
         };
-        page.warc = Some(WarcLocation { file: self.file.clone(), offset });
+        page.warc = Some(WarcLocation {
+            file: self.file.clone(),
+            offset,
+        });
         // the rendered DOM has its own record; the metadata JSON does not repeat it
         let rendered = page.rendered.take();
         let meta = serde_json::to_vec(&*page).expect("page metadata serialises");
@@ -151,7 +182,10 @@ impl WarcWriter {
         self.record(
             &[
                 ("WARC-Type", "metadata".into()),
-                ("WARC-Record-ID", record_id(&[&self.file, &page.url, "metadata"])),
+                (
+                    "WARC-Record-ID",
+                    record_id(&[&self.file, &page.url, "metadata"]),
+                ),
                 ("WARC-Date", page.fetch_time.clone()),
                 ("WARC-Target-URI", page.url.clone()),
                 ("WARC-Refers-To", resp_id.clone()),
@@ -165,7 +199,10 @@ impl WarcWriter {
             self.record(
                 &[
                     ("WARC-Type", "conversion".into()),
-                    ("WARC-Record-ID", record_id(&[&self.file, &page.url, "conversion"])),
+                    (
+                        "WARC-Record-ID",
+                        record_id(&[&self.file, &page.url, "conversion"]),
+                    ),
                     ("WARC-Date", page.fetch_time.clone()),
                     ("WARC-Target-URI", page.url.clone()),
                     ("WARC-Refers-To", resp_id),
@@ -184,8 +221,13 @@ impl WarcWriter {
 
 fn split_target(url: &str) -> (String, String) {
     let rest = url.split_once("://").map_or(url, |(_, r)| r);
-    let (host, path) = rest.find('/').map_or((rest, "/"), |i| (&rest[..i], &rest[i..]));
-    (path.split('#').next().unwrap_or("/").to_string(), host.to_string())
+    let (host, path) = rest
+        .find('/')
+        .map_or((rest, "/"), |i| (&rest[..i], &rest[i..]));
+    (
+        path.split('#').next().unwrap_or("/").to_string(),
+        host.to_string(),
+    )
 }
 
 fn reason_phrase(status: u16) -> &'static str {
@@ -218,7 +260,10 @@ pub fn read_records(name: &str, data: &[u8]) -> (Vec<Record>, Option<StorageErro
             let mut dec = flate2::bufread::GzDecoder::new(&data[pos..]);
             let mut raw = Vec::new();
             if let Err(e) = dec.read_to_end(&mut raw) {
-                return (out, Some(malformed(name, offset, format!("bad gzip member: {e}"))));
+                return (
+                    out,
+                    Some(malformed(name, offset, format!("bad gzip member: {e}"))),
+                );
             }
             let rest = dec.into_inner();
             (raw, data.len() - pos - rest.len())
@@ -240,7 +285,11 @@ pub fn read_records(name: &str, data: &[u8]) -> (Vec<Record>, Option<StorageErro
 }
 
 fn malformed(name: &str, offset: u64, reason: String) -> StorageError {
-    StorageError::Malformed { what: "WARC record", url: format!("{name}@{offset}"), reason }
+    StorageError::Malformed {
+        what: "WARC record",
+        url: format!("{name}@{offset}"),
+        reason,
+    }
 }
 
 fn parse_record(raw: &[u8], offset: u64) -> Result<(Record, usize), String> {
@@ -249,7 +298,10 @@ fn parse_record(raw: &[u8], offset: u64) -> Result<(Record, usize), String> {
     let mut lines = head.split("\r\n");
     let version = lines.next().unwrap_or("");
     if !version.starts_with("WARC/1.") {
-        return Err(format!("not a WARC record (starts with {:?})", &version.chars().take(20).collect::<String>()));
+        return Err(format!(
+            "not a WARC record (starts with {:?})",
+            &version.chars().take(20).collect::<String>()
+        ));
     }
     let mut headers = Vec::new();
     for l in lines {
@@ -264,14 +316,24 @@ fn parse_record(raw: &[u8], offset: u64) -> Result<(Record, usize), String> {
         .ok_or("missing or invalid Content-Length")?;
     let start = head_end + 4;
     if raw.len() < start + len {
-        return Err(format!("truncated: block of {len} bytes, {} present", raw.len().saturating_sub(start)));
+        return Err(format!(
+            "truncated: block of {len} bytes, {} present",
+            raw.len().saturating_sub(start)
+        ));
     }
     let block = raw[start..start + len].to_vec();
     let mut used = start + len;
     while used < raw.len() && (raw[used] == b'\r' || raw[used] == b'\n') {
         used += 1;
     }
-    Ok((Record { headers, block, offset }, used))
+    Ok((
+        Record {
+            headers,
+            block,
+            offset,
+        },
+        used,
+    ))
 }
 
 fn find(h: &[u8], n: &[u8]) -> Option<usize> {
@@ -289,9 +351,16 @@ pub fn read_pages(name: &str, data: &[u8]) -> (Vec<FetchedPage>, Option<StorageE
         match r.header("WARC-Type") {
             Some("response") | Some("revisit") => {
                 let mut p = FetchedPage {
-                    url: r.header("WARC-Target-URI").unwrap_or("").trim_matches(['<', '>']).to_string(),
+                    url: r
+                        .header("WARC-Target-URI")
+                        .unwrap_or("")
+                        .trim_matches(['<', '>'])
+                        .to_string(),
                     fetch_time: r.header("WARC-Date").unwrap_or("").to_string(),
-                    warc: Some(WarcLocation { file: name.to_string(), offset: r.offset }),
+                    warc: Some(WarcLocation {
+                        file: name.to_string(),
+                        offset: r.offset,
+                    }),
                     ..Default::default()
                 };
                 p.final_url = p.url.clone();
@@ -299,10 +368,15 @@ pub fn read_pages(name: &str, data: &[u8]) -> (Vec<FetchedPage>, Option<StorageE
                     let head = String::from_utf8_lossy(&r.block[..i]);
                     let mut lines = head.split("\r\n");
                     let status_line = lines.next().unwrap_or("");
-                    p.status = status_line.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+                    p.status = status_line
+                        .split_whitespace()
+                        .nth(1)
+                        .and_then(|s| s.parse().ok())
+                        .unwrap_or(0);
                     for l in lines {
                         if let Some((k, v)) = l.split_once(':') {
-                            p.headers.push((k.trim().to_ascii_lowercase(), v.trim().to_string()));
+                            p.headers
+                                .push((k.trim().to_ascii_lowercase(), v.trim().to_string()));
                         }
                     }
                     p.body = r.block[i + 4..].to_vec();
@@ -315,13 +389,23 @@ pub fn read_pages(name: &str, data: &[u8]) -> (Vec<FetchedPage>, Option<StorageE
                 pages.push(p);
             }
             Some("metadata") => {
-                let target = r.header("WARC-Refers-To").and_then(|id| by_id.get(id)).copied();
-                if let (Some(i), Some("application/vnd.trawl.page+json")) = (target, r.header("Content-Type")) {
+                let target = r
+                    .header("WARC-Refers-To")
+                    .and_then(|id| by_id.get(id))
+                    .copied();
+                if let (Some(i), Some("application/vnd.trawl.page+json")) =
+                    (target, r.header("Content-Type"))
+                {
                     if let Ok(meta) = serde_json::from_slice::<FetchedPage>(&r.block) {
                         let body = std::mem::take(&mut pages[i].body);
                         let warc = pages[i].warc.clone();
                         let rendered = pages[i].rendered.take().or(meta.rendered.clone());
-                        pages[i] = FetchedPage { body, warc, rendered, ..meta };
+                        pages[i] = FetchedPage {
+                            body,
+                            warc,
+                            rendered,
+                            ..meta
+                        };
                     }
                 }
             }
@@ -354,7 +438,10 @@ mod tests {
             status: 200,
             headers: vec![("content-type".into(), "text/html; charset=utf-8".into())],
             body: body.as_bytes().to_vec(),
-            consent: Consent { crawl_allowed: Some(true), ..Default::default() },
+            consent: Consent {
+                crawl_allowed: Some(true),
+                ..Default::default()
+            },
             depth: 2,
             ..Default::default()
         }
@@ -362,7 +449,11 @@ mod tests {
 
     #[test]
     fn roundtrip_pages() {
-        let mut w = WarcWriter::new("crawl/warc/00000.warc.gz", "trawl test", "2026-01-01T00:00:00Z");
+        let mut w = WarcWriter::new(
+            "crawl/warc/00000.warc.gz",
+            "trawl test",
+            "2026-01-01T00:00:00Z",
+        );
         let mut a = page("http://a.test/x", "<p>hello</p>");
         let mut b = page("http://b.test/", "<p>world \r\n\r\n with blank lines</p>");
         w.write_page(&mut a, &[("User-Agent".into(), "trawl".into())]);
@@ -375,8 +466,15 @@ mod tests {
         assert_eq!(pages[1].body, b.body);
         assert_eq!(pages[1].depth, 2);
         // deterministic bytes
-        let mut w2 = WarcWriter::new("crawl/warc/00000.warc.gz", "trawl test", "2026-01-01T00:00:00Z");
-        let (mut a2, mut b2) = (page("http://a.test/x", "<p>hello</p>"), page("http://b.test/", "<p>world \r\n\r\n with blank lines</p>"));
+        let mut w2 = WarcWriter::new(
+            "crawl/warc/00000.warc.gz",
+            "trawl test",
+            "2026-01-01T00:00:00Z",
+        );
+        let (mut a2, mut b2) = (
+            page("http://a.test/x", "<p>hello</p>"),
+            page("http://b.test/", "<p>world \r\n\r\n with blank lines</p>"),
+        );
         w2.write_page(&mut a2, &[("User-Agent".into(), "trawl".into())]);
         w2.write_page(&mut b2, &[]);
         assert_eq!(w2.finish(), bytes);
@@ -386,17 +484,35 @@ mod tests {
     fn rendered_dom_is_a_conversion_record_referring_to_the_response() {
         let mut w = WarcWriter::new("f.warc.gz", "t", "2026-01-01T00:00:00Z");
         let mut p = page("http://a.test/app", "<div id=root></div>");
-        p.rendered = Some("<html><body><div id=root><p>inserted by script</p></div></body></html>".into());
-        p.render = Some(trawl_core::RenderInfo { rendered: true, reason: "empty_app_root".into(), attempts: 1, ..Default::default() });
+        p.rendered =
+            Some("<html><body><div id=root><p>inserted by script</p></div></body></html>".into());
+        p.render = Some(trawl_core::RenderInfo {
+            rendered: true,
+            reason: "empty_app_root".into(),
+            attempts: 1,
+            ..Default::default()
+        });
         w.write_page(&mut p, &[]);
         let bytes = w.finish();
         let (records, _) = read_records("f.warc.gz", &bytes);
-        let resp = records.iter().find(|r| r.header("WARC-Type") == Some("response")).unwrap();
-        let conv = records.iter().find(|r| r.header("WARC-Type") == Some("conversion")).expect("a conversion record");
+        let resp = records
+            .iter()
+            .find(|r| r.header("WARC-Type") == Some("response"))
+            .unwrap();
+        let conv = records
+            .iter()
+            .find(|r| r.header("WARC-Type") == Some("conversion"))
+            .expect("a conversion record");
         assert_eq!(conv.header("WARC-Refers-To"), resp.header("WARC-Record-ID"));
         assert_eq!(conv.block, p.rendered.as_ref().unwrap().as_bytes());
-        let meta = records.iter().find(|r| r.header("WARC-Type") == Some("metadata")).unwrap();
-        assert!(!String::from_utf8_lossy(&meta.block).contains("inserted by script"), "the DOM is stored once");
+        let meta = records
+            .iter()
+            .find(|r| r.header("WARC-Type") == Some("metadata"))
+            .unwrap();
+        assert!(
+            !String::from_utf8_lossy(&meta.block).contains("inserted by script"),
+            "the DOM is stored once"
+        );
         let (pages, err) = read_pages("f.warc.gz", &bytes);
         assert!(err.is_none());
         assert_eq!(pages[0], p);
@@ -411,7 +527,11 @@ mod tests {
         let bytes = w.finish();
         let cut = &bytes[..bytes.len() - 30];
         let (pages, err) = read_pages("f.warc.gz", cut);
-        assert_eq!(pages.len(), 5, "responses before the damaged metadata record survive");
+        assert_eq!(
+            pages.len(),
+            5,
+            "responses before the damaged metadata record survive"
+        );
         assert!(err.is_some());
         let (_, err) = read_pages("junk.warc.gz", b"\x1f\x8bnot really gzip");
         assert!(err.is_some());

@@ -22,7 +22,13 @@ pub fn run(c: &mut Command) -> Output {
 /// Asserts success, showing stderr otherwise.
 pub fn ok(c: &mut Command) -> String {
     let o = run(c);
-    assert!(o.status.success(), "trawl failed ({:?}):\nstdout:\n{}\nstderr:\n{}", o.status, String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success(),
+        "trawl failed ({:?}):\nstdout:\n{}\nstderr:\n{}",
+        o.status,
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
@@ -46,7 +52,12 @@ pub fn require_external() -> bool {
 }
 
 fn cache_dir() -> PathBuf {
-    std::env::var("TRAWL_CACHE").map(PathBuf::from).unwrap_or_else(|_| PathBuf::from(std::env::var("HOME").unwrap_or_else(|_| "/root".into())).join(".cache/trawl"))
+    std::env::var("TRAWL_CACHE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| {
+            PathBuf::from(std::env::var("HOME").unwrap_or_else(|_| "/root".into()))
+                .join(".cache/trawl")
+        })
 }
 
 /// Skips (returns None) or fails when an external tool is missing.
@@ -55,19 +66,29 @@ pub fn external(what: &str, path: PathBuf) -> Option<PathBuf> {
         return Some(path);
     }
     if require_external() {
-        panic!("{what} not found at {} (scripts/setup.sh installs it)", path.display());
+        panic!(
+            "{what} not found at {} (scripts/setup.sh installs it)",
+            path.display()
+        );
     }
-    eprintln!("SKIP: {what} not found at {}; run scripts/setup.sh", path.display());
+    eprintln!(
+        "SKIP: {what} not found at {}; run scripts/setup.sh",
+        path.display()
+    );
     None
 }
 
 pub fn python() -> Option<PathBuf> {
-    let p = std::env::var("TRAWL_PYTHON").map(PathBuf::from).unwrap_or_else(|_| cache_dir().join("venv/bin/python"));
+    let p = std::env::var("TRAWL_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| cache_dir().join("venv/bin/python"));
     external("python venv with megatron-core", p)
 }
 
 pub fn s3s_fs() -> Option<PathBuf> {
-    let p = std::env::var("TRAWL_S3FS_BIN").map(PathBuf::from).unwrap_or_else(|_| cache_dir().join("tools/bin/s3s-fs"));
+    let p = std::env::var("TRAWL_S3FS_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| cache_dir().join("tools/bin/s3s-fs"));
     external("s3s-fs", p)
 }
 
@@ -92,7 +113,16 @@ impl S3Server {
             l.local_addr().unwrap().port()
         };
         let child = Command::new(bin)
-            .args(["--host", "127.0.0.1", "--port", &port.to_string(), "--access-key", S3_KEY, "--secret-key", S3_SECRET])
+            .args([
+                "--host",
+                "127.0.0.1",
+                "--port",
+                &port.to_string(),
+                "--access-key",
+                S3_KEY,
+                "--secret-key",
+                S3_SECRET,
+            ])
             .arg(dir.path())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -100,10 +130,17 @@ impl S3Server {
             .expect("start s3s-fs");
         let t0 = Instant::now();
         while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(t0.elapsed() < Duration::from_secs(20), "s3s-fs did not start");
+            assert!(
+                t0.elapsed() < Duration::from_secs(20),
+                "s3s-fs did not start"
+            );
             std::thread::sleep(Duration::from_millis(50));
         }
-        S3Server { child, endpoint: format!("http://127.0.0.1:{port}"), dir }
+        S3Server {
+            child,
+            endpoint: format!("http://127.0.0.1:{port}"),
+            dir,
+        }
     }
 
     /// Sets the AWS variables for a child process.
@@ -147,7 +184,10 @@ pub fn files(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
                 stack.push(p);
             } else {
                 let rel = p.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
-                if rel.rsplit_once('#').is_some_and(|(_, s)| s.chars().all(|c| c.is_ascii_digit())) {
+                if rel
+                    .rsplit_once('#')
+                    .is_some_and(|(_, s)| s.chars().all(|c| c.is_ascii_digit()))
+                {
                     continue;
                 }
                 out.insert(rel, std::fs::read(&p).unwrap());
@@ -158,18 +198,37 @@ pub fn files(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
 }
 
 pub fn chromium() -> Option<PathBuf> {
-    external("Debian's chromium", PathBuf::from(std::env::var("TRAWL_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into())))
+    external(
+        "Debian's chromium",
+        PathBuf::from(
+            std::env::var("TRAWL_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into()),
+        ),
+    )
 }
 
 /// Runs headless Chromium on a local file with the closed-network flags; returns
 /// (stdout, stderr).
 pub fn chromium_run(bin: &Path, profile: &Path, args: &[&str], url: &str) -> (String, String) {
     let o = Command::new(bin)
-        .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars", "--enable-logging=stderr", "--v=0"])
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--hide-scrollbars",
+            "--enable-logging=stderr",
+            "--v=0",
+        ])
         .arg(format!("--user-data-dir={}", profile.display()))
         .args(args)
         .arg(url)
         .output()
         .expect("run chromium");
-    (String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
 }

@@ -5,25 +5,42 @@
 
 fn main() -> std::io::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build()?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()?;
     rt.block_on(async {
         let (sites, port) = match args.first().map(String::as_str) {
             Some("images") => {
                 let hosts = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(4);
                 let n = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(500);
-                (trawl_testweb::demo::image_bench_sites(hosts, n), args.get(3).and_then(|a| a.parse().ok()).unwrap_or(0))
+                (
+                    trawl_testweb::demo::image_bench_sites(hosts, n),
+                    args.get(3).and_then(|a| a.parse().ok()).unwrap_or(0),
+                )
             }
             Some(kind @ ("bench" | "render")) => {
                 let hosts = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(10);
                 let pages = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(300);
-                let sites = if kind == "render" { trawl_testweb::demo::render_bench_sites(hosts, pages) } else { trawl_testweb::demo::bench_sites(hosts, pages) };
+                let sites = if kind == "render" {
+                    trawl_testweb::demo::render_bench_sites(hosts, pages)
+                } else {
+                    trawl_testweb::demo::bench_sites(hosts, pages)
+                };
                 (sites, args.get(3).and_then(|a| a.parse().ok()).unwrap_or(0))
             }
-            _ => (trawl_testweb::demo::sites(), args.get(1).and_then(|a| a.parse().ok()).unwrap_or(0)),
+            _ => (
+                trawl_testweb::demo::sites(),
+                args.get(1).and_then(|a| a.parse().ok()).unwrap_or(0),
+            ),
         };
         let names: Vec<String> = sites.iter().map(|s| s.name.clone()).collect();
         let web = trawl_testweb::TestWeb::start_on(sites, port, std::time::Duration::ZERO).await?;
-        let seeds: Vec<String> = names.iter().filter_map(|n| web.base_url(n)).map(|b| format!("\"{b}/\"")).collect();
+        let seeds: Vec<String> = names
+            .iter()
+            .filter_map(|n| web.base_url(n))
+            .map(|b| format!("\"{b}/\""))
+            .collect();
         println!("[{}]", seeds.join(", "));
         use std::io::Write;
         std::io::stdout().flush()?;

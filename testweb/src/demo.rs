@@ -77,10 +77,16 @@ fn paras(ps: &[&str]) -> String {
 
 fn png(seed: u8, w: u32, h: u32) -> Vec<u8> {
     let img = image::RgbImage::from_fn(w, h, |x, y| {
-        image::Rgb([(x * 4) as u8 ^ seed, (y * 5) as u8, seed.wrapping_mul(37) ^ ((x + y) as u8)])
+        image::Rgb([
+            (x * 4) as u8 ^ seed,
+            (y * 5) as u8,
+            seed.wrapping_mul(37) ^ ((x + y) as u8),
+        ])
     });
     let mut out = std::io::Cursor::new(Vec::new());
-    image::DynamicImage::ImageRgb8(img).write_to(&mut out, image::ImageFormat::Png).expect("encode png");
+    image::DynamicImage::ImageRgb8(img)
+        .write_to(&mut out, image::ImageFormat::Png)
+        .expect("encode png");
     out.into_inner()
 }
 
@@ -96,40 +102,72 @@ const GALLERY: &[&str] = &[
 /// photograph's edges (smooth waves alone leave most DCT coefficients near zero, where the
 /// pHash's median threshold is unstable).
 pub fn picture(seed: u32, w: u32, h: u32) -> image::RgbImage {
-        let rects: Vec<(f64, f64, f64, f64, [f64; 3])> = (0..14u32)
-            .map(|k| {
-                let r = |salt: u32| f64::from(seed.wrapping_mul(2_654_435_761).wrapping_add(k.wrapping_mul(40_503)).wrapping_add(salt.wrapping_mul(97_531)).rotate_left(k + salt) % 1000) / 1000.0;
-                let (x0, y0) = (r(1) * 0.8, r(2) * 0.8);
-                (x0, y0, x0 + 0.1 + r(3) * 0.4, y0 + 0.1 + r(4) * 0.4, [r(5) * 255.0, r(6) * 255.0, r(7) * 255.0])
-            })
-            .collect();
-        image::RgbImage::from_fn(w, h, |x, y| {
-            let (u, v) = (f64::from(x) / f64::from(w), f64::from(y) / f64::from(h));
-            // a gradient under overlapping flat rectangles: broadband, like the edges of a photo
-            let mut c = [60.0 + 120.0 * u, 80.0 + 100.0 * v, 140.0 - 60.0 * u];
-            for (x0, y0, x1, y1, col) in &rects {
-                if u >= *x0 && u < *x1 && v >= *y0 && v < *y1 {
-                    c = *col;
-                }
-            }
-            // fine grain, like sensor noise and texture (so files are photo-sized)
-            let n = f64::from((x.wrapping_mul(73_856_093) ^ y.wrapping_mul(19_349_663) ^ seed.wrapping_mul(83_492_791)) % 21) - 10.0;
-            image::Rgb([(c[0] + n).clamp(0.0, 255.0) as u8, (c[1] + n).clamp(0.0, 255.0) as u8, (c[2] + n).clamp(0.0, 255.0) as u8])
+    let rects: Vec<(f64, f64, f64, f64, [f64; 3])> = (0..14u32)
+        .map(|k| {
+            let r = |salt: u32| {
+                f64::from(
+                    seed.wrapping_mul(2_654_435_761)
+                        .wrapping_add(k.wrapping_mul(40_503))
+                        .wrapping_add(salt.wrapping_mul(97_531))
+                        .rotate_left(k + salt)
+                        % 1000,
+                ) / 1000.0
+            };
+            let (x0, y0) = (r(1) * 0.8, r(2) * 0.8);
+            (
+                x0,
+                y0,
+                x0 + 0.1 + r(3) * 0.4,
+                y0 + 0.1 + r(4) * 0.4,
+                [r(5) * 255.0, r(6) * 255.0, r(7) * 255.0],
+            )
         })
+        .collect();
+    image::RgbImage::from_fn(w, h, |x, y| {
+        let (u, v) = (f64::from(x) / f64::from(w), f64::from(y) / f64::from(h));
+        // a gradient under overlapping flat rectangles: broadband, like the edges of a photo
+        let mut c = [60.0 + 120.0 * u, 80.0 + 100.0 * v, 140.0 - 60.0 * u];
+        for (x0, y0, x1, y1, col) in &rects {
+            if u >= *x0 && u < *x1 && v >= *y0 && v < *y1 {
+                c = *col;
+            }
+        }
+        // fine grain, like sensor noise and texture (so files are photo-sized)
+        let n = f64::from(
+            (x.wrapping_mul(73_856_093)
+                ^ y.wrapping_mul(19_349_663)
+                ^ seed.wrapping_mul(83_492_791))
+                % 21,
+        ) - 10.0;
+        image::Rgb([
+            (c[0] + n).clamp(0.0, 255.0) as u8,
+            (c[1] + n).clamp(0.0, 255.0) as u8,
+            (c[2] + n).clamp(0.0, 255.0) as u8,
+        ])
+    })
 }
 
 /// A JPEG of [`picture`].
 pub fn jpeg(seed: u32, w: u32, h: u32) -> Vec<u8> {
     let mut out = Vec::new();
-    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 85).encode_image(&picture(seed, w, h)).expect("encode jpeg");
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 85)
+        .encode_image(&picture(seed, w, h))
+        .expect("encode jpeg");
     out
 }
 
 /// A copy of [`jpeg`]`(seed, w, h)` scaled to `nw` x `nh` (a re-published, resized photo).
 fn jpeg_resized(seed: u32, w: u32, h: u32, nw: u32, nh: u32) -> Vec<u8> {
-    let small = image::imageops::resize(&picture(seed, w, h), nw, nh, image::imageops::FilterType::Triangle);
+    let small = image::imageops::resize(
+        &picture(seed, w, h),
+        nw,
+        nh,
+        image::imageops::FilterType::Triangle,
+    );
     let mut out = Vec::new();
-    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 70).encode_image(&small).expect("encode jpeg");
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 70)
+        .encode_image(&small)
+        .expect("encode jpeg");
     out
 }
 
@@ -143,7 +181,9 @@ fn noise_png(w: u32, h: u32) -> Vec<u8> {
         image::Rgb([x as u8, (x >> 8) as u8, (x >> 16) as u8])
     });
     let mut out = std::io::Cursor::new(Vec::new());
-    image::DynamicImage::ImageRgb8(img).write_to(&mut out, image::ImageFormat::Png).expect("encode png");
+    image::DynamicImage::ImageRgb8(img)
+        .write_to(&mut out, image::ImageFormat::Png)
+        .expect("encode png");
     out.into_inner()
 }
 
@@ -152,7 +192,11 @@ fn crc32(data: &[u8]) -> u32 {
     for b in data {
         c ^= u32::from(*b);
         for _ in 0..8 {
-            c = if c & 1 != 0 { 0xedb8_8320 ^ (c >> 1) } else { c >> 1 };
+            c = if c & 1 != 0 {
+                0xedb8_8320 ^ (c >> 1)
+            } else {
+                c >> 1
+            };
         }
     }
     !c
@@ -185,7 +229,13 @@ pub fn png_bomb(side: u32) -> Vec<u8> {
 
 fn gif_pixel() -> Vec<u8> {
     let mut out = std::io::Cursor::new(Vec::new());
-    image::DynamicImage::ImageRgb8(image::RgbImage::from_pixel(1, 1, image::Rgb([255, 255, 255]))).write_to(&mut out, image::ImageFormat::Gif).expect("encode gif");
+    image::DynamicImage::ImageRgb8(image::RgbImage::from_pixel(
+        1,
+        1,
+        image::Rgb([255, 255, 255]),
+    ))
+    .write_to(&mut out, image::ImageFormat::Gif)
+    .expect("encode gif");
     out.into_inner()
 }
 
@@ -193,13 +243,36 @@ fn gif_pixel() -> Vec<u8> {
 /// `/img/{n-1}.jpg`: photos of 640x480 to 1280x960 (48 distinct pictures, so every URL still
 /// costs a full fetch and decode), and a robots.txt that allows everything.
 pub fn image_bench_sites(hosts: usize, n: usize) -> Vec<Site> {
-    let sizes = [(640, 480), (800, 600), (1024, 768), (1280, 960), (960, 640), (600, 800)];
-    let pictures: Vec<Vec<u8>> = (0..48u32).map(|i| jpeg(i, sizes[i as usize % sizes.len()].0, sizes[i as usize % sizes.len()].1)).collect();
+    let sizes = [
+        (640, 480),
+        (800, 600),
+        (1024, 768),
+        (1280, 960),
+        (960, 640),
+        (600, 800),
+    ];
+    let pictures: Vec<Vec<u8>> = (0..48u32)
+        .map(|i| {
+            jpeg(
+                i,
+                sizes[i as usize % sizes.len()].0,
+                sizes[i as usize % sizes.len()].1,
+            )
+        })
+        .collect();
     (0..hosts)
         .map(|h| {
-            let mut site = Site::new(&format!("images{h}")).route("/robots.txt", Response::text("User-agent: *\nAllow: /\n"));
+            let mut site = Site::new(&format!("images{h}"))
+                .route("/robots.txt", Response::text("User-agent: *\nAllow: /\n"));
             for i in 0..n {
-                site = site.route(&format!("/img/{i}.jpg"), Response::with_type(200, "image/jpeg", pictures[(i * 7 + h) % pictures.len()].clone()));
+                site = site.route(
+                    &format!("/img/{i}.jpg"),
+                    Response::with_type(
+                        200,
+                        "image/jpeg",
+                        pictures[(i * 7 + h) % pictures.len()].clone(),
+                    ),
+                );
             }
             site
         })
@@ -208,30 +281,81 @@ pub fn image_bench_sites(hosts: usize, n: usize) -> Vec<Site> {
 
 /// The gallery sites of the captions stage: `photos` (pages) and `cdn` (their images).
 fn gallery_sites() -> Vec<Site> {
-    let fig = |src: &str, alt: &str, extra: &str| format!("<figure><img src=\"{src}\" alt=\"{alt}\"{extra}><figcaption>{alt}.</figcaption></figure>\n");
+    let fig = |src: &str, alt: &str, extra: &str| {
+        format!("<figure><img src=\"{src}\" alt=\"{alt}\"{extra}><figcaption>{alt}.</figcaption></figure>\n")
+    };
     let kites = format!(
         "{}{}{}{}{}{}{}{}{}{}{}{}",
         paras(&[GALLERY[0]]),
-        fig("{{site:cdn}}/img/kite.jpg", "A red kite circling above the green hills at noon", " width=\"640\" height=\"480\""),
-        fig("{{site:cdn}}/img/dot.gif", "A small marker beside the first photograph", ""),
+        fig(
+            "{{site:cdn}}/img/kite.jpg",
+            "A red kite circling above the green hills at noon",
+            " width=\"640\" height=\"480\""
+        ),
+        fig(
+            "{{site:cdn}}/img/dot.gif",
+            "A small marker beside the first photograph",
+            ""
+        ),
         fig("{{site:cdn}}/img/logo.png", "logo", ""),
         paras(&[GALLERY[1]]),
-        fig("{{site:cdn}}/img/pier.jpg", "The lighthouse at the end of the long pier", ""),
-        fig("{{site:cdn}}/img/panorama.png", "A panorama of the whole bay at sunset", ""),
-        fig("{{site:cdn}}/blocked/harbour.jpg", "Boats moored in the inner harbour basin", ""),
-        fig("{{site:cdn}}/no-train/owl.jpg", "An owl sitting on a wooden fence post", ""),
-        fig("{{site:cdn}}/img/ferry.jpg", "The morning ferry leaving the harbour", ""),
-        fig("{{site:cdn}}/img/raw-scan.png", "A scanned page of the harbour master's logbook", ""),
+        fig(
+            "{{site:cdn}}/img/pier.jpg",
+            "The lighthouse at the end of the long pier",
+            ""
+        ),
+        fig(
+            "{{site:cdn}}/img/panorama.png",
+            "A panorama of the whole bay at sunset",
+            ""
+        ),
+        fig(
+            "{{site:cdn}}/blocked/harbour.jpg",
+            "Boats moored in the inner harbour basin",
+            ""
+        ),
+        fig(
+            "{{site:cdn}}/no-train/owl.jpg",
+            "An owl sitting on a wooden fence post",
+            ""
+        ),
+        fig(
+            "{{site:cdn}}/img/ferry.jpg",
+            "The morning ferry leaving the harbour",
+            ""
+        ),
+        fig(
+            "{{site:cdn}}/img/raw-scan.png",
+            "A scanned page of the harbour master's logbook",
+            ""
+        ),
         paras(&[GALLERY[1].split(". ").next().unwrap_or_default()]),
     );
     let more = format!(
         "{}{}{}{}",
         paras(&[GALLERY[2]]),
-        fig("{{site:cdn}}/img/kite-small.jpg", "The same red kite, photographed from the path below", ""),
-        fig("{{site:cdn}}/img/bridge.jpg", "An old stone bridge over a quiet river", ""),
+        fig(
+            "{{site:cdn}}/img/kite-small.jpg",
+            "The same red kite, photographed from the path below",
+            ""
+        ),
+        fig(
+            "{{site:cdn}}/img/bridge.jpg",
+            "An old stone bridge over a quiet river",
+            ""
+        ),
         paras(&[GALLERY[0].split(". ").last().unwrap_or_default()]),
     );
-    let private = format!("{}{}{}", paras(&[GALLERY[3]]), fig("{{site:cdn}}/img/orchard.jpg", "Apple trees in blossom before the frost", ""), paras(&[GALLERY[2].split(". ").next().unwrap_or_default()]));
+    let private = format!(
+        "{}{}{}",
+        paras(&[GALLERY[3]]),
+        fig(
+            "{{site:cdn}}/img/orchard.jpg",
+            "Apple trees in blossom before the frost",
+            ""
+        ),
+        paras(&[GALLERY[2].split(". ").next().unwrap_or_default()])
+    );
     let photos = Site::new("photos")
         .route("/robots.txt", Response::text("User-agent: *\nAllow: /\n"))
         .route("/", Response::html(layout("photos", "Photo galleries", "<ul><li><a href=\"/gallery/kites.html\">Kites over the hills</a></li><li><a href=\"/gallery/more.html\">More from the valley</a></li><li><a href=\"/gallery/orchard.html\">The orchard</a></li></ul>")))
@@ -282,7 +406,9 @@ pub fn sites() -> Vec<Site> {
     // a sitemap index pointing to a gzip sitemap, which lists a page no link leads to
     let mut urlset = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?><urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">");
     for i in 0..6 {
-        urlset.push_str(&format!("<url><loc>{{{{site:news}}}}/articles/{i}.html</loc></url>"));
+        urlset.push_str(&format!(
+            "<url><loc>{{{{site:news}}}}/articles/{i}.html</loc></url>"
+        ));
     }
     urlset.push_str("<url><loc>{{site:news}}/archive/harbour-history.html</loc></url></urlset>");
     news = news
@@ -291,7 +417,10 @@ pub fn sites() -> Vec<Site> {
         .route("/archive/harbour-history.html", Response::html(layout("news", "From the archive: the harbour", &paras(&[EN[6], EN[1]]))));
     let mut index = String::from("<p>Today's reports from the coast.</p><ul>");
     for i in 0..6 {
-        index.push_str(&format!("<li><a href=\"/articles/{i}.html\">Town report {}</a></li>", i + 1));
+        index.push_str(&format!(
+            "<li><a href=\"/articles/{i}.html\">Town report {}</a></li>",
+            i + 1
+        ));
     }
     index.push_str("<li><a href=\"/private/draft.html\">Draft (private)</a></li><li><a href=\"/no-train/opinion.html\">Opinion</a></li>");
     index.push_str("<li><a href=\"{{site:blog}}/\">Our partner blog</a></li><li><a href=\"{{site:shop}}/\">Shop</a></li><li><a href=\"{{site:broken}}/\">Archive</a></li><li><a href=\"{{site:photos}}/\">Photo galleries</a></li></ul>");
@@ -304,13 +433,27 @@ pub fn sites() -> Vec<Site> {
             page = page.header("X-Robots-Tag", "noai");
         }
         news = news.route(&format!("/articles/{i}.html"), page);
-        news = news.route(&format!("/img/photo{i}.png"), Response::with_type(200, "image/png", png(i as u8 * 40, 96, 64)));
+        news = news.route(
+            &format!("/img/photo{i}.png"),
+            Response::with_type(200, "image/png", png(i as u8 * 40, 96, 64)),
+        );
     }
     news = news
-        .route("/private/draft.html", Response::html(layout("news", "Draft", &paras(&[EN[0]]))))
-        .route("/no-train/opinion.html", Response::html(layout("news", "Opinion: why the breakwater matters", &paras(&[EN[9], EN[10]]))));
+        .route(
+            "/private/draft.html",
+            Response::html(layout("news", "Draft", &paras(&[EN[0]]))),
+        )
+        .route(
+            "/no-train/opinion.html",
+            Response::html(layout(
+                "news",
+                "Opinion: why the breakwater matters",
+                &paras(&[EN[9], EN[10]]),
+            )),
+        );
 
-    let mut blog = Site::new("blog").route("/robots.txt", Response::text("User-agent: *\nAllow: /\n"));
+    let mut blog =
+        Site::new("blog").route("/robots.txt", Response::text("User-agent: *\nAllow: /\n"));
     let blog_index = "<ul><li><a href=\"/fr/village.html\">Le village</a></li><li><a href=\"/fr/recherche.html\">La recherche</a></li>\
         <li><a href=\"/de/stadt.html\">Die Stadt</a></li><li><a href=\"/de/verein.html\">Der Verein</a></li><li><a href=\"/copy.html\">Shared story</a></li></ul>";
     blog = blog
@@ -334,12 +477,21 @@ pub fn sites() -> Vec<Site> {
         .route("/en/trains.html", Response::html(layout("wiki", "The railway path", &format!("{}<ul><li>Length: twenty kilometres</li><li>Surface: gravel and tarmac</li></ul>", paras(&[EN[10], EN[11]])))));
 
     let shop = Site::new("shop")
-        .route("/robots.txt", Response::text("User-agent: *\nDisallow: /\n"))
-        .route("/", Response::html(layout("shop", "Shop", &paras(&[EN[4]]))));
+        .route(
+            "/robots.txt",
+            Response::text("User-agent: *\nDisallow: /\n"),
+        )
+        .route(
+            "/",
+            Response::html(layout("shop", "Shop", &paras(&[EN[4]]))),
+        );
 
     let broken = Site::new("broken")
         .route("/robots.txt", Response::status(503))
-        .route("/", Response::html(layout("broken", "Archive", &paras(&[EN[5]]))));
+        .route(
+            "/",
+            Response::html(layout("broken", "Archive", &paras(&[EN[5]]))),
+        );
 
     let mut all = vec![news, blog, wiki, shop, broken];
     all.extend(gallery_sites());
@@ -348,13 +500,20 @@ pub fn sites() -> Vec<Site> {
 
 /// Seed URLs of the demo web.
 pub fn seeds(web: &crate::TestWeb) -> Vec<String> {
-    ["news", "wiki"].iter().filter_map(|n| web.base_url(n)).map(|b| format!("{b}/")).collect()
+    ["news", "wiki"]
+        .iter()
+        .filter_map(|n| web.base_url(n))
+        .map(|b| format!("{b}/"))
+        .collect()
 }
 
 /// The links of bench page `i` on host `h`: eight pages of the same host, then the same
 /// page on the next host.
 fn bench_links(h: usize, i: usize, hosts: usize, pages: usize) -> Vec<String> {
-    (1..=8).map(|k| format!("/p/{}", (i * 8 + k) % pages)).chain([format!("{{{{site:h{}}}}}/p/{i}", (h + 1) % hosts)]).collect()
+    (1..=8)
+        .map(|k| format!("/p/{}", (i * 8 + k) % pages))
+        .chain([format!("{{{{site:h{}}}}}/p/{i}", (h + 1) % hosts)])
+        .collect()
 }
 
 /// A generated web for benchmarks: `hosts` sites of `pages` pages, each page about 300 words
@@ -363,12 +522,19 @@ fn bench_links(h: usize, i: usize, hosts: usize, pages: usize) -> Vec<String> {
 pub fn bench_sites(hosts: usize, pages: usize) -> Vec<Site> {
     (0..hosts)
         .map(|h| {
-            let mut site = Site::new(&format!("h{h}")).route("/robots.txt", Response::text("User-agent: *\nAllow: /\n"));
+            let mut site = Site::new(&format!("h{h}"))
+                .route("/robots.txt", Response::text("User-agent: *\nAllow: /\n"));
             for i in 0..pages {
-                let mut body = paras(&[EN[(i + h) % EN.len()], EN[(i * 3 + h + 1) % EN.len()], EN[(i * 7 + h + 2) % EN.len()]]);
+                let mut body = paras(&[
+                    EN[(i + h) % EN.len()],
+                    EN[(i * 3 + h + 1) % EN.len()],
+                    EN[(i * 7 + h + 2) % EN.len()],
+                ]);
                 body.push_str("<ul>");
                 for href in bench_links(h, i, hosts, pages) {
-                    let label = href.strip_prefix("/p/").map_or("next site".to_string(), |n| format!("page {n}"));
+                    let label = href
+                        .strip_prefix("/p/")
+                        .map_or("next site".to_string(), |n| format!("page {n}"));
                     body.push_str(&format!("<li><a href=\"{href}\">{label}</a></li>"));
                 }
                 body.push_str("</ul>");

@@ -53,12 +53,22 @@ impl Response {
 
     /// Any status with a content type and body.
     pub fn with_type(status: u16, content_type: &str, body: Vec<u8>) -> Response {
-        Response { status, headers: vec![("Content-Type".into(), content_type.into())], body, delay: Duration::ZERO, fault: None }
+        Response {
+            status,
+            headers: vec![("Content-Type".into(), content_type.into())],
+            body,
+            delay: Duration::ZERO,
+            fault: None,
+        }
     }
 
     /// A bare status with a short text body.
     pub fn status(status: u16) -> Response {
-        Response::with_type(status, "text/plain", format!("status {status}\n").into_bytes())
+        Response::with_type(
+            status,
+            "text/plain",
+            format!("status {status}\n").into_bytes(),
+        )
     }
 
     /// A redirect to `location` (may use `{{site:NAME}}`).
@@ -103,7 +113,10 @@ pub struct Site {
 impl Site {
     /// An empty site.
     pub fn new(name: &str) -> Site {
-        Site { name: name.into(), ..Default::default() }
+        Site {
+            name: name.into(),
+            ..Default::default()
+        }
     }
 
     /// Adds a route.
@@ -137,7 +150,9 @@ pub struct TestWeb {
 
 impl std::fmt::Debug for TestWeb {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TestWeb").field("hosts", &self.addrs).finish()
+        f.debug_struct("TestWeb")
+            .field("hosts", &self.addrs)
+            .finish()
     }
 }
 
@@ -156,7 +171,11 @@ impl TestWeb {
 
     /// Like [`TestWeb::start_with_delay`], binding site `i` to `127.0.0.(2+i):port`, so
     /// URLs are the same from one start to the next (0 picks ephemeral ports).
-    pub async fn start_on(mut sites: Vec<Site>, port: u16, delay: Duration) -> std::io::Result<TestWeb> {
+    pub async fn start_on(
+        mut sites: Vec<Site>,
+        port: u16,
+        delay: Duration,
+    ) -> std::io::Result<TestWeb> {
         let mut listeners = Vec::new();
         let mut addrs = Vec::new();
         for (i, site) in sites.iter_mut().enumerate() {
@@ -165,15 +184,30 @@ impl TestWeb {
             let l = match TcpListener::bind(SocketAddr::new(IpAddr::V4(ip), port)).await {
                 Ok(l) => l,
                 Err(e) if port != 0 => {
-                    return Err(std::io::Error::new(e.kind(), format!("cannot bind test web site `{}` to {ip}:{port}: {e}", site.name)))
+                    return Err(std::io::Error::new(
+                        e.kind(),
+                        format!(
+                            "cannot bind test web site `{}` to {ip}:{port}: {e}",
+                            site.name
+                        ),
+                    ))
                 }
                 Err(_) => TcpListener::bind("127.0.0.1:0").await?,
             };
             addrs.push((site.name.clone(), l.local_addr()?));
             listeners.push(l);
         }
-        let bases = addrs.iter().map(|(n, a)| (n.clone(), format!("http://{a}"))).collect();
-        let shared = Arc::new(Shared { sites, bases, log: Mutex::new(Vec::new()), times: Mutex::new(Vec::new()), counters: Mutex::new(BTreeMap::new()) });
+        let bases = addrs
+            .iter()
+            .map(|(n, a)| (n.clone(), format!("http://{a}")))
+            .collect();
+        let shared = Arc::new(Shared {
+            sites,
+            bases,
+            log: Mutex::new(Vec::new()),
+            times: Mutex::new(Vec::new()),
+            counters: Mutex::new(BTreeMap::new()),
+        });
         let (stop, stop_rx) = watch::channel(false);
         for (i, l) in listeners.into_iter().enumerate() {
             let shared = shared.clone();
@@ -192,7 +226,11 @@ impl TestWeb {
                 }
             });
         }
-        Ok(TestWeb { shared, addrs, stop })
+        Ok(TestWeb {
+            shared,
+            addrs,
+            stop,
+        })
     }
 
     /// `http://ip:port` of a site.
@@ -227,7 +265,12 @@ impl Drop for TestWeb {
     }
 }
 
-async fn serve_conn(shared: Arc<Shared>, site: usize, mut sock: TcpStream, mut stop: watch::Receiver<bool>) {
+async fn serve_conn(
+    shared: Arc<Shared>,
+    site: usize,
+    mut sock: TcpStream,
+    mut stop: watch::Receiver<bool>,
+) {
     let host = sock.local_addr().map(|a| a.to_string()).unwrap_or_default();
     let mut buf = Vec::new();
     loop {
@@ -260,32 +303,60 @@ async fn serve_conn(shared: Arc<Shared>, site: usize, mut sock: TcpStream, mut s
         let method = parts.next().unwrap_or("GET").to_string();
         let target = parts.next().unwrap_or("/").to_string();
         let header_lines: Vec<String> = lines.map(|l| l.to_string()).collect();
-        let close = header_lines.iter().any(|l| l.to_ascii_lowercase().starts_with("connection:") && l.to_ascii_lowercase().contains("close"));
+        let close = header_lines.iter().any(|l| {
+            l.to_ascii_lowercase().starts_with("connection:")
+                && l.to_ascii_lowercase().contains("close")
+        });
         let if_none_match = header_lines.iter().find_map(|l| {
             let (k, v) = l.split_once(':')?;
-            k.trim().eq_ignore_ascii_case("if-none-match").then(|| v.trim().to_string())
+            k.trim()
+                .eq_ignore_ascii_case("if-none-match")
+                .then(|| v.trim().to_string())
         });
-        shared.log.lock().expect("log lock").push((host.clone(), target.clone()));
-        shared.times.lock().expect("log lock").push((host.clone(), target.clone(), std::time::Instant::now()));
+        shared
+            .log
+            .lock()
+            .expect("log lock")
+            .push((host.clone(), target.clone()));
+        shared.times.lock().expect("log lock").push((
+            host.clone(),
+            target.clone(),
+            std::time::Instant::now(),
+        ));
         let s = &shared.sites[site];
         let path_only = target.split('?').next().unwrap_or("/");
-        let resp = if let Some(seq) = s.sequences.get(&target).or_else(|| s.sequences.get(path_only)) {
+        let resp = if let Some(seq) = s
+            .sequences
+            .get(&target)
+            .or_else(|| s.sequences.get(path_only))
+        {
             let mut c = shared.counters.lock().expect("counter lock");
             let n = c.entry((site, target.clone())).or_insert(0);
             let r = seq[(*n).min(seq.len() - 1)].clone();
             *n += 1;
             r
         } else {
-            s.routes.get(&target).or_else(|| s.routes.get(path_only)).cloned().unwrap_or_else(|| {
-                Response::with_type(404, "text/html", b"<html><body><h1>Not found</h1></body></html>".to_vec())
-            })
+            s.routes
+                .get(&target)
+                .or_else(|| s.routes.get(path_only))
+                .cloned()
+                .unwrap_or_else(|| {
+                    Response::with_type(
+                        404,
+                        "text/html",
+                        b"<html><body><h1>Not found</h1></body></html>".to_vec(),
+                    )
+                })
         };
         let delay = s.delay + resp.delay;
         if !delay.is_zero() {
             tokio::time::sleep(delay).await;
         }
         let mut body = resp.body.clone();
-        let is_text = resp.headers.iter().any(|(k, v)| k.eq_ignore_ascii_case("content-type") && (v.starts_with("text/") || v.contains("json") || v.contains("xml")));
+        let is_text = resp.headers.iter().any(|(k, v)| {
+            k.eq_ignore_ascii_case("content-type")
+                && (v.starts_with("text/") || v.contains("json") || v.contains("xml"))
+        });
         if is_text && body.windows(7).any(|w| w == b"{{site:") {
             body = substitute(&String::from_utf8_lossy(&body), &shared.bases).into_bytes();
         }
@@ -362,7 +433,12 @@ fn substitute(s: &str, bases: &BTreeMap<String, String>) -> String {
         match after.find("}}") {
             Some(j) => {
                 let name = &after[..j];
-                out.push_str(bases.get(name).map(String::as_str).unwrap_or("http://127.0.0.1:9"));
+                out.push_str(
+                    bases
+                        .get(name)
+                        .map(String::as_str)
+                        .unwrap_or("http://127.0.0.1:9"),
+                );
                 rest = &after[j + 2..];
             }
             None => {
