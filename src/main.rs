@@ -45,9 +45,20 @@ fn init_logging(cli: &cli::Cli) {
     }
 }
 
+/// Panics go to the log (not raw to stderr, so `--quiet` and `--log-format json` hold):
+/// those inside one record are contained by the runner and counted as record errors.
+fn init_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        let message = trawl_core::panic_message(info.payload());
+        let location = info.location().map(|l| l.to_string()).unwrap_or_default();
+        tracing::error!(%location, "panic (a bug in trawl, please report): {message}");
+    }));
+}
+
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     init_logging(&cli);
+    init_panic_hook();
     let mut builder = tokio::runtime::Builder::new_multi_thread();
     if let Some(n) = cli.threads {
         builder.worker_threads(n.max(1));

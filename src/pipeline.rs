@@ -13,7 +13,7 @@ use trawl_core::{Chain, Document, FetchedPage, RunStats};
 use trawl_extract::Extractor;
 use trawl_shards::pack::PackReport;
 use trawl_shards::{PartBuilder, ShardManifest, Tokenizer};
-use trawl_storage::jsonl::{self, JsonlWriter};
+use trawl_storage::jsonl::{self, JsonlWriter, LineError};
 use trawl_storage::markers::{self, Marker};
 use trawl_storage::Storage;
 
@@ -38,6 +38,8 @@ struct ExcludedPage<'a> {
     reason: &'static str,
     url: &'a str,
     status: u16,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
 }
 
 /// Stage runtimes built from one config.
@@ -224,7 +226,15 @@ impl Pipeline {
         for p in pages {
             st.seen += 1;
             st.bytes_in += p.body.len() as u64;
-            match self.extractor.extract(p) {
+            let result = match trawl_core::RecordError::catch(|| self.extractor.extract(p)) {
+                Ok(r) => r.map_err(|reason| (reason, None)),
+                Err(e) => {
+                    tracing::warn!(url = %p.url, error = %e, "extraction failed on this page; counted and skipped");
+                    *st.errors.entry(e.kind.to_string()).or_default() += 1;
+                    Err((trawl_core::DropReason::RECORD_ERROR, Some(e.to_string())))
+                }
+            };
+            match result {
                 Ok(mut d) => {
                     st.kept += 1;
                     st.bytes_out += d.text.len() as u64;
@@ -243,13 +253,14 @@ impl Pipeline {
                     out.write(&d);
                     docs.push(d);
                 }
-                Err(reason) => {
+                Err((reason, error)) => {
                     st.drop_for(reason.as_str());
                     ex.write(&ExcludedPage {
                         stage: "extract",
                         reason: reason.as_str(),
                         url: &p.url,
                         status: p.status,
+                        error,
                     });
                 }
             }
@@ -269,9 +280,12 @@ impl Pipeline {
         &mut self,
         which: &str,
         name: &str,
-        docs: Vec<Document>,
+        input: Input,
         inputs: Vec<String>,
     ) -> Result<Vec<Document>> {
+        let mut ex = JsonlWriter::for_name("x.jsonl.zst");
+        let mut stats = read_step(input.docs.len(), &input.bad, &mut ex);
+        let docs = input.docs;
         let chain = if which == "filter" {
             &mut self.filter
         } else {
@@ -279,12 +293,11 @@ impl Pipeline {
         };
         let kept: Vec<Document> = docs.into_iter().filter_map(|d| chain.process(d)).collect();
         let excluded = chain.take_excluded();
-        let stats = chain.take_stats();
+        stats += &chain.take_stats();
         let mut out = JsonlWriter::for_name("x.jsonl.zst");
         for d in &kept {
             out.write(d);
         }
-        let mut ex = JsonlWriter::for_name("x.jsonl.zst");
         for e in &excluded {
             ex.write(e);
         }
@@ -301,19 +314,19 @@ impl Pipeline {
     pub fn filter(
         &mut self,
         name: &str,
-        docs: Vec<Document>,
+        input: Input,
         inputs: Vec<String>,
     ) -> Result<Vec<Document>> {
-        self.run_chain("filter", name, docs, inputs)
+        self.run_chain("filter", name, input, inputs)
     }
 
     pub fn dedup(
         &mut self,
         name: &str,
-        docs: Vec<Document>,
+        input: Input,
         inputs: Vec<String>,
     ) -> Result<Vec<Document>> {
-        self.run_chain("dedup", name, docs, inputs)
+        self.run_chain("dedup", name, input, inputs)
     }
 
     /// Registers documents a committed dedup shard kept (resume).
@@ -359,8 +372,16 @@ impl Pipeline {
     /// Image/alt-text pairs and interleaved documents of one shard: images fetched with the
     /// crawl's manners, checked, de-duplicated across the run, scored when a model is
     /// configured, written as WebDataset tars with JSONL indexes.
-    pub fn captions(&mut self, name: &str, docs: &[Document], inputs: Vec<String>) -> Result<()> {
+    pub fn captions(
+        &mut self,
+        name: &str,
+        docs: &[Document],
+        bad: &[LineError],
+        inputs: Vec<String>,
+    ) -> Result<()> {
         let t0 = std::time::Instant::now();
+        let mut ex = JsonlWriter::for_name("x.jsonl.zst");
+        let mut stats = read_step(docs.len(), bad, &mut ex);
         self.load_scorer()?;
         let plan = self.captioner.plan(docs);
         let fetcher = self.image_fetcher()?;
@@ -370,11 +391,9 @@ impl Pipeline {
             .assemble(docs, plan, fetched, &mut self.image_dedup);
         let (pair_tar, pair_idx, inter_tar, inter_idx) =
             trawl_captions::write_shards(&out).context("writing WebDataset shards")?;
-        let mut stats = RunStats::default();
         let st = stats.stage_mut("captions");
         *st += &out.stats;
         st.nanos = t0.elapsed().as_nanos() as u64;
-        let mut ex = JsonlWriter::for_name("x.jsonl.zst");
         for (pair, reason, detail) in &out.dropped {
             ex.write(&serde_json::json!({ "stage": "captions", "reason": reason.as_str(), "detail": detail, "url": pair.image_url, "doc": { "id": pair.doc_id, "url": pair.page_url, "text": pair.alt, "attrs": pair.attrs } }));
         }
@@ -405,13 +424,15 @@ impl Pipeline {
         &mut self,
         name: &str,
         docs: &[Document],
+        bad: &[LineError],
         inputs: Vec<String>,
     ) -> Result<ShardManifest> {
         self.tokenizer()?;
+        let mut ex = JsonlWriter::for_name("x.jsonl.zst");
+        let mut stats = read_step(docs.len(), bad, &mut ex);
         let tok = self.tokenizer.as_ref().expect("loaded above");
         let t0 = std::time::Instant::now();
         let mut b = PartBuilder::new(&self.cfg.shards, tok, name);
-        let mut stats = RunStats::default();
         let st = stats.stage_mut("shards");
         for d in docs {
             st.seen += 1;
@@ -432,6 +453,11 @@ impl Pipeline {
             self.put(&out.manifest.bin, out.bin)?;
             self.put(&out.manifest.idx, out.idx)?;
             outputs.extend([out.manifest.bin.clone(), out.manifest.idx.clone()]);
+        }
+        if !bad.is_empty() {
+            let e = jsonl_name("excluded/shards", name);
+            self.put(&e, ex.finish())?;
+            outputs.push(e);
         }
         self.put(&part, serde_json::to_vec_pretty(&out.manifest)?)?;
         self.commit("shards", name, inputs, outputs, stats)?;
@@ -472,7 +498,7 @@ impl Pipeline {
         if c.filter.enabled {
             if !self.done("filter", name, std::slice::from_ref(&current))? {
                 let input = self.take_or_read(&mut docs, &current)?;
-                docs = Some(self.filter(name, input, vec![current.clone()])?);
+                docs = Some(self.filter(name, input.into(), vec![current.clone()])?);
             } else {
                 docs = None;
             }
@@ -481,7 +507,7 @@ impl Pipeline {
         if c.dedup.enabled {
             if !self.done("dedup", name, std::slice::from_ref(&current))? {
                 let input = self.take_or_read(&mut docs, &current)?;
-                docs = Some(self.dedup(name, input, vec![current.clone()])?);
+                docs = Some(self.dedup(name, input.into(), vec![current.clone()])?);
             } else {
                 let kept = self.read_docs(&de_out)?;
                 self.seed_dedup(&kept);
@@ -492,7 +518,7 @@ impl Pipeline {
         if c.captions.enabled {
             if !self.done("captions", name, std::slice::from_ref(&current))? {
                 let d = self.take_or_read(&mut docs, &current)?;
-                self.captions(name, &d, vec![current.clone()])?;
+                self.captions(name, &d, &[], vec![current.clone()])?;
                 docs = Some(d);
             } else {
                 self.seed_captions(name)?;
@@ -500,7 +526,7 @@ impl Pipeline {
         }
         if c.shards.enabled && !self.done("shards", name, std::slice::from_ref(&current))? {
             let d = self.take_or_read(&mut docs, &current)?;
-            self.shards(name, &d, vec![current.clone()])?;
+            self.shards(name, &d, &[], vec![current.clone()])?;
         }
         Ok(())
     }
@@ -543,23 +569,84 @@ pub async fn fetch_images(
         .collect()
 }
 
-/// Parses documents from JSONL bytes; malformed lines are logged and skipped.
+/// Parses documents from JSONL bytes; malformed lines are logged and skipped (for trawl's
+/// own committed outputs; input files go through [`read_input`], which keeps them).
 pub fn read_docs_bytes(key: &str, bytes: &[u8]) -> Result<Vec<Document>> {
-    let mut docs = Vec::new();
-    let mut bad = 0usize;
-    for r in jsonl::read_lines::<Document>(key, bytes)? {
-        match r {
-            Ok(d) => docs.push(d),
-            Err(e) => {
-                bad += 1;
-                if bad <= 5 {
-                    tracing::warn!(error = %e, "skipping malformed document line");
-                }
-            }
+    let input = read_input(key, bytes, jsonl::DEFAULT_MAX_LINE_BYTES)?;
+    for e in input.bad.iter().take(5) {
+        tracing::warn!(error = %e, "skipping malformed document line");
+    }
+    if input.bad.len() > 5 {
+        tracing::warn!(
+            file = key,
+            count = input.bad.len(),
+            "malformed document lines skipped"
+        );
+    }
+    Ok(input.docs)
+}
+
+/// The records of one input object: the documents, and the lines that could not be read.
+#[derive(Debug, Default)]
+pub struct Input {
+    pub docs: Vec<Document>,
+    pub bad: Vec<LineError>,
+}
+
+impl From<Vec<Document>> for Input {
+    fn from(docs: Vec<Document>) -> Input {
+        Input {
+            docs,
+            bad: Vec::new(),
         }
     }
-    if bad > 5 {
-        tracing::warn!(file = key, count = bad, "malformed document lines skipped");
-    }
-    Ok(docs)
 }
+
+/// Reads documents from JSONL bytes, keeping every line that could not be read (with its
+/// file, line and offset) for the stage to count and write to `excluded/`.
+pub fn read_input(key: &str, bytes: &[u8], max_line: usize) -> Result<Input> {
+    let mut input = Input::default();
+    for r in jsonl::lines_capped::<Document>(key, bytes, max_line)? {
+        match r {
+            Ok(d) => input.docs.push(d),
+            Err(e) => input.bad.push(e),
+        }
+    }
+    Ok(input)
+}
+
+/// The `read` step of a stage over files: every record read, the unreadable ones dropped
+/// as `record_error` per kind, with the bytes they covered; each is written to the stage's
+/// exclusion file with its source (`file@offset`, line) and first bytes.
+fn read_step(docs: usize, bad: &[LineError], ex: &mut JsonlWriter) -> RunStats {
+    let mut stats = RunStats::default();
+    let st = stats.stage_mut(READ_STEP);
+    st.seen = (docs + bad.len()) as u64;
+    st.kept = docs as u64;
+    for e in bad {
+        st.drop_for(trawl_core::DropReason::RECORD_ERROR.as_str());
+        *st.errors.entry(e.kind.to_string()).or_default() += 1;
+        st.count("bytes_skipped", e.bytes);
+        let mut doc = Document::new("", e.head.clone());
+        doc.meta.source = Some(format!("{}@{}", e.file, e.offset));
+        doc.attrs.insert("line".into(), (e.line as u64).into());
+        ex.write(&trawl_core::Excluded {
+            stage: READ_STEP.into(),
+            reason: trawl_core::DropReason::RECORD_ERROR.as_str().into(),
+            error: Some(e.to_string()),
+            doc,
+        });
+    }
+    if !bad.is_empty() {
+        tracing::warn!(
+            file = %bad[0].file,
+            count = bad.len(),
+            first = %bad[0],
+            "unreadable records counted and skipped (see excluded/)"
+        );
+    }
+    stats
+}
+
+/// The name of the read step in stage stats.
+pub const READ_STEP: &str = "read";

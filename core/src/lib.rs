@@ -24,6 +24,7 @@
 
 pub mod compliance;
 mod error;
+pub mod html;
 mod record;
 mod runner;
 mod stage;
@@ -32,7 +33,7 @@ pub mod text;
 pub mod time;
 mod urls;
 
-pub use error::{RecordError, StageError};
+pub use error::{panic_message, RecordError, StageError};
 pub use record::{
     Attrs, Consent, ConsentBasis, DocId, Document, FetchedPage, ImageRef, ImageTextPair,
     InterleavedDoc, Meta, RenderInfo, WarcLocation,

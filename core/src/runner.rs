@@ -4,7 +4,7 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Document, DropReason, RunStats, Stage, Verdict};
+use crate::{Document, DropReason, RecordError, RunStats, Stage, Verdict};
 
 /// A dropped record with the stage and reason, as written to `excluded/<stage>/`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -71,7 +71,9 @@ impl Chain {
                 st.count("tokens_in", tokens);
             }
             let t0 = Instant::now();
-            let result = stage.apply(&mut doc);
+            // a panic is contained to this record (counted as a record error of kind `panic`);
+            // a stateful task keeps whatever state the panic left
+            let result = RecordError::catch(|| stage.apply(&mut doc)).and_then(|r| r);
             st.nanos += t0.elapsed().as_nanos() as u64;
             match result {
                 Ok(Verdict::Keep) => {
@@ -133,5 +135,50 @@ impl Chain {
         for s in &mut self.stages {
             s.seed(kept);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Map;
+
+    struct PanicsOnBoom;
+    impl Map for PanicsOnBoom {
+        fn name(&self) -> &'static str {
+            "panics_on_boom"
+        }
+        fn map(&self, doc: &mut Document) -> Result<(), RecordError> {
+            if doc.text.contains("boom") {
+                // the kind of bug issue 18 found: a byte offset inside a multi-byte char
+                let at = doc.text.find('\u{a0}').unwrap_or(0) + 1;
+                doc.text = doc.text[at..].to_string();
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_panic_is_one_record_error_and_the_chain_goes_on() {
+        let mut chain = Chain::new("filter", vec![Stage::Map(Box::new(PanicsOnBoom))]);
+        let docs = ["first", "boom\u{a0}here", "third"];
+        let kept: Vec<_> = docs
+            .iter()
+            .filter_map(|t| chain.process(Document::new(format!("u:{t}"), *t)))
+            .collect();
+        assert_eq!(kept.len(), 2);
+        let st = chain.stats().stage("panics_on_boom").unwrap();
+        assert_eq!((st.seen, st.kept), (3, 2));
+        assert_eq!(st.dropped["record_error"], 1);
+        assert_eq!(st.errors["panic"], 1);
+        let ex = chain.take_excluded();
+        assert_eq!(ex.len(), 1);
+        assert_eq!(ex[0].reason, "record_error");
+        let err = ex[0].error.as_deref().unwrap();
+        assert!(
+            err.starts_with("panic: ") && err.contains("char boundary"),
+            "{err}"
+        );
+        assert_eq!(ex[0].doc.text, "boom\u{a0}here");
     }
 }

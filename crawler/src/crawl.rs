@@ -1150,6 +1150,11 @@ fn links(page: &FetchedPage, strip: &[String]) -> Vec<Url> {
         Some(dom) => std::borrow::Cow::Borrowed(dom.as_str()),
         None => String::from_utf8_lossy(&page.body),
     };
+    if trawl_core::html::max_depth_exceeds(&html, trawl_core::html::BROWSER_MAX_DEPTH) {
+        // parsing costs the square of the depth; extraction drops the page as too_deep
+        tracing::debug!(url = %page.url, "links not followed: elements nest too deep");
+        return Vec::new();
+    }
     let doc = scraper::Html::parse_document(&html);
     let sel = scraper::Selector::parse("a[href]").expect("static selector");
     let nofollow_page = doc

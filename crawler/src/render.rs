@@ -398,6 +398,10 @@ pub fn decide(cfg: &RenderConfig, page: &FetchedPage) -> Option<(bool, &'static 
         ));
     }
     let html = String::from_utf8_lossy(&page.body);
+    if trawl_core::html::max_depth_exceeds(&html, trawl_core::html::BROWSER_MAX_DEPTH) {
+        // a browser flattens it; measuring it would cost the square of its depth
+        return Some((false, "too_deep"));
+    }
     let s = static_signals(&html);
     if s.empty_app_root && s.text_chars < cfg.min_text_chars * 2 {
         return Some((true, "empty_app_root"));

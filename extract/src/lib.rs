@@ -37,6 +37,9 @@ pub mod reasons {
     pub const TOO_LITTLE_TEXT: DropReason = DropReason::new("too_little_text");
     /// The page is larger than the configured cap.
     pub const TOO_LARGE: DropReason = DropReason::new("page_too_large");
+    /// Elements nest deeper than `extract.max_depth` (parsing such a page costs time in
+    /// the square of its depth).
+    pub const TOO_DEEP: DropReason = DropReason::new("too_deep");
 }
 
 /// The `[extract]` section.
@@ -49,6 +52,10 @@ pub struct ExtractConfig {
     pub min_text_chars: usize,
     /// Pages larger than this many bytes are dropped rather than parsed.
     pub max_html_bytes: usize,
+    /// Pages whose elements nest deeper than this are dropped (`too_deep`) rather than
+    /// parsed: browsers stop nesting at 512, and parse time grows with the square of the
+    /// depth.
+    pub max_depth: usize,
     /// Use the rendered DOM when the page was rendered.
     pub prefer_rendered: bool,
     /// Keep images (with alt text and position) in documents.
@@ -63,6 +70,7 @@ impl Default for ExtractConfig {
             enabled: true,
             min_text_chars: 200,
             max_html_bytes: 8 * 1024 * 1024,
+            max_depth: trawl_core::html::BROWSER_MAX_DEPTH,
             prefer_rendered: true,
             keep_images: true,
             llm: LlmConfig::default(),
@@ -79,6 +87,15 @@ impl ExtractConfig {
                 format!(
                     "{} is too small to hold any page (minimum 1024)",
                     self.max_html_bytes
+                ),
+            ));
+        }
+        if !(16..=100_000).contains(&self.max_depth) {
+            return Err((
+                "extract.max_depth".into(),
+                format!(
+                    "{} is outside 16..=100000 (browsers nest up to 512)",
+                    self.max_depth
                 ),
             ));
         }
@@ -149,6 +166,9 @@ impl Extractor {
             return Err(reasons::TOO_LARGE);
         }
         let text = strip::strip_inert(&charset::decode(html, declared));
+        if trawl_core::html::max_depth_exceeds(&text, self.cfg.max_depth) {
+            return Err(reasons::TOO_DEEP);
+        }
         let llm = self.llm.as_ref().filter(|l| {
             url::Url::parse(url)
                 .ok()

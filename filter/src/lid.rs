@@ -306,7 +306,11 @@ pub fn sample(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
         let mut s = trawl_core::text::ceil_char_boundary(text, text.len() * k / 3);
         if k > 0 {
             // start after the next space, so no word is cut
-            s = text[s..].find(char::is_whitespace).map_or(s, |p| s + p + 1);
+            // (the whitespace may be several bytes: U+00A0, U+3000, ...)
+            s = text[s..]
+                .char_indices()
+                .find(|&(_, c)| c.is_whitespace())
+                .map_or(s, |(p, c)| s + p + c.len_utf8());
         }
         let mut e = trawl_core::text::floor_char_boundary(text, s + w);
         if e < text.len() {
@@ -488,6 +492,26 @@ mod tests {
     const FR: &str = "La bibliothèque municipale organise tout au long de l'année des lectures pour les enfants et des rencontres avec des auteurs.";
     const PT: &str = "A biblioteca municipal ampliou o horário de funcionamento durante a semana, depois que uma pesquisa mostrou que muitos estudantes não podiam visitar durante o dia.";
     const SW: &str = "Maktaba ya mji imeongeza saa za kufunguliwa jioni baada ya utafiti kuonyesha kwamba wanafunzi wengi hawawezi kutembelea mchana.";
+
+    #[test]
+    fn sample_cuts_after_multibyte_whitespace() {
+        // issue 18: `s + p + 1` assumed one-byte whitespace and panicked inside U+00A0
+        for ws in [
+            '\u{a0}', '\u{3000}', '\u{2028}', '\u{2029}', '\u{1680}', '\u{202f}', '\u{85}', ' ',
+            '\t',
+        ] {
+            for word in ["word", "слово", "字", "🦀", "e\u{301}"] {
+                let text: String = (0..400).map(|i| format!("{word}{i}{ws}")).collect();
+                for max in [3, 10, 60, 600, 900, text.len() - 1] {
+                    let s = sample(&text, max);
+                    assert!(s.len() <= max + 4 + 2 * ws.len_utf8(), "{ws:?} {max}");
+                    for piece in s.split('\n') {
+                        assert!(!piece.starts_with(ws), "{ws:?} {max}: {piece:?}");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn lists_are_lowercase_single_words() {

@@ -12,7 +12,7 @@ use trawl_storage::{jsonl, shard_name, warc, InputSet, ShardSpec, Storage};
 
 use super::load_config;
 use crate::cli::{ExtractArgs, ExtractFormat, ReportArgs, SampleArgs, StageArgs};
-use crate::pipeline::{read_docs_bytes, Io, Pipeline};
+use crate::pipeline::{read_input, Io, Pipeline};
 use crate::{progress, UsageError};
 
 /// HTML files per extract shard when the input is a folder of pages.
@@ -153,6 +153,17 @@ fn pages_of(
     }
 }
 
+/// One page through the extractor, a panic contained to the page (reported as its reason).
+fn extract_contained(
+    ex: &trawl_extract::Extractor,
+    p: &FetchedPage,
+) -> std::result::Result<trawl_core::Document, String> {
+    match trawl_core::RecordError::catch(|| ex.extract(p)) {
+        Ok(r) => r.map_err(|reason| reason.to_string()),
+        Err(e) => Err(format!("record_error ({e})")),
+    }
+}
+
 /// `trawl extract --format txt`: one text file per page, and the extraction speed.
 fn extract_txt(
     cfg: &PipelineConfig,
@@ -179,7 +190,7 @@ fn extract_txt(
         let many = ps.len() > 1 || warc::is_warc(key);
         for (i, p) in ps.iter().enumerate() {
             let t = std::time::Instant::now();
-            let text = match ex.extract(p) {
+            let text = match extract_contained(&ex, p) {
                 Ok(d) => d.text,
                 Err(r) => {
                     tracing::info!(url = %p.url, reason = %r, "no main text");
@@ -228,7 +239,7 @@ pub fn extract(a: ExtractArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Res
         let ex = trawl_extract::Extractor::new(ex_cfg);
         for (_, key) in &all.objects {
             for p in pages_of(&all.storage, key, rt)? {
-                match ex.extract(&p) {
+                match extract_contained(&ex, &p) {
                     Ok(d) => println!("{}", d.text),
                     Err(r) => eprintln!("{}: dropped: {r}", p.url),
                 }
@@ -354,12 +365,12 @@ pub fn docs_stage(
             continue;
         }
         let bytes = rt.block_on(set.storage.get(key))?;
-        let docs = read_docs_bytes(key, &bytes)?;
+        let input = read_input(key, &bytes, p.cfg.storage.max_record_bytes)?;
         match stage {
-            "filter" => drop(p.filter(&name, docs, inputs)?),
-            "dedup" => drop(p.dedup(&name, docs, inputs)?),
-            "captions" => p.captions(&name, &docs, inputs)?,
-            "shards" => drop(p.shards(&name, &docs, inputs)?),
+            "filter" => drop(p.filter(&name, input, inputs)?),
+            "dedup" => drop(p.dedup(&name, input, inputs)?),
+            "captions" => p.captions(&name, &input.docs, &input.bad, inputs)?,
+            "shards" => drop(p.shards(&name, &input.docs, &input.bad, inputs)?),
             other => return Err(anyhow::anyhow!("internal error: unknown stage {other}")),
         }
         done += 1;

@@ -33,6 +33,11 @@ pub struct StorageConfig {
     /// Objects larger than this many MiB are uploaded in parts of this size (S3 requires
     /// at least 5 MiB per part except the last).
     pub part_size_mib: usize,
+    /// The largest record read from input files, in bytes: a JSONL line or a WARC record
+    /// body after decompression. Longer ones are counted (`line_too_long`,
+    /// `warc_record_too_large`) and skipped without being held in memory, and the rest of
+    /// the file is read.
+    pub max_record_bytes: usize,
 }
 
 impl Default for StorageConfig {
@@ -45,6 +50,7 @@ impl Default for StorageConfig {
             secret_access_key: None,
             allow_http: None,
             part_size_mib: 16,
+            max_record_bytes: 64 * 1024 * 1024,
         }
     }
 }
@@ -54,6 +60,15 @@ impl StorageConfig {
     pub fn validate(&self) -> Result<(), (String, String)> {
         if self.root.trim().is_empty() {
             return Err(("storage.root".into(), "must not be empty".into()));
+        }
+        if self.max_record_bytes < 1024 * 1024 {
+            return Err((
+                "storage.max_record_bytes".into(),
+                format!(
+                    "is {}, below 1 MiB (records of ordinary pages would be skipped)",
+                    self.max_record_bytes
+                ),
+            ));
         }
         if self.part_size_mib < 5 {
             return Err((
