@@ -31,7 +31,7 @@ fn init_logging(cli: &cli::Cli) {
     };
     let filter = EnvFilter::try_from_env("TRAWL_LOG").unwrap_or_else(|_| {
         EnvFilter::new(format!(
-            "{default},html5ever=warn,selectors=warn,hyper=warn,reqwest=warn"
+            "{default},html5ever=error,scraper=error,selectors=warn,hyper=warn,reqwest=warn"
         ))
     });
     let b = tracing_subscriber::fmt()

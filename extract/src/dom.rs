@@ -17,6 +17,8 @@ pub(crate) struct Extracted {
     pub noindex: bool,
     /// With a chooser: `Ok` when its blocks are the text, else why the rules decided.
     pub llm: Option<Result<(), String>>,
+    /// The raw markup of the body's `<noscript>` elements (empty once `extract` returns).
+    pub noscript: String,
 }
 
 /// Elements that never hold main content.
@@ -64,6 +66,46 @@ pub(crate) type Chooser<'a> = &'a dyn Fn(Option<&str>, &[&str]) -> Result<Vec<us
 /// goes to it first, from the same parse; the rule-based walk runs only when it has no
 /// answer (`Extracted::llm` says what happened).
 pub(crate) fn extract(
+    html: &str,
+    base_url: &str,
+    keep_images: bool,
+    choose: Option<Chooser<'_>>,
+) -> Extracted {
+    let mut out = extract_parsed(html, base_url, keep_images, choose);
+    // Pages that build their view with script often serve the whole content to readers
+    // without scripts inside <noscript> (forum software, shops, single-page apps): when the
+    // walk found little and the noscript blocks hold more, the page is read as a browser
+    // without scripts reads it. (The parser keeps noscript content as raw text, as a
+    // browser with scripts does, so it is parsed here on its own.)
+    if out.llm.is_none() && out.noscript.len() >= NOSCRIPT_MIN_BYTES {
+        let inner_html = format!("<html><body>{}</body></html>", out.noscript);
+        let inner = extract_parsed(&inner_html, base_url, keep_images, None);
+        let (found, inner_words) = (
+            trawl_core::text::word_count(&out.text),
+            trawl_core::text::word_count(&inner.text),
+        );
+        if inner_words >= NOSCRIPT_MIN_WORDS && inner_words > 2 * found {
+            tracing::trace!(found, inner_words, "content from <noscript>");
+            out.text = match &out.title {
+                Some(t) if !inner.text.starts_with('#') && !inner.text.contains(t.as_str()) => {
+                    format!("# {t}\n\n{}", inner.text)
+                }
+                _ => inner.text,
+            };
+            out.images = inner.images;
+        }
+    }
+    out.noscript = String::new();
+    out
+}
+
+/// Bytes of `<noscript>` markup below which it is never read as the page's content (the
+/// usual "please enable JavaScript" notice and tracking pixels are far smaller).
+const NOSCRIPT_MIN_BYTES: usize = 2000;
+/// Words the `<noscript>` content needs (and more than twice the walk's) to be taken.
+const NOSCRIPT_MIN_WORDS: usize = 50;
+
+fn extract_parsed(
     html: &str,
     base_url: &str,
     keep_images: bool,
@@ -120,6 +162,7 @@ pub(crate) fn extract(
                     noimageai,
                     noindex,
                     llm: Some(Ok(())),
+                    noscript: String::new(),
                 };
             }
             Err(why) => llm = Some(Err(why)),
@@ -165,7 +208,23 @@ pub(crate) fn extract(
         noimageai,
         noindex,
         llm,
+        noscript: noscript_markup(&doc),
     }
+}
+
+static NOSCRIPT: LazyLock<Selector> =
+    LazyLock::new(|| Selector::parse("body noscript").expect("static selector"));
+
+/// The raw markup inside the body's `<noscript>` elements, in document order.
+fn noscript_markup(doc: &Html) -> String {
+    let mut out = String::new();
+    for n in doc.select(&NOSCRIPT) {
+        for t in n.text() {
+            out.push_str(t);
+        }
+        out.push('\n');
+    }
+    out
 }
 
 /// Characters a JSON-LD `articleBody` needs before it can replace the extracted text.
