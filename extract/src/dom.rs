@@ -168,12 +168,18 @@ fn extract_parsed(
             Err(why) => llm = Some(Err(why)),
         }
     }
-    let root = scores
-        .root
+    let listing = scores.listing.map(|(id, _)| id);
+    let root = listing
+        .or(scores.root)
         .and_then(|id| doc.tree.get(id))
         .and_then(ElementRef::wrap)
         .unwrap_or(body);
-    let mut w = walker(root.id() != body.id(), Prune::Full);
+    let prune = if listing.is_some() {
+        Prune::Items
+    } else {
+        Prune::Full
+    };
+    let mut w = walker(root.id() != body.id(), prune);
     w.walk(root, 0);
     w.flush();
     if w.out.trim().is_empty() && root.id() == body.id() {
@@ -582,6 +588,8 @@ enum Prune {
     Full,
     /// Boilerplate regions only (a page where nothing scores as prose).
     Boilerplate,
+    /// Boilerplate regions only, and lists of links are items (a listing page's root).
+    Items,
     /// Nothing (the LLM's view of the page).
     Nothing,
 }
@@ -702,7 +710,7 @@ impl Walker<'_> {
                 self.flush();
             }
             "ul" | "ol" => {
-                if link_dense_list(e) {
+                if self.prune != Prune::Items && link_dense_list(e) {
                     return;
                 }
                 self.flush();

@@ -40,6 +40,10 @@ pub(crate) struct Scores {
     stats: Vec<Stat>,
     /// The content root chosen.
     pub root: Option<NodeId>,
+    /// When the page is a list of items (see [`items`]): the tightest element holding
+    /// them, which replaces `root`, and the share of the page's item-or-prose text that
+    /// the items make up.
+    pub listing: Option<(NodeId, f32)>,
 }
 
 impl Scores {
@@ -726,9 +730,123 @@ pub(crate) fn score(doc: &Html) -> Scores {
             tracing::trace!(mass = m, text = s.text, link = s.link, boiler = s.boiler, tag = e.name(), id = ?e.attr("id"), class = ?e.attr("class"), "content candidate");
         }
     }
+    let listing = items(&Items {
+        order: &order,
+        els: &els,
+        sig: &sig,
+        is_blk: &is_blk,
+        first_link: &first_link,
+        sub_text: &sub_text,
+        sub_link: &sub_link,
+        stats: &stats,
+        prose: best.map_or(0.0, |(_, id)| stats[index[&id] as usize].mass),
+    });
     Scores {
         index,
         stats,
         root: best.map(|(_, id)| id),
+        listing,
     }
+}
+
+/// What [`items`] reads of the scoring pass.
+struct Items<'a> {
+    order: &'a [(NodeId, u32)],
+    els: &'a [&'a scraper::node::Element],
+    sig: &'a [u64],
+    is_blk: &'a [bool],
+    first_link: &'a [bool],
+    sub_text: &'a [u32],
+    sub_link: &'a [u32],
+    stats: &'a [Stat],
+    /// The mass of the prose root the article rules chose.
+    prose: f32,
+}
+
+/// Items fewer than this in a group are not a list.
+const MIN_ITEMS: u32 = 5;
+/// Characters of item text below which a page is never read as a list.
+const MIN_ITEM_TEXT: u32 = 300;
+/// A page whose best prose root has at least this mass (about this many characters of
+/// sentence text) is read as prose whatever lists surround it: teaser rails and related
+/// links beside an article often hold more text than the article.
+const MAX_LIST_PROSE: f32 = 1000.0;
+
+/// Listing, category, collection and search pages: the content is a list of items, each a
+/// block that starts with a link (a headline, a product name) and has a little text with
+/// it, repeated with the same tag-and-class path. The article rules count such items
+/// against their container (teaser lists beside an article are boilerplate); here, when
+/// the best prose root is small and the repeated items outweigh it, the tightest element
+/// holding (80% of) them becomes the content root. Items inside boilerplate regions (menus,
+/// footers) never count.
+fn items(x: &Items<'_>) -> Option<(NodeId, f32)> {
+    let n = x.order.len();
+    let is_item = |i: usize| {
+        x.is_blk[i]
+            && !x.stats[i].boiler
+            && x.first_link[i]
+            && (20..2000).contains(&x.sub_text[i])
+            && x.sub_link[i] * 100 >= x.sub_text[i] * 12
+            && !matches!(x.els[i].name(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
+    };
+    let mut groups: FxHashMap<u64, (u32, u32)> = FxHashMap::default();
+    for i in 0..n {
+        if is_item(i) {
+            let g = groups.entry(x.sig[i]).or_default();
+            g.0 += 1;
+            g.1 += x.sub_text[i];
+        }
+    }
+    if x.prose >= MAX_LIST_PROSE {
+        return None;
+    }
+    let best = groups
+        .values()
+        .filter(|g| g.0 >= MIN_ITEMS)
+        .map(|g| g.1)
+        .max()?;
+    if best < MIN_ITEM_TEXT {
+        return None;
+    }
+    // every sizeable group counts (a page of sections, each its own list)
+    let member = |i: usize| {
+        is_item(i)
+            && groups
+                .get(&x.sig[i])
+                .is_some_and(|g| g.0 >= MIN_ITEMS && g.1 * 4 >= best)
+    };
+    // an item inside another item (a card's inner block) is counted with its outer item
+    let mut inside = vec![false; n];
+    for i in 0..n {
+        let p = x.order[i].1;
+        if p != u32::MAX {
+            inside[i] = inside[p as usize] || member(p as usize);
+        }
+    }
+    let mut in_sub = vec![0u32; n];
+    let mut total = 0u32;
+    for i in (0..n).rev() {
+        if member(i) && !inside[i] {
+            in_sub[i] += x.sub_text[i];
+            total += x.sub_text[i];
+        }
+        let p = x.order[i].1;
+        if p != u32::MAX {
+            in_sub[p as usize] += in_sub[i];
+        }
+    }
+    let share = total as f32 / (total as f32 + x.prose.max(0.0));
+    if (total as f32) < x.prose {
+        return None;
+    }
+    // the deepest element holding 80% of the item text (those elements form one chain of
+    // ancestors, so the last in document order is the deepest)
+    let at = (0..n)
+        .rev()
+        .find(|&i| in_sub[i] as f32 >= 0.8 * total as f32)?;
+    if tracing::enabled!(tracing::Level::TRACE) {
+        let e = x.els[at];
+        tracing::trace!(total, prose = x.prose, tag = e.name(), id = ?e.attr("id"), class = ?e.attr("class"), "item list root");
+    }
+    Some((x.order[at].0, share))
 }
