@@ -245,6 +245,9 @@ impl Pipeline {
                     if d.attrs.contains_key("llm_fallback") {
                         st.count("llm_fallback", 1);
                     }
+                    if let Some(t) = &d.meta.page_type {
+                        st.count(&format!("page_type_{t}"), 1);
+                    }
                     if let (true, Some(tok)) = (count_tokens, self.tokenizer.as_ref()) {
                         let n = tok.encode(&d.text).len() as u64;
                         d.attrs.insert("tokens".into(), n.into());

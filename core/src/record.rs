@@ -280,6 +280,14 @@ pub struct Meta {
     /// `<link rel=canonical>`, resolved.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub canonical_url: Option<String>,
+    /// What kind of page the document came from (`article`, `forum`, `product`,
+    /// `collection`, `listing`, `documentation`, `service`, `other`), as extraction
+    /// classified it from the page's declared schema.org types and its DOM.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page_type: Option<String>,
+    /// How sure that classification is (0 to 1; declared types 0.8 and above).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page_type_confidence: Option<f32>,
     /// Any other metadata (kept from other tools' documents).
     #[serde(flatten)]
     pub extra: BTreeMap<String, Value>,

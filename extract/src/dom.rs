@@ -19,6 +19,8 @@ pub(crate) struct Extracted {
     pub llm: Option<Result<(), String>>,
     /// The raw markup of the body's `<noscript>` elements (empty once `extract` returns).
     pub noscript: String,
+    /// The page's type and the classifier's confidence.
+    pub page_type: (crate::PageType, f32),
 }
 
 /// Elements that never hold main content.
@@ -93,6 +95,9 @@ pub(crate) fn extract(
                 _ => inner.text,
             };
             out.images = inner.images;
+            if inner.page_type.1 > out.page_type.1 {
+                out.page_type = inner.page_type;
+            }
         }
     }
     out.noscript = String::new();
@@ -124,6 +129,14 @@ fn extract_parsed(
     let (noai, noimageai, noindex) = (meta.noai, meta.noimageai, meta.noindex);
 
     let scores = crate::score::score(&doc);
+    let page_type = crate::pagetype::classify(&crate::pagetype::Evidence {
+        types: &meta.types,
+        og_type: meta.og_type.as_deref(),
+        listing: scores.listing.is_some(),
+        prose: scores.prose,
+        code_blocks: scores.code_blocks,
+        text: scores.text,
+    });
     let body_sel = &*BODY;
     let body = doc
         .select(body_sel)
@@ -163,6 +176,7 @@ fn extract_parsed(
                     noindex,
                     llm: Some(Ok(())),
                     noscript: String::new(),
+                    page_type,
                 };
             }
             Err(why) => llm = Some(Err(why)),
@@ -215,6 +229,7 @@ fn extract_parsed(
         noindex,
         llm,
         noscript: noscript_markup(&doc),
+        page_type,
     }
 }
 

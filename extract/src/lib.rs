@@ -17,6 +17,7 @@ mod charset;
 mod dom;
 mod llm;
 mod meta;
+mod pagetype;
 mod score;
 mod strip;
 
@@ -25,6 +26,7 @@ use trawl_core::{Document, DropReason, FetchedPage};
 
 pub use charset::decode;
 pub use llm::LlmConfig;
+pub use pagetype::PageType;
 
 /// Drop reasons of the extract stage.
 pub mod reasons {
@@ -208,6 +210,8 @@ impl Extractor {
         doc.meta.site_name = out.meta.site_name;
         doc.meta.description = out.meta.description;
         doc.meta.canonical_url = out.meta.canonical_url;
+        doc.meta.page_type = Some(out.page_type.0.as_str().to_string());
+        doc.meta.page_type_confidence = Some((out.page_type.1 * 100.0).round() / 100.0);
         if let Some(l) = out.html_lang {
             doc.attrs.insert("html_lang".into(), l.into());
         }

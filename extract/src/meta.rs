@@ -14,6 +14,10 @@ pub(crate) struct PageMeta {
     pub canonical_url: Option<String>,
     /// The article's JSON-LD `articleBody` as paragraphs (plain-text bodies only).
     pub article_body: Option<String>,
+    /// The schema.org types the page declares (JSON-LD `@type`, also of a `mainEntity`, and
+    /// microdata `itemtype`), lowercased, with how often each occurs; and `og:type`.
+    pub types: Vec<(String, u32)>,
+    pub og_type: Option<String>,
     /// `<meta name="robots">` (or `name="trawl"`) directives.
     pub noai: bool,
     pub noimageai: bool,
@@ -71,6 +75,37 @@ fn ld_type_is_article(v: &Value) -> bool {
     }
 }
 
+fn count_type(types: &mut Vec<(String, u32)>, t: &str) {
+    let t = t.trim().to_ascii_lowercase();
+    if t.is_empty() || types.len() >= 64 {
+        return;
+    }
+    match types.iter_mut().find(|(k, _)| *k == t) {
+        Some((_, n)) => *n += 1,
+        None => types.push((t, 1)),
+    }
+}
+
+/// The `@type` of a JSON-LD value (string or list), and of the items of an `ItemList`.
+fn ld_types(v: &Value, types: &mut Vec<(String, u32)>) {
+    match v.get("@type") {
+        Some(Value::String(s)) => count_type(types, s),
+        Some(Value::Array(a)) => a
+            .iter()
+            .filter_map(|x| x.as_str())
+            .for_each(|s| count_type(types, s)),
+        _ => {}
+    }
+    if let Some(Value::Array(items)) = v.get("itemListElement") {
+        for it in items.iter().take(200) {
+            let inner = it.get("item").unwrap_or(it);
+            if let Some(Value::String(s)) = inner.get("@type") {
+                count_type(types, s);
+            }
+        }
+    }
+}
+
 /// A name from a JSON-LD person/organisation value (string, object, or a list of them).
 fn ld_name(v: &Value) -> Option<String> {
     match v {
@@ -91,11 +126,17 @@ pub(crate) fn page_meta(doc: &Html, base: Option<&url::Url>) -> PageMeta {
     let mut ld: Vec<Value> = Vec::new();
     let mut ld_seen = 0;
     let (mut noai, mut noimageai, mut noindex) = (false, false, false);
+    let mut types: Vec<(String, u32)> = Vec::new();
     for node in doc.tree.root().descendants() {
         let Some(el) = scraper::ElementRef::wrap(node) else {
             continue;
         };
         let v = el.value();
+        if let Some(t) = v.attr("itemtype") {
+            for t in t.split_ascii_whitespace() {
+                count_type(&mut types, t.rsplit('/').next().unwrap_or(t));
+            }
+        }
         match v.name() {
             "meta" => {
                 let Some(content) = v.attr("content") else {
@@ -207,6 +248,13 @@ pub(crate) fn page_meta(doc: &Html, base: Option<&url::Url>) -> PageMeta {
         Some(b) => b.join(h.trim()).ok().map(|u| u.to_string()),
         None => url::Url::parse(h.trim()).ok().map(|u| u.to_string()),
     });
+    for o in &ld {
+        ld_types(o, &mut types);
+        if let Some(m) = o.get("mainEntity") {
+            ld_types(m, &mut types);
+        }
+    }
+    let og_type = get(&["og:type"]).map(|t| t.trim().to_ascii_lowercase());
     let article_body = article
         .and_then(|a| a.get("articleBody"))
         .and_then(|v| v.as_str())
@@ -219,6 +267,8 @@ pub(crate) fn page_meta(doc: &Html, base: Option<&url::Url>) -> PageMeta {
         description,
         canonical_url,
         article_body,
+        types,
+        og_type,
         noai,
         noimageai,
         noindex,

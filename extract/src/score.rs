@@ -44,6 +44,12 @@ pub(crate) struct Scores {
     /// them, which replaces `root`, and the share of the page's item-or-prose text that
     /// the items make up.
     pub listing: Option<(NodeId, f32)>,
+    /// Mass of the best prose root (0 when there is none).
+    pub prose: f32,
+    /// `<pre>` blocks with text.
+    pub code_blocks: u32,
+    /// Visible characters on the page.
+    pub text: u32,
 }
 
 impl Scores {
@@ -730,6 +736,10 @@ pub(crate) fn score(doc: &Html) -> Scores {
             tracing::trace!(mass = m, text = s.text, link = s.link, boiler = s.boiler, tag = e.name(), id = ?e.attr("id"), class = ?e.attr("class"), "content candidate");
         }
     }
+    let prose = best.map_or(0.0, |(_, id)| stats[index[&id] as usize].mass);
+    let code_blocks = (0..n)
+        .filter(|&i| els[i].name() == "pre" && sub_text[i] > 0)
+        .count() as u32;
     let listing = items(&Items {
         order: &order,
         els: &els,
@@ -739,13 +749,16 @@ pub(crate) fn score(doc: &Html) -> Scores {
         sub_text: &sub_text,
         sub_link: &sub_link,
         stats: &stats,
-        prose: best.map_or(0.0, |(_, id)| stats[index[&id] as usize].mass),
+        prose,
     });
     Scores {
         index,
         stats,
         root: best.map(|(_, id)| id),
         listing,
+        prose,
+        code_blocks,
+        text: total_text,
     }
 }
 

@@ -1,0 +1,254 @@
+//! What kind of page this is: article, forum or Q&A thread, product, collection (a grid of
+//! products), listing (an index of items), documentation, service (landing pages, company
+//! and pricing pages) or other; from what the page declares (schema.org types in JSON-LD
+//! and microdata, `og:type`) first, then from its DOM (a list of repeated items, code
+//! blocks, how much prose). Recorded as `meta.page_type` with a confidence, counted per
+//! type in the stats.
+
+use serde::{Deserialize, Serialize};
+
+/// A page type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PageType {
+    /// News, blog posts, essays, recipes: one body of prose.
+    Article,
+    /// A discussion thread or a question with answers.
+    Forum,
+    /// One product: name, description, specifications.
+    Product,
+    /// A grid of products (a shop's category page).
+    Collection,
+    /// An index of items: section fronts, search results, lists of links with blurbs.
+    Listing,
+    /// Reference and technical documentation.
+    Documentation,
+    /// Landing, company, feature and pricing pages.
+    Service,
+    /// Too little on the page to tell.
+    Other,
+}
+
+impl PageType {
+    /// Every type, in a fixed order (stats and reports).
+    pub const ALL: [PageType; 8] = [
+        PageType::Article,
+        PageType::Forum,
+        PageType::Product,
+        PageType::Collection,
+        PageType::Listing,
+        PageType::Documentation,
+        PageType::Service,
+        PageType::Other,
+    ];
+
+    /// The snake_case name (`meta.page_type`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PageType::Article => "article",
+            PageType::Forum => "forum",
+            PageType::Product => "product",
+            PageType::Collection => "collection",
+            PageType::Listing => "listing",
+            PageType::Documentation => "documentation",
+            PageType::Service => "service",
+            PageType::Other => "other",
+        }
+    }
+}
+
+/// What the classifier reads.
+#[derive(Debug, Default)]
+pub(crate) struct Evidence<'a> {
+    /// schema.org types, lowercased, with counts.
+    pub types: &'a [(String, u32)],
+    /// `og:type`, lowercased.
+    pub og_type: Option<&'a str>,
+    /// The page holds a list of repeated items that outweighs its prose.
+    pub listing: bool,
+    /// Mass of the best prose root (about its characters of sentence text).
+    pub prose: f32,
+    /// `<pre>` blocks with text in the body.
+    pub code_blocks: u32,
+    /// Visible characters in the body.
+    pub text: u32,
+}
+
+impl Evidence<'_> {
+    fn count(&self, names: &[&str]) -> u32 {
+        self.types
+            .iter()
+            .filter(|(t, _)| names.contains(&t.as_str()))
+            .map(|(_, n)| n)
+            .sum()
+    }
+}
+
+const FORUM_TYPES: &[&str] = &[
+    "discussionforumposting",
+    "qapage",
+    "question",
+    "answer",
+    "socialmediaposting",
+];
+const PRODUCT_TYPES: &[&str] = &[
+    "product",
+    "productgroup",
+    "individualproduct",
+    "productmodel",
+    "car",
+    "vehicle",
+];
+const LIST_TYPES: &[&str] = &[
+    "itemlist",
+    "collectionpage",
+    "searchresultspage",
+    "offercatalog",
+];
+const DOC_TYPES: &[&str] = &["techarticle", "apireference", "softwaresourcecode"];
+const ARTICLE_TYPES: &[&str] = &[
+    "article",
+    "newsarticle",
+    "blogposting",
+    "reportagenewsarticle",
+    "analysisnewsarticle",
+    "opinionnewsarticle",
+    "scholarlyarticle",
+    "report",
+    "recipe",
+    "review",
+    "liveblogposting",
+    "posting",
+];
+const SERVICE_TYPES: &[&str] = &["service", "offer", "faqpage", "softwareapplication"];
+
+/// The page's type and how sure the classifier is (0..1): declared types count most.
+pub(crate) fn classify(e: &Evidence<'_>) -> (PageType, f32) {
+    let og = e.og_type.unwrap_or("");
+    if e.count(FORUM_TYPES) > 0 {
+        return (PageType::Forum, 0.9);
+    }
+    let products = e.count(PRODUCT_TYPES);
+    if products >= 3 || (products > 0 && e.count(LIST_TYPES) > 0) {
+        return (PageType::Collection, 0.85);
+    }
+    if products > 0 || og.contains("product") {
+        return (PageType::Product, 0.85);
+    }
+    if e.count(DOC_TYPES) > 0 {
+        return (PageType::Documentation, 0.8);
+    }
+    // comments under an article are `Comment` items too: a thread is many of them and
+    // little prose of its own
+    if e.count(&["comment"]) >= 3 && e.prose < 1000.0 {
+        return (PageType::Forum, 0.7);
+    }
+    let article = e.count(ARTICLE_TYPES) > 0 || og == "article";
+    if e.listing {
+        let declared = e.count(LIST_TYPES) > 0;
+        return (PageType::Listing, if declared { 0.85 } else { 0.6 });
+    }
+    if article {
+        return (PageType::Article, 0.8);
+    }
+    if e.code_blocks >= 3 {
+        return (PageType::Documentation, 0.5);
+    }
+    if e.count(LIST_TYPES) > 0 {
+        return (PageType::Listing, 0.5);
+    }
+    if e.prose >= 1000.0 {
+        return (PageType::Article, 0.5);
+    }
+    if e.count(SERVICE_TYPES) > 0 {
+        return (PageType::Service, 0.6);
+    }
+    if e.text < 200 {
+        return (PageType::Other, 0.5);
+    }
+    (PageType::Service, 0.3)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn types(t: &[(&str, u32)]) -> Vec<(String, u32)> {
+        t.iter().map(|(k, n)| (k.to_string(), *n)).collect()
+    }
+
+    #[test]
+    fn declared_types_decide_first() {
+        let t = types(&[("discussionforumposting", 1), ("comment", 12)]);
+        let e = Evidence {
+            types: &t,
+            prose: 3000.0,
+            ..Default::default()
+        };
+        assert_eq!(classify(&e).0, PageType::Forum);
+        let t = types(&[("product", 1), ("breadcrumblist", 1)]);
+        let e = Evidence {
+            types: &t,
+            listing: true,
+            ..Default::default()
+        };
+        assert_eq!(classify(&e).0, PageType::Product);
+        let t = types(&[("itemlist", 1), ("product", 24)]);
+        assert_eq!(
+            classify(&Evidence {
+                types: &t,
+                ..Default::default()
+            })
+            .0,
+            PageType::Collection
+        );
+        let t = types(&[("techarticle", 1)]);
+        assert_eq!(
+            classify(&Evidence {
+                types: &t,
+                ..Default::default()
+            })
+            .0,
+            PageType::Documentation
+        );
+        let e = Evidence {
+            og_type: Some("article"),
+            ..Default::default()
+        };
+        assert_eq!(classify(&e), (PageType::Article, 0.8));
+    }
+
+    #[test]
+    fn the_dom_decides_when_nothing_is_declared() {
+        let listing = Evidence {
+            listing: true,
+            text: 5000,
+            ..Default::default()
+        };
+        assert_eq!(classify(&listing), (PageType::Listing, 0.6));
+        let docs = Evidence {
+            code_blocks: 5,
+            prose: 2000.0,
+            text: 5000,
+            ..Default::default()
+        };
+        assert_eq!(classify(&docs).0, PageType::Documentation);
+        let prose = Evidence {
+            prose: 2500.0,
+            text: 4000,
+            ..Default::default()
+        };
+        assert_eq!(classify(&prose).0, PageType::Article);
+        let empty = Evidence {
+            text: 40,
+            ..Default::default()
+        };
+        assert_eq!(classify(&empty).0, PageType::Other);
+        let landing = Evidence {
+            prose: 300.0,
+            text: 2000,
+            ..Default::default()
+        };
+        assert_eq!(classify(&landing).0, PageType::Service);
+    }
+}
