@@ -11,5 +11,6 @@ mod deploy;
 mod golden;
 mod megatron;
 mod report;
+mod robust;
 mod s3;
 mod shards;

@@ -1302,4 +1302,79 @@ mod tests {
             .text
             .contains("debate"));
     }
+
+    /// A section front: twelve teasers (a headline link and a blurb each) and no article.
+    fn listing_page(extra_article: &str) -> String {
+        let mut items = String::new();
+        for i in 0..12 {
+            items.push_str(&format!(
+                r#"<div class="card"><h3><a href="/story/{i}">Headline number {i} about the harbour</a></h3><p class="dek">A short blurb of story {i}, one sentence.</p></div>"#
+            ));
+        }
+        format!(
+            r#"<html><head><title>Section</title></head><body><nav><ul><li><a href="/">Home</a></li><li><a href="/a">News</a></li></ul></nav>
+            <main>{extra_article}<section class="river">{items}</section></main><footer>Copyright</footer></body></html>"#
+        )
+    }
+
+    #[test]
+    fn a_listing_keeps_its_items_and_drops_the_menus() {
+        let x = extract(&listing_page(""), "https://h.example/news", true, None);
+        for i in [0, 5, 11] {
+            assert!(
+                x.text
+                    .contains(&format!("Headline number {i} about the harbour")),
+                "{}",
+                x.text
+            );
+            assert!(
+                x.text.contains(&format!("A short blurb of story {i}")),
+                "{}",
+                x.text
+            );
+        }
+        assert!(
+            !x.text.contains("Copyright") && !x.text.contains("Home"),
+            "{}",
+            x.text
+        );
+        assert_eq!(x.page_type.0, crate::PageType::Listing);
+    }
+
+    #[test]
+    fn an_article_beside_a_teaser_rail_stays_the_content() {
+        let story = "<article><h1>Council approves the budget</h1>".to_string()
+            + &"<p>The council approved the new library budget after a long debate on Tuesday evening, with most members in favour.</p>".repeat(12)
+            + "</article>";
+        let x = extract(&listing_page(&story), "https://h.example/a", true, None);
+        assert!(
+            x.text.starts_with("# Council approves the budget"),
+            "{}",
+            x.text
+        );
+        assert!(!x.text.contains("Headline number 3"), "{}", x.text);
+        assert_eq!(x.page_type.0, crate::PageType::Article);
+    }
+
+    #[test]
+    fn a_thread_served_inside_noscript_is_read_from_it() {
+        let posts: String = (0..14)
+            .map(|i| format!("<div class='post'><p>Reply {i}: I had the same problem after the update, and reinstalling the driver fixed it for me on two machines.</p></div>"))
+            .collect();
+        let html = format!(
+            r#"<html><head><title>Driver broken after update</title></head><body><div id="app"></div>
+            <noscript><div id="main-outlet"><h1>Driver broken after update</h1>{posts}</div></noscript></body></html>"#
+        );
+        let x = extract(&html, "https://forum.example/t/1", true, None);
+        assert!(
+            x.text.contains("Reply 0:") && x.text.contains("Reply 13:"),
+            "{}",
+            x.text
+        );
+        // a small notice in <noscript> is never the content
+        let notice = r#"<html><body><article><p>The page's own text, long enough to be kept as its content here.</p></article>
+            <noscript><p>Please enable JavaScript to use this site.</p></noscript></body></html>"#;
+        let x = extract(notice, "https://h.example/", true, None);
+        assert!(!x.text.contains("enable JavaScript"), "{}", x.text);
+    }
 }

@@ -1,0 +1,184 @@
+//! Hostile and broken input through the binary (issue 18): nothing stops or corrupts a run,
+//! and everything that cannot be used is counted and kept for review.
+
+use std::io::Write;
+
+use crate::support::{ok, trawl};
+
+fn read_jsonl(p: &std::path::Path) -> Vec<serde_json::Value> {
+    let bytes = std::fs::read(p).unwrap();
+    trawl_storage::jsonl::read_lines::<serde_json::Value>(&p.to_string_lossy(), &bytes)
+        .unwrap()
+        .into_iter()
+        .map(Result::unwrap)
+        .collect()
+}
+
+fn marker_stats(out: &std::path::Path, stage: &str, shard: &str) -> serde_json::Value {
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join(format!("_done/{stage}/{shard}"))).unwrap())
+            .unwrap();
+    m["stats"].clone()
+}
+
+/// Web text with the whitespace that broke language ID's sample (U+00A0 after a sentence,
+/// U+3000 between CJK sentences), long enough to be sampled in three windows.
+fn unicode_space_paragraphs() -> Vec<String> {
+    let en = "The committee met on Tuesday\u{a0}morning to discuss the new budget, the library's\u{a0}opening hours and the plans for a second bus line to the harbour.";
+    let ja = "委員会は火曜日の朝に新しい予算について話し合いました。\u{3000}図書館の開館時間も議題になりました。\u{3000}";
+    let zh = "委员会周二上午开会讨论了新的预算。\u{3000}图书馆的开放时间也在议程上。\u{3000}";
+    vec![
+        [en; 12].join("\u{a0}"),
+        ja.repeat(30),
+        zh.repeat(30),
+        format!("{}\u{2028}{}\u{2029}{}", en, ja.repeat(10), en.repeat(6)),
+    ]
+}
+
+#[test]
+fn unicode_whitespace_paragraphs_pass_the_filter_stage() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    std::fs::create_dir_all(&input).unwrap();
+    let mut f = std::fs::File::create(input.join("docs.jsonl")).unwrap();
+    let paras = unicode_space_paragraphs();
+    for (i, t) in paras.iter().enumerate() {
+        writeln!(
+            f,
+            "{}",
+            serde_json::json!({"id": format!("d{i}"), "text": t})
+        )
+        .unwrap();
+    }
+    drop(f);
+    let out = dir.path().join("out");
+    ok(trawl()
+        .args(["filter", "--quiet", "--annotate-only", "--input"])
+        .arg(&input)
+        .arg("--output")
+        .arg(&out));
+    let docs = read_jsonl(&out.join("filter/00000.jsonl.zst"));
+    assert_eq!(docs.len(), paras.len(), "every document annotated and kept");
+    let langs: Vec<&str> = docs
+        .iter()
+        .map(|d| d["meta"]["lang"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(&langs[..3], ["eng", "jpn", "cmn"], "{langs:?}");
+    let st = marker_stats(&out, "filter", "00000");
+    let errors: u64 = st["stages"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|s| s["errors"].as_object().map_or(0, |e| e.len() as u64))
+        .sum();
+    assert_eq!(errors, 0, "no record errors: {st}");
+}
+
+#[test]
+fn malformed_input_lines_are_counted_in_stats_status_and_excluded() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    std::fs::create_dir_all(&input).unwrap();
+    let good = "The library has extended its opening hours on weekday evenings after a survey showed that many students and working adults could not visit during the day.";
+    // a: BOM before line 1 (accepted), then one line of each malformed kind
+    let mut a = b"\xEF\xBB\xBF".to_vec();
+    a.extend(
+        serde_json::json!({"id": "ok-1", "text": good})
+            .to_string()
+            .as_bytes(),
+    );
+    a.extend(b"\nnot json at all\n{\"id\":\"no-text\"}\n{\"id\":\"bad\",\"text\":\"\xff\xfe\"}\n");
+    a.extend(
+        serde_json::json!({"id": "ok-2", "text": good})
+            .to_string()
+            .as_bytes(),
+    );
+    a.push(b'\n');
+    std::fs::write(input.join("a.jsonl"), &a).unwrap();
+    // b: a zstd stream cut in half
+    let mut w = trawl_storage::jsonl::JsonlWriter::for_name("b.jsonl.zst");
+    for i in 0..2000 {
+        w.write(&serde_json::json!({"id": format!("z{i}"), "text": format!("{good} {i}")}));
+    }
+    let z = w.finish();
+    std::fs::write(input.join("b.jsonl.zst"), &z[..z.len() / 2]).unwrap();
+    let out = dir.path().join("out");
+    ok(trawl()
+        .args(["filter", "--quiet", "--input"])
+        .arg(&input)
+        .arg("--output")
+        .arg(&out));
+    let read = &marker_stats(&out, "filter", "00000")["stages"]["read"];
+    assert_eq!(read["seen"], 5, "{read}");
+    assert_eq!(read["kept"], 2, "{read}");
+    for kind in ["malformed_json", "missing_text", "invalid_utf8"] {
+        assert_eq!(read["errors"][kind], 1, "{kind}: {read}");
+    }
+    let read_b = &marker_stats(&out, "filter", "00001")["stages"]["read"];
+    assert_eq!(read_b["errors"]["truncated_stream"], 1, "{read_b}");
+    assert!(
+        read_b["kept"].as_u64().unwrap() > 0,
+        "records before the cut are read"
+    );
+    let ex = read_jsonl(&out.join("excluded/filter/00000.jsonl.zst"));
+    let bad: Vec<&serde_json::Value> = ex.iter().filter(|e| e["stage"] == "read").collect();
+    assert_eq!(bad.len(), 3);
+    assert!(bad.iter().all(|e| e["reason"] == "record_error"
+        && e["doc"]["meta"]["source"]
+            .as_str()
+            .unwrap()
+            .starts_with("a.jsonl@")));
+    assert!(bad[0]["error"]
+        .as_str()
+        .unwrap()
+        .starts_with("malformed_json"));
+    assert_eq!(bad[0]["doc"]["text"], "not json at all");
+    let status = ok(trawl().args(["status"]).arg(&out));
+    let filter_row = status
+        .lines()
+        .find(|l| l.starts_with("filter"))
+        .unwrap_or_else(|| panic!("{status}"));
+    let cols: Vec<&str> = filter_row.split_whitespace().collect();
+    assert_eq!(cols.last(), Some(&"4"), "errors column: {status}");
+}
+
+#[test]
+fn deeply_nested_pages_are_dropped_as_too_deep_in_linear_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("pages");
+    std::fs::create_dir_all(&input).unwrap();
+    std::fs::write(
+        input.join("divs.html"),
+        format!("<html><body>{}deep</body></html>", "<div>".repeat(100_000)),
+    )
+    .unwrap();
+    std::fs::write(
+        input.join("lists.html"),
+        format!(
+            "<html><body>{}deep</body></html>",
+            "<ul><li>".repeat(80_000)
+        ),
+    )
+    .unwrap();
+    let para = "<p>A paragraph of ordinary text that is long enough to be the main content of this small page, with a second sentence.</p>";
+    std::fs::write(
+        input.join("ok.html"),
+        format!(
+            "<html><body><article>{}</article></body></html>",
+            para.repeat(4)
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let t = std::time::Instant::now();
+    ok(trawl()
+        .args(["extract", "--quiet", "--input"])
+        .arg(&input)
+        .arg("--output")
+        .arg(&out));
+    // a correctness bound, not a benchmark: the quadratic parse took minutes on these pages
+    assert!(t.elapsed().as_secs() < 60, "{:?}", t.elapsed());
+    let st = &marker_stats(&out, "extract", "00000")["stages"]["extract"];
+    assert_eq!(st["dropped"]["too_deep"], 2, "{st}");
+    assert_eq!(st["kept"], 1, "{st}");
+}
