@@ -211,16 +211,17 @@ impl Pipeline {
         &mut self,
         name: &str,
         pages: &[FetchedPage],
+        bad: &[Unreadable],
         inputs: Vec<String>,
     ) -> Result<Vec<Document>> {
         let count_tokens = self.cfg.shards.enabled;
         if count_tokens {
             self.tokenizer()?;
         }
-        let mut stats = RunStats::default();
+        let mut ex = JsonlWriter::for_name("x.jsonl.zst");
+        let mut stats = read_step(pages.len(), bad, &mut ex);
         let st = stats.stage_mut("extract");
         let mut out = JsonlWriter::for_name("x.jsonl.zst");
-        let mut ex = JsonlWriter::for_name("x.jsonl.zst");
         let mut docs = Vec::new();
         let t0 = std::time::Instant::now();
         for p in pages {
@@ -287,7 +288,7 @@ impl Pipeline {
         inputs: Vec<String>,
     ) -> Result<Vec<Document>> {
         let mut ex = JsonlWriter::for_name("x.jsonl.zst");
-        let mut stats = read_step(input.docs.len(), &input.bad, &mut ex);
+        let mut stats = read_step(input.docs.len(), &unreadable(&input.bad), &mut ex);
         let docs = input.docs;
         let chain = if which == "filter" {
             &mut self.filter
@@ -384,7 +385,7 @@ impl Pipeline {
     ) -> Result<()> {
         let t0 = std::time::Instant::now();
         let mut ex = JsonlWriter::for_name("x.jsonl.zst");
-        let mut stats = read_step(docs.len(), bad, &mut ex);
+        let mut stats = read_step(docs.len(), &unreadable(bad), &mut ex);
         self.load_scorer()?;
         let plan = self.captioner.plan(docs);
         let fetcher = self.image_fetcher()?;
@@ -432,7 +433,7 @@ impl Pipeline {
     ) -> Result<ShardManifest> {
         self.tokenizer()?;
         let mut ex = JsonlWriter::for_name("x.jsonl.zst");
-        let mut stats = read_step(docs.len(), bad, &mut ex);
+        let mut stats = read_step(docs.len(), &unreadable(bad), &mut ex);
         let tok = self.tokenizer.as_ref().expect("loaded above");
         let t0 = std::time::Instant::now();
         let mut b = PartBuilder::new(&self.cfg.shards, tok, name);
@@ -496,7 +497,7 @@ impl Pipeline {
         let mut docs: Option<Vec<Document>> = None;
         let mut current = ex_out.clone();
         if c.extract.enabled && !self.done("extract", name, &[warc.to_string()])? {
-            docs = Some(self.extract(name, &pages()?, vec![warc.to_string()])?);
+            docs = Some(self.extract(name, &pages()?, &[], vec![warc.to_string()])?);
         }
         if c.filter.enabled {
             if !self.done("filter", name, std::slice::from_ref(&current))? {
@@ -618,37 +619,84 @@ pub fn read_input(key: &str, bytes: &[u8], max_line: usize) -> Result<Input> {
     Ok(input)
 }
 
+/// A record of an input file that could not be used: a JSONL line or a damaged part of a
+/// WARC file.
+#[derive(Debug)]
+pub struct Unreadable {
+    pub kind: &'static str,
+    /// `file@offset`.
+    pub source: String,
+    pub line: Option<usize>,
+    /// Bytes of the input it covers (skipped).
+    pub bytes: u64,
+    pub error: String,
+    /// Its first bytes, for review.
+    pub head: String,
+}
+
+impl From<&LineError> for Unreadable {
+    fn from(e: &LineError) -> Unreadable {
+        Unreadable {
+            kind: e.kind,
+            source: format!("{}@{}", e.file, e.offset),
+            line: Some(e.line),
+            bytes: e.bytes,
+            error: e.to_string(),
+            head: e.head.clone(),
+        }
+    }
+}
+
+impl Unreadable {
+    /// Damage in the WARC file `file`.
+    pub fn warc(file: &str, d: &trawl_storage::warc::Damage) -> Unreadable {
+        Unreadable {
+            kind: d.kind,
+            source: format!("{file}@{}", d.offset),
+            line: None,
+            bytes: d.bytes_skipped,
+            error: format!("{file}: {d}"),
+            head: String::new(),
+        }
+    }
+}
+
 /// The `read` step of a stage over files: every record read, the unreadable ones dropped
 /// as `record_error` per kind, with the bytes they covered; each is written to the stage's
 /// exclusion file with its source (`file@offset`, line) and first bytes.
-fn read_step(docs: usize, bad: &[LineError], ex: &mut JsonlWriter) -> RunStats {
+fn read_step(records: usize, bad: &[Unreadable], ex: &mut JsonlWriter) -> RunStats {
     let mut stats = RunStats::default();
     let st = stats.stage_mut(READ_STEP);
-    st.seen = (docs + bad.len()) as u64;
-    st.kept = docs as u64;
+    st.seen = (records + bad.len()) as u64;
+    st.kept = records as u64;
     for e in bad {
         st.drop_for(trawl_core::DropReason::RECORD_ERROR.as_str());
         *st.errors.entry(e.kind.to_string()).or_default() += 1;
         st.count("bytes_skipped", e.bytes);
         let mut doc = Document::new("", e.head.clone());
-        doc.meta.source = Some(format!("{}@{}", e.file, e.offset));
-        doc.attrs.insert("line".into(), (e.line as u64).into());
+        doc.meta.source = Some(e.source.clone());
+        if let Some(l) = e.line {
+            doc.attrs.insert("line".into(), (l as u64).into());
+        }
         ex.write(&trawl_core::Excluded {
             stage: READ_STEP.into(),
             reason: trawl_core::DropReason::RECORD_ERROR.as_str().into(),
-            error: Some(e.to_string()),
+            error: Some(e.error.clone()),
             doc,
         });
     }
-    if !bad.is_empty() {
+    if let Some(first) = bad.first() {
         tracing::warn!(
-            file = %bad[0].file,
             count = bad.len(),
-            first = %bad[0],
-            "unreadable records counted and skipped (see excluded/)"
+            first = %first.error,
+            "unreadable input records counted and skipped (see excluded/)"
         );
     }
     stats
+}
+
+fn unreadable(bad: &[LineError]) -> Vec<Unreadable> {
+    bad.iter().map(Unreadable::from).collect()
 }
 
 /// The name of the read step in stage stats.

@@ -182,3 +182,59 @@ fn deeply_nested_pages_are_dropped_as_too_deep_in_linear_time() {
     assert_eq!(st["dropped"]["too_deep"], 2, "{st}");
     assert_eq!(st["kept"], 1, "{st}");
 }
+
+#[test]
+fn a_damaged_warc_record_costs_only_itself_and_is_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("warc");
+    std::fs::create_dir_all(&input).unwrap();
+    let para = "<p>A paragraph of ordinary text that is long enough to be the main content of this small page, with a second sentence.</p>";
+    let mut w = trawl_storage::warc::WarcWriter::new("a.warc.gz", "test", "2026-01-01T00:00:00Z");
+    for i in 0..5 {
+        let mut p = trawl_core::FetchedPage {
+            url: format!("http://a.test/{i}"),
+            final_url: format!("http://a.test/{i}"),
+            status: 200,
+            headers: vec![("content-type".into(), "text/html".into())],
+            body: format!(
+                "<html><body><article><h1>Page {i}</h1>{}</article></body></html>",
+                para.repeat(3)
+            )
+            .into_bytes(),
+            ..Default::default()
+        };
+        w.write_page(&mut p, &[]);
+    }
+    let bytes = w.finish();
+    let (records, _) = trawl_storage::warc::read_records_resync(&bytes, 1 << 26);
+    let i = records
+        .iter()
+        .position(|r| {
+            r.header("WARC-Target-URI") == Some("http://a.test/2")
+                && r.header("WARC-Type") == Some("response")
+        })
+        .unwrap();
+    let (a, b) = (records[i].offset as usize, records[i + 1].offset as usize);
+    let mut bad = bytes.clone();
+    for x in &mut bad[a + 20..b - 10] {
+        *x ^= 0x5a;
+    }
+    std::fs::write(input.join("a.warc.gz"), &bad).unwrap();
+    let out = dir.path().join("out");
+    ok(trawl()
+        .args(["extract", "--quiet", "--input"])
+        .arg(&input)
+        .arg("--output")
+        .arg(&out));
+    let st = marker_stats(&out, "extract", "00000");
+    assert_eq!(st["stages"]["extract"]["kept"], 4, "{st}");
+    let read = &st["stages"]["read"];
+    assert_eq!(read["errors"]["warc_damaged"], 1, "{read}");
+    assert_eq!(read["counters"]["bytes_skipped"], (b - a) as u64, "{read}");
+    let ex = read_jsonl(&out.join("excluded/extract/00000.jsonl.zst"));
+    assert!(
+        ex.iter().any(|e| e["stage"] == "read"
+            && e["doc"]["meta"]["source"] == format!("a.warc.gz@{a}").as_str()),
+        "{ex:?}"
+    );
+}

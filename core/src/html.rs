@@ -155,10 +155,12 @@ impl Stack {
         }
     }
 
+    fn open_count(&self, name: &Name) -> usize {
+        self.open.get(name).copied().unwrap_or(0)
+    }
+
     fn is_open(&self, name: &str) -> bool {
-        self.open
-            .get(&Name::new(name.as_bytes()))
-            .is_some_and(|&c| c > 0)
+        self.open_count(&Name::new(name.as_bytes())) > 0
     }
 
     /// Pops down to and including the nearest element of `family`, when it is found before
@@ -185,7 +187,7 @@ impl Stack {
 
     /// An end tag: pops down to the nearest element of that name (ignored when none is open).
     fn end(&mut self, name: Name) {
-        if !self.open.get(&name).is_some_and(|&c| c > 0) {
+        if self.open_count(&name) == 0 {
             return;
         }
         while let Some(&top) = self.names.last() {

@@ -162,15 +162,27 @@ fn run_stages(
         })
     } else {
         let root2 = root.clone();
+        let max_record = cfg.storage.max_record_bytes;
         rt.spawn(async move {
-            let keys: Vec<String> = root2.list("crawl/warc").await?.into_iter().filter(|k| warc::is_warc(k)).collect();
+            let keys: Vec<String> = root2
+                .list("crawl/warc")
+                .await?
+                .into_iter()
+                .filter(|k| warc::is_warc(k))
+                .collect();
             for (i, key) in keys.iter().enumerate() {
                 let data = root2.get(key).await?;
-                let (pages, err) = warc::read_pages(key, &data);
-                if let Some(e) = err {
-                    tracing::warn!(error = %e, "damaged WARC: keeping the records before the damage");
+                let (pages, damage) = warc::read_pages_resync(key, &data, max_record);
+                for d in &damage {
+                    tracing::warn!(file = %key, error = %d, "damaged WARC record skipped");
                 }
-                let part = CrawlPart { index: i, warc: key.clone(), pages, stats: Default::default(), replayed: true };
+                let part = CrawlPart {
+                    index: i,
+                    warc: key.clone(),
+                    pages,
+                    stats: Default::default(),
+                    replayed: true,
+                };
                 if tx.send(part).await.is_err() {
                     break;
                 }

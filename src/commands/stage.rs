@@ -12,7 +12,7 @@ use trawl_storage::{jsonl, shard_name, warc, InputSet, ShardSpec, Storage};
 
 use super::load_config;
 use crate::cli::{ExtractArgs, ExtractFormat, ReportArgs, SampleArgs, StageArgs};
-use crate::pipeline::{read_input, Io, Pipeline};
+use crate::pipeline::{read_input, Io, Pipeline, Unreadable};
 use crate::{progress, UsageError};
 
 /// HTML files per extract shard when the input is a folder of pages.
@@ -131,25 +131,33 @@ fn html_page(url: String, key: &str, bytes: &[u8]) -> Result<FetchedPage> {
     })
 }
 
+/// The pages of one input (a WARC file, read past damage, or an HTML file), and what of it
+/// could not be read.
 fn pages_of(
     storage: &Storage,
     key: &str,
+    max_record: usize,
     rt: &tokio::runtime::Runtime,
-) -> Result<Vec<FetchedPage>> {
+) -> Result<(Vec<FetchedPage>, Vec<Unreadable>)> {
     let data = rt.block_on(storage.get(key))?;
     if warc::is_warc(key) {
-        let (pages, err) = warc::read_pages(key, &data);
-        if let Some(e) = err {
-            tracing::warn!(error = %e, "damaged WARC: keeping the records before the damage");
-        }
-        Ok(pages)
+        let (pages, damage) = warc::read_pages_resync(key, &data, max_record);
+        let bad = damage.iter().map(|d| Unreadable::warc(key, d)).collect();
+        Ok((pages, bad))
     } else {
         let url = if storage.is_local() {
             format!("file://{}", storage.url_of(key))
         } else {
             storage.url_of(key)
         };
-        Ok(vec![html_page(url, key, &data)?])
+        Ok((vec![html_page(url, key, &data)?], Vec::new()))
+    }
+}
+
+/// Logs what of an input could not be read (the modes that write no stats).
+fn warn_unreadable(bad: &[Unreadable]) {
+    for b in bad {
+        tracing::warn!(error = %b.error, "unreadable input skipped");
     }
 }
 
@@ -186,7 +194,8 @@ fn extract_txt(
     );
     let (mut pages, mut bytes, mut busy) = (0u64, 0u64, std::time::Duration::ZERO);
     for (_, key) in &all.objects {
-        let ps = pages_of(&all.storage, key, rt)?;
+        let (ps, bad) = pages_of(&all.storage, key, cfg.storage.max_record_bytes, rt)?;
+        warn_unreadable(&bad);
         let many = ps.len() > 1 || warc::is_warc(key);
         for (i, p) in ps.iter().enumerate() {
             let t = std::time::Instant::now();
@@ -238,7 +247,9 @@ pub fn extract(a: ExtractArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Res
         ex_cfg.min_text_chars = 0;
         let ex = trawl_extract::Extractor::new(ex_cfg);
         for (_, key) in &all.objects {
-            for p in pages_of(&all.storage, key, rt)? {
+            let (ps, bad) = pages_of(&all.storage, key, cfg.storage.max_record_bytes, rt)?;
+            warn_unreadable(&bad);
+            for p in ps {
                 match extract_contained(&ex, &p) {
                     Ok(d) => println!("{}", d.text),
                     Err(r) => eprintln!("{}: dropped: {r}", p.url),
@@ -281,16 +292,19 @@ pub fn extract(a: ExtractArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Res
         if p.done("extract", &name, &inputs)? {
             skipped += 1;
         } else {
-            let mut pages = Vec::new();
+            let (mut pages, mut bad) = (Vec::new(), Vec::new());
             for key in &keys {
-                match pages_of(&all.storage, key, rt) {
-                    Ok(ps) => pages.extend(ps),
+                match pages_of(&all.storage, key, p.cfg.storage.max_record_bytes, rt) {
+                    Ok((ps, b)) => {
+                        pages.extend(ps);
+                        bad.extend(b);
+                    }
                     Err(e) => {
                         tracing::warn!(input = %all.storage.url_of(key), error = %format!("{e:#}"), "unreadable input skipped")
                     }
                 }
             }
-            p.extract(&name, &pages, inputs)?;
+            p.extract(&name, &pages, &bad, inputs)?;
             done += 1;
         }
         bar.inc(1);

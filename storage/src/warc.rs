@@ -3,7 +3,7 @@
 //! except transfer framing, body decompressed), and a `metadata` record holding trawl's
 //! JSON (consent, depth, final URL, rendered DOM) that refers to the response.
 
-use std::io::{Read, Write};
+use std::io::{BufRead, Read, Write};
 
 use trawl_core::{FetchedPage, WarcLocation};
 
@@ -244,44 +244,236 @@ fn reason_phrase(status: u16) -> &'static str {
     }
 }
 
-/// Reads every record of a WARC file (gzip per record, or uncompressed). Stops at the first
-/// malformed or truncated record with an error naming its offset; records before it are
-/// returned with it, so nothing readable is lost.
+/// Damage found while reading a WARC file: what was skipped, where, and why. Reading goes
+/// on after it (at the next gzip member, or the next `WARC/1.` line), so one bad record
+/// costs only itself.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Damage {
+    /// `warc_damaged` (bad gzip, bad header, truncated) or `warc_record_too_large`.
+    pub kind: &'static str,
+    /// Offset in the file where the damage starts.
+    pub offset: u64,
+    /// Bytes of the file (compressed, as stored) skipped because of it.
+    pub bytes_skipped: u64,
+    /// What was wrong.
+    pub reason: String,
+}
+
+impl std::fmt::Display for Damage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} at offset {} ({} bytes skipped): {}",
+            self.kind, self.offset, self.bytes_skipped, self.reason
+        )
+    }
+}
+
+/// The kinds of [`Damage`].
+pub mod damage {
+    /// A gzip member, header or block that cannot be read.
+    pub const DAMAGED: &str = "warc_damaged";
+    /// A record whose block is over the reader's cap (skipped without being held).
+    pub const TOO_LARGE: &str = "warc_record_too_large";
+}
+
+/// The default cap on one record's block after decompression (`storage.max_record_bytes`).
+pub const DEFAULT_MAX_RECORD_BYTES: usize = 64 * 1024 * 1024;
+
+/// Reads every record of a WARC file (gzip per record, gzip as one stream, or
+/// uncompressed). Stops at the first damage with an error naming its offset; records before
+/// it are returned with it. See [`read_records_resync`] for the reader that goes on.
 pub fn read_records(name: &str, data: &[u8]) -> (Vec<Record>, Option<StorageError>) {
+    let (records, damage) = read_records_resync(data, DEFAULT_MAX_RECORD_BYTES);
+    match damage.first() {
+        Some(d) => {
+            let before: Vec<Record> = records
+                .into_iter()
+                .filter(|r| r.offset < d.offset)
+                .collect();
+            (before, Some(malformed(name, d.offset, d.reason.clone())))
+        }
+        None => (records, None),
+    }
+}
+
+/// Reads every record of a WARC file, skipping damage: a damaged gzip member is skipped to
+/// the next member (each record is its own member in well-formed files), damaged
+/// uncompressed data to the next `WARC/1.` line, and a block over `max_record` bytes is
+/// read through without being kept. Memory stays within one record of at most the cap.
+pub fn read_records_resync(data: &[u8], max_record: usize) -> (Vec<Record>, Vec<Damage>) {
     let mut out = Vec::new();
-    let gz = data.starts_with(&[0x1f, 0x8b]);
-    let mut pos = 0usize;
-    while pos < data.len() {
-        if !gz && data[pos..].iter().all(|b| b.is_ascii_whitespace()) {
-            break;
+    let mut damage = Vec::new();
+    if data.starts_with(&[0x1f, 0x8b]) {
+        let mut pos = 0usize;
+        while pos < data.len() {
+            let member = &data[pos..];
+            let mut dec = flate2::bufread::GzDecoder::new(member);
+            let result = parse_stream(
+                &mut std::io::BufReader::new(&mut dec),
+                pos as u64,
+                max_record,
+                &mut out,
+                &mut damage,
+            );
+            let next = match result {
+                Ok(()) => {
+                    let rest = dec.into_inner().len();
+                    pos + (member.len() - rest).max(1)
+                }
+                Err(e) => {
+                    // resync at the next gzip member header
+                    let next = next_gzip_member(data, pos + 1);
+                    damage.push(Damage {
+                        kind: damage::DAMAGED,
+                        offset: pos as u64,
+                        bytes_skipped: (next - pos) as u64,
+                        reason: format!("bad gzip member: {e}"),
+                    });
+                    next
+                }
+            };
+            pos = next;
         }
-        let offset = pos as u64;
-        let (raw, consumed) = if gz {
-            let mut dec = flate2::bufread::GzDecoder::new(&data[pos..]);
-            let mut raw = Vec::new();
-            if let Err(e) = dec.read_to_end(&mut raw) {
-                return (
-                    out,
-                    Some(malformed(name, offset, format!("bad gzip member: {e}"))),
-                );
+    } else {
+        let mut pos = 0usize;
+        while pos < data.len() {
+            let mut r = &data[pos..];
+            let before = r.len();
+            match parse_stream(&mut r, pos as u64, max_record, &mut out, &mut damage) {
+                Ok(()) => break,
+                Err(e) => {
+                    let at = pos + (before - r.len());
+                    let next = next_warc_line(data, at + 1);
+                    damage.push(Damage {
+                        kind: damage::DAMAGED,
+                        offset: at as u64,
+                        bytes_skipped: (next - at) as u64,
+                        reason: e.to_string(),
+                    });
+                    pos = next;
+                }
             }
-            let rest = dec.into_inner();
-            (raw, data.len() - pos - rest.len())
-        } else {
-            (data[pos..].to_vec(), 0)
-        };
-        match parse_record(&raw, offset) {
-            Ok((rec, used)) => {
-                out.push(rec);
-                pos += if gz { consumed } else { used };
-            }
-            Err(reason) => return (out, Some(malformed(name, offset, reason))),
-        }
-        if gz && consumed == 0 {
-            break;
         }
     }
-    (out, None)
+    (out, damage)
+}
+
+/// The offset of the next gzip member header (`1f 8b 08`) at or after `from`.
+fn next_gzip_member(data: &[u8], from: usize) -> usize {
+    memchr::memmem::find(&data[from.min(data.len())..], &[0x1f, 0x8b, 0x08])
+        .map_or(data.len(), |p| from + p)
+}
+
+/// The offset of the next line starting `WARC/1.` at or after `from`.
+fn next_warc_line(data: &[u8], from: usize) -> usize {
+    let mut i = from.min(data.len());
+    while let Some(p) = memchr::memmem::find(&data[i..], b"WARC/1.") {
+        let at = i + p;
+        if at == 0 || data[at - 1] == b'\n' {
+            return at;
+        }
+        i = at + 1;
+    }
+    data.len()
+}
+
+/// Parses records from `r` until it ends: `Ok` at a clean end, `Err` when the stream itself
+/// is damaged (bad gzip, a bad header, a truncated block). An oversized block is read
+/// through and recorded in `damage`; parsing goes on after it. Every record gets `offset`
+/// (the start of its gzip member, or of its uncompressed position for plain files).
+fn parse_stream<R: BufRead>(
+    r: &mut R,
+    offset: u64,
+    max_record: usize,
+    out: &mut Vec<Record>,
+    damage: &mut Vec<Damage>,
+) -> std::io::Result<()> {
+    use std::io::{Error, ErrorKind};
+    let bad = |m: String| Error::new(ErrorKind::InvalidData, m);
+    let mut plain_offset = offset;
+    let mut first = true;
+    loop {
+        // skip blank lines between records
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            let n = Read::take(&mut *r, 64 * 1024).read_until(b'\n', &mut line)?;
+            if n == 0 {
+                return Ok(());
+            }
+            if !line.iter().all(|b| b.is_ascii_whitespace()) {
+                break;
+            }
+            plain_offset += n as u64;
+        }
+        let record_offset = plain_offset;
+        if !line.starts_with(b"WARC/1.") {
+            return Err(bad(format!(
+                "not a WARC record (starts with {:?})",
+                String::from_utf8_lossy(&line[..line.len().min(20)])
+            )));
+        }
+        let mut head_len = line.len();
+        let mut headers = Vec::new();
+        loop {
+            line.clear();
+            let n = Read::take(&mut *r, 64 * 1024).read_until(b'\n', &mut line)?;
+            head_len += n;
+            if n == 0 {
+                return Err(bad("truncated: no end of WARC header".into()));
+            }
+            if line == b"\r\n" || line == b"\n" {
+                break;
+            }
+            if headers.len() > 1000 || head_len > 1 << 20 {
+                return Err(bad("WARC header over 1 MiB".into()));
+            }
+            let l =
+                std::str::from_utf8(&line).map_err(|_| bad("WARC header is not UTF-8".into()))?;
+            if let Some((k, v)) = l.split_once(':') {
+                headers.push((k.trim().to_string(), v.trim().to_string()));
+            }
+        }
+        let len: u64 = headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case("Content-Length"))
+            .and_then(|(_, v)| v.parse().ok())
+            .ok_or_else(|| bad("missing or invalid Content-Length".into()))?;
+        // the first record of a stream is at the stream's offset (its gzip member); later
+        // ones (a WARC gzipped as one stream) at their offset in the decompressed data
+        let rec_offset = if first { offset } else { record_offset };
+        first = false;
+        if len > max_record as u64 {
+            let skipped = std::io::copy(&mut Read::take(&mut *r, len), &mut std::io::sink())?;
+            if skipped < len {
+                return Err(bad(format!(
+                    "truncated: block of {len} bytes, {skipped} present"
+                )));
+            }
+            damage.push(Damage {
+                kind: damage::TOO_LARGE,
+                offset: rec_offset,
+                bytes_skipped: 0,
+                reason: format!("record block of {len} bytes is over the cap of {max_record}"),
+            });
+        } else {
+            let mut block = Vec::with_capacity(len as usize);
+            Read::take(&mut *r, len).read_to_end(&mut block)?;
+            if (block.len() as u64) < len {
+                return Err(bad(format!(
+                    "truncated: block of {len} bytes, {} present",
+                    block.len()
+                )));
+            }
+            out.push(Record {
+                headers,
+                block,
+                offset: rec_offset,
+            });
+        }
+        plain_offset = record_offset + head_len as u64 + len;
+    }
 }
 
 fn malformed(name: &str, offset: u64, reason: String) -> StorageError {
@@ -290,50 +482,6 @@ fn malformed(name: &str, offset: u64, reason: String) -> StorageError {
         url: format!("{name}@{offset}"),
         reason,
     }
-}
-
-fn parse_record(raw: &[u8], offset: u64) -> Result<(Record, usize), String> {
-    let head_end = find(raw, b"\r\n\r\n").ok_or("no end of WARC header")?;
-    let head = std::str::from_utf8(&raw[..head_end]).map_err(|_| "WARC header is not UTF-8")?;
-    let mut lines = head.split("\r\n");
-    let version = lines.next().unwrap_or("");
-    if !version.starts_with("WARC/1.") {
-        return Err(format!(
-            "not a WARC record (starts with {:?})",
-            &version.chars().take(20).collect::<String>()
-        ));
-    }
-    let mut headers = Vec::new();
-    for l in lines {
-        if let Some((k, v)) = l.split_once(':') {
-            headers.push((k.trim().to_string(), v.trim().to_string()));
-        }
-    }
-    let len: usize = headers
-        .iter()
-        .find(|(k, _)| k.eq_ignore_ascii_case("Content-Length"))
-        .and_then(|(_, v)| v.parse().ok())
-        .ok_or("missing or invalid Content-Length")?;
-    let start = head_end + 4;
-    if raw.len() < start + len {
-        return Err(format!(
-            "truncated: block of {len} bytes, {} present",
-            raw.len().saturating_sub(start)
-        ));
-    }
-    let block = raw[start..start + len].to_vec();
-    let mut used = start + len;
-    while used < raw.len() && (raw[used] == b'\r' || raw[used] == b'\n') {
-        used += 1;
-    }
-    Ok((
-        Record {
-            headers,
-            block,
-            offset,
-        },
-        used,
-    ))
 }
 
 fn find(h: &[u8], n: &[u8]) -> Option<usize> {
@@ -345,9 +493,23 @@ fn find(h: &[u8], n: &[u8]) -> Option<usize> {
 /// response's URL, date, status, headers and body.
 pub fn read_pages(name: &str, data: &[u8]) -> (Vec<FetchedPage>, Option<StorageError>) {
     let (records, err) = read_records(name, data);
+    (pages_of(name, &records), err)
+}
+
+/// Like [`read_pages`], reading past damage (see [`read_records_resync`]).
+pub fn read_pages_resync(
+    name: &str,
+    data: &[u8],
+    max_record: usize,
+) -> (Vec<FetchedPage>, Vec<Damage>) {
+    let (records, damage) = read_records_resync(data, max_record);
+    (pages_of(name, &records), damage)
+}
+
+fn pages_of(name: &str, records: &[Record]) -> Vec<FetchedPage> {
     let mut pages: Vec<FetchedPage> = Vec::new();
     let mut by_id: std::collections::HashMap<String, usize> = Default::default();
-    for r in &records {
+    for r in records {
         match r.header("WARC-Type") {
             Some("response") | Some("revisit") => {
                 let mut p = FetchedPage {
@@ -417,7 +579,7 @@ pub fn read_pages(name: &str, data: &[u8]) -> (Vec<FetchedPage>, Option<StorageE
             _ => {}
         }
     }
-    (pages, err)
+    pages
 }
 
 /// Whether a key looks like a WARC file.
@@ -549,5 +711,102 @@ mod tests {
         assert_eq!(pages.len(), 2);
         assert_eq!(pages[0].status, 200);
         assert_eq!(pages[0].body, b"<p>x</p>");
+    }
+
+    fn five_pages() -> Vec<u8> {
+        let mut w = WarcWriter::new("f.warc.gz", "t", "2026-01-01T00:00:00Z");
+        for i in 0..5 {
+            w.write_page(&mut page(&format!("http://a.test/{i}"), "<p>x</p>"), &[]);
+        }
+        w.finish()
+    }
+
+    /// The gzip member (start, end) of the response record of `url` in a per-record WARC.
+    fn response_member(bytes: &[u8], url: &str) -> (usize, usize) {
+        let (records, damage) = read_records_resync(bytes, DEFAULT_MAX_RECORD_BYTES);
+        assert!(damage.is_empty());
+        let i = records
+            .iter()
+            .position(|r| {
+                r.header("WARC-Type") == Some("response")
+                    && r.header("WARC-Target-URI") == Some(url)
+            })
+            .unwrap();
+        (records[i].offset as usize, records[i + 1].offset as usize)
+    }
+
+    #[test]
+    fn a_damaged_member_costs_only_its_record() {
+        let bytes = five_pages();
+        // spoil the middle of the second page's response member
+        let (a, b) = response_member(&bytes, "http://a.test/1");
+        let mut bad = bytes.clone();
+        for x in &mut bad[a + 20..b - 10] {
+            *x ^= 0x5a;
+        }
+        let (pages, damage) = read_pages_resync("f.warc.gz", &bad, DEFAULT_MAX_RECORD_BYTES);
+        assert_eq!(damage.len(), 1, "{damage:?}");
+        assert_eq!(damage[0].kind, damage::DAMAGED);
+        assert_eq!(damage[0].offset, a as u64);
+        assert_eq!(damage[0].bytes_skipped, (b - a) as u64);
+        let urls: Vec<&str> = pages.iter().map(|p| p.url.as_str()).collect();
+        assert_eq!(urls.len(), 4, "every other page survives: {urls:?}");
+        assert!(!urls.contains(&"http://a.test/1"));
+        // the stopping reader still returns everything before the damage
+        let (before, err) = read_pages("f.warc.gz", &bad);
+        assert_eq!(before.len(), 1);
+        assert!(err.is_some());
+    }
+
+    #[test]
+    fn a_warc_gzipped_as_one_stream_is_read() {
+        let bytes = five_pages();
+        let mut plain = Vec::new();
+        flate2::read::MultiGzDecoder::new(&bytes[..])
+            .read_to_end(&mut plain)
+            .unwrap();
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        enc.write_all(&plain).unwrap();
+        let one = enc.finish().unwrap();
+        let (pages, damage) = read_pages_resync("one.warc.gz", &one, DEFAULT_MAX_RECORD_BYTES);
+        assert!(damage.is_empty(), "{damage:?}");
+        assert_eq!(pages.len(), 5);
+        let (pages, err) = read_pages("one.warc.gz", &one);
+        assert_eq!((pages.len(), err.is_none()), (5, true));
+        // and uncompressed, with garbage in the middle: resync at the next WARC/1. line
+        let mut junk = plain.clone();
+        let second = memchr::memmem::find_iter(&plain, b"WARC/1.")
+            .nth(3)
+            .unwrap();
+        junk.splice(
+            second..second,
+            b"garbage that is no record\r\n".iter().copied(),
+        );
+        let (pages, damage) = read_pages_resync("p.warc", &junk, DEFAULT_MAX_RECORD_BYTES);
+        assert_eq!(damage.len(), 1, "{damage:?}");
+        assert_eq!(pages.len(), 5);
+    }
+
+    #[test]
+    fn an_oversized_record_is_skipped_with_bounded_memory() {
+        // a response whose block is 256 MiB of zeros (a few hundred KB gzipped)
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(9));
+        let len = 256u64 << 20;
+        write!(
+            enc,
+            "WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: http://a.test/big\r\nContent-Length: {len}\r\n\r\n"
+        )
+        .unwrap();
+        let zeros = vec![0u8; 1 << 20];
+        for _ in 0..256 {
+            enc.write_all(&zeros).unwrap();
+        }
+        enc.write_all(b"\r\n\r\n").unwrap();
+        let mut bytes = enc.finish().unwrap();
+        bytes.extend(five_pages());
+        let (pages, damage) = read_pages_resync("big.warc.gz", &bytes, 1 << 20);
+        assert_eq!(damage.len(), 1);
+        assert_eq!(damage[0].kind, damage::TOO_LARGE);
+        assert_eq!(pages.len(), 5, "the records after it are read");
     }
 }
