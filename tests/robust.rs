@@ -238,3 +238,67 @@ fn a_damaged_warc_record_costs_only_itself_and_is_counted() {
         "{ex:?}"
     );
 }
+
+#[test]
+fn inputs_overlapping_the_output_and_bad_array_shards_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    std::fs::create_dir_all(&input).unwrap();
+    let text = "The library has extended its opening hours on weekday evenings after a survey showed that many students and working adults could not visit during the day.";
+    std::fs::write(
+        input.join("a.jsonl"),
+        format!("{}\n", serde_json::json!({"id": "1", "text": text})),
+    )
+    .unwrap();
+    let root = dir.path().join("root");
+    ok(trawl()
+        .args(["filter", "--quiet", "--input"])
+        .arg(&input)
+        .arg("--output")
+        .arg(&root));
+    let before = crate::support::files(&root);
+    let refused = |args: &[&str], input: &std::path::Path, env: &[(&str, &str)]| {
+        let mut c = trawl();
+        c.args(args)
+            .arg("--input")
+            .arg(input)
+            .arg("--output")
+            .arg(&root);
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        let o = c.output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?} {env:?}: {o:?}");
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    // the run root as input: excluded records would be read as documents
+    let e = refused(&["dedup", "--quiet"], &root, &[]);
+    assert!(e.contains("run root") && e.contains("excluded/"), "{e}");
+    // the stage's own output folder: it would overwrite what it reads
+    let e = refused(&["filter", "--quiet"], &root.join("filter"), &[]);
+    assert!(e.contains("own output folder"), "{e}");
+    // a 1-based Slurm array without SLURM_ARRAY_TASK_MIN, and an empty one
+    let slurm = [
+        ("SLURM_ARRAY_TASK_ID", "3"),
+        ("SLURM_ARRAY_TASK_COUNT", "3"),
+    ];
+    let e = refused(&["filter", "--quiet", "--force"], &input, &slurm);
+    assert!(e.contains("numbered from 0"), "{e}");
+    let zero = [
+        ("SLURM_ARRAY_TASK_ID", "0"),
+        ("SLURM_ARRAY_TASK_COUNT", "0"),
+    ];
+    refused(&["filter", "--quiet", "--force"], &input, &zero);
+    assert_eq!(crate::support::files(&root), before, "nothing written");
+    // with SLURM_ARRAY_TASK_MIN the 1-based array is shard 2 of 3 and runs
+    ok(trawl()
+        .args(["filter", "--quiet", "--input"])
+        .arg(&input)
+        .arg("--output")
+        .arg(dir.path().join("r2"))
+        .envs([
+            ("SLURM_ARRAY_TASK_ID", "3"),
+            ("SLURM_ARRAY_TASK_COUNT", "3"),
+            ("SLURM_ARRAY_TASK_MIN", "1"),
+        ]));
+}

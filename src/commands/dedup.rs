@@ -28,7 +28,7 @@ fn ctx(a: &StageArgs, rt: &tokio::runtime::Runtime) -> Result<Ctx> {
     let root = Storage::open(&cfg.storage.root, &cfg.storage)?;
     rt.block_on(root.check())
         .with_context(|| format!("cannot use run root {}", root.url()))?;
-    let shard = a.shard.or_else(ShardSpec::from_env).unwrap_or_default();
+    let shard = super::stage::shard_of(a.shard)?;
     Ok(Ctx {
         cfg,
         root,

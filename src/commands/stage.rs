@@ -18,8 +18,14 @@ use crate::{progress, UsageError};
 /// HTML files per extract shard when the input is a folder of pages.
 const HTML_PER_SHARD: usize = 1000;
 
-fn shard_of(a: &StageArgs) -> ShardSpec {
-    a.shard.or_else(ShardSpec::from_env).unwrap_or_default()
+/// `--shard`, else the shard from Slurm or Kubernetes variables, else the whole input.
+pub fn shard_of(flag: Option<ShardSpec>) -> Result<ShardSpec> {
+    match flag {
+        Some(s) => Ok(s),
+        None => Ok(ShardSpec::from_env()
+            .map_err(UsageError)?
+            .unwrap_or_default()),
+    }
 }
 
 fn open_root(
@@ -36,6 +42,41 @@ fn open_root(
     Ok(root)
 }
 
+/// Run-root folders that never hold a stage's input documents.
+const NOT_INPUT: &[&str] = &["excluded", "_done"];
+
+/// Refuses inputs that would read trawl's own bookkeeping as documents or overwrite what
+/// is being read: a run root given as `--input` (its `excluded/` records, caption indexes
+/// and every stage's output would be read as documents), or the stage's own output folder.
+fn refuse_overlap(stage: &str, input: &str, set: &InputSet, root: &Storage) -> Result<()> {
+    let canon = |u: &str| -> String {
+        let p = u.strip_prefix("file://").unwrap_or(u).trim_end_matches('/');
+        std::fs::canonicalize(p)
+            .map_or_else(|_| p.to_string(), |c| c.to_string_lossy().into_owned())
+    };
+    let own = canon(&root.url_of(stage));
+    if canon(set.storage.url()) == own || canon(input) == own {
+        return Err(UsageError(format!(
+            "--input {input} is this stage's own output folder: trawl {stage} would overwrite what it reads; pass the previous stage's folder or another --output"
+        ))
+        .into());
+    }
+    let layout = set.objects.iter().find(|(_, k)| {
+        k.split('/')
+            .next()
+            .is_some_and(|first| NOT_INPUT.contains(&first))
+    });
+    if let Some((_, k)) = layout {
+        return Err(UsageError(format!(
+            "--input {input} holds a trawl run root (it has {k}): pass the stage folder to read, e.g. {}/extract or {}/filter",
+            input.trim_end_matches('/'),
+            input.trim_end_matches('/')
+        ))
+        .into());
+    }
+    Ok(())
+}
+
 fn require_input(a: &StageArgs, stage: &str) -> Result<String> {
     a.input.clone().ok_or_else(|| {
         UsageError(format!(
@@ -47,7 +88,7 @@ fn require_input(a: &StageArgs, stage: &str) -> Result<String> {
 
 pub fn crawl(a: StageArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<()> {
     let mut cfg = load_config(a.config.as_deref())?;
-    let shard = shard_of(&a);
+    let shard = shard_of(a.shard)?;
     if shard.count > 1 {
         return Err(UsageError(format!("--shard {shard}: a crawl runs as one worker in this version (one frontier per run root)")).into());
     }
@@ -261,7 +302,7 @@ pub fn extract(a: ExtractArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Res
     if a.format == ExtractFormat::Txt {
         return extract_txt(&cfg, &all, a.stage.output.as_deref(), quiet, rt);
     }
-    let shard = shard_of(&a.stage);
+    let shard = shard_of(a.stage.shard)?;
     let root = open_root(&mut cfg, a.stage.output.as_ref(), rt)?;
     let mut p = Pipeline::new(cfg, root, Io::new(rt.handle().clone()), a.stage.force)?;
     // WARC files are one shard each; loose HTML files are grouped HTML_PER_SHARD at a time.
@@ -327,7 +368,7 @@ pub fn docs_stage(
     let mut cfg = load_config(a.config.as_deref())?;
     flags(&mut cfg);
     let input = require_input(&a, stage)?;
-    let shard = shard_of(&a);
+    let shard = shard_of(a.shard)?;
     if stage == "dedup" && shard.count > 1 {
         return Err(UsageError(format!("--shard {shard}: exact dedup needs every document in order, so it runs as one worker in this version")).into());
     }
@@ -339,6 +380,7 @@ pub fn docs_stage(
         .into());
     }
     let root = open_root(&mut cfg, a.output.as_ref(), rt)?;
+    refuse_overlap(stage, &input, &set, &root)?;
     let mut p = Pipeline::new(cfg, root, Io::new(rt.handle().clone()), a.force)?;
     if a.dry_run {
         println!(

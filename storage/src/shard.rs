@@ -24,21 +24,63 @@ impl ShardSpec {
         k % self.count == self.index
     }
 
-    /// Reads `SLURM_ARRAY_TASK_ID`/`SLURM_ARRAY_TASK_COUNT` or Kubernetes
-    /// `JOB_COMPLETION_INDEX` with `TRAWL_SHARD_COUNT`, when present.
-    pub fn from_env() -> Option<ShardSpec> {
-        let get = |k: &str| {
-            std::env::var(k)
-                .ok()
-                .and_then(|v| v.trim().parse::<usize>().ok())
+    /// Reads this worker's shard from the environment: a Slurm job array
+    /// (`SLURM_ARRAY_TASK_ID`, `SLURM_ARRAY_TASK_COUNT`, and `SLURM_ARRAY_TASK_MIN`/`_STEP`
+    /// when the array does not start at 0 or steps: `--array=1-8` is shards 0..8) or a
+    /// Kubernetes indexed Job (`JOB_COMPLETION_INDEX` with `TRAWL_SHARD_COUNT`). `None` when
+    /// neither is set; an error naming the variable when the values cannot be a shard (a
+    /// count of 0, an index past the count), so no task silently skips work.
+    pub fn from_env() -> Result<Option<ShardSpec>, String> {
+        Self::from_vars(|k| std::env::var(k).ok())
+    }
+
+    /// [`ShardSpec::from_env`] over any variable source (tests).
+    pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<Option<ShardSpec>, String> {
+        let get = |k: &str| -> Result<Option<usize>, String> {
+            match var(k) {
+                None => Ok(None),
+                Some(v) => v.trim().parse::<usize>().map(Some).map_err(|_| {
+                    format!("environment variable {k}={v:?} is not a non-negative number")
+                }),
+            }
         };
-        if let (Some(i), Some(n)) = (get("SLURM_ARRAY_TASK_ID"), get("SLURM_ARRAY_TASK_COUNT")) {
-            return Some(ShardSpec { index: i, count: n });
+        if let (Some(id), Some(count)) =
+            (get("SLURM_ARRAY_TASK_ID")?, get("SLURM_ARRAY_TASK_COUNT")?)
+        {
+            let min = get("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0);
+            let step = get("SLURM_ARRAY_TASK_STEP")?.unwrap_or(1).max(1);
+            if count == 0 {
+                return Err(
+                    "SLURM_ARRAY_TASK_COUNT is 0: a job array needs at least one task".into(),
+                );
+            }
+            if id < min || (id - min) % step != 0 {
+                return Err(format!(
+                    "SLURM_ARRAY_TASK_ID {id} is not in the array (SLURM_ARRAY_TASK_MIN {min}, step {step})"
+                ));
+            }
+            let index = (id - min) / step;
+            if index >= count {
+                return Err(format!(
+                    "SLURM_ARRAY_TASK_ID {id} gives shard {index} of {count}: shards are numbered from 0; \
+                     submit --array=0-{} (or export SLURM_ARRAY_TASK_MIN), or pass --shard i/n",
+                    count - 1
+                ));
+            }
+            return Ok(Some(ShardSpec { index, count }));
         }
-        if let (Some(i), Some(n)) = (get("JOB_COMPLETION_INDEX"), get("TRAWL_SHARD_COUNT")) {
-            return Some(ShardSpec { index: i, count: n });
+        if let Some(index) = get("JOB_COMPLETION_INDEX")? {
+            let count = get("TRAWL_SHARD_COUNT")?.ok_or(
+                "JOB_COMPLETION_INDEX is set but TRAWL_SHARD_COUNT is not: set it to the Job's completions",
+            )?;
+            if count == 0 || index >= count {
+                return Err(format!(
+                    "JOB_COMPLETION_INDEX {index} with TRAWL_SHARD_COUNT {count}: the index must be below the count (and the count at least 1)"
+                ));
+            }
+            return Ok(Some(ShardSpec { index, count }));
         }
-        None
+        Ok(None)
     }
 }
 
@@ -92,5 +134,71 @@ mod tests {
         for k in 0..100 {
             assert_eq!(all.iter().filter(|s| s.owns(k)).count(), 1);
         }
+    }
+
+    fn env(vars: &[(&str, &str)]) -> Result<Option<ShardSpec>, String> {
+        let m: std::collections::HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        ShardSpec::from_vars(|k| m.get(k).cloned())
+    }
+
+    #[test]
+    fn shards_from_slurm_and_kubernetes_are_checked() {
+        assert_eq!(env(&[]), Ok(None));
+        let s = |index, count| Ok(Some(ShardSpec { index, count }));
+        assert_eq!(
+            env(&[
+                ("SLURM_ARRAY_TASK_ID", "2"),
+                ("SLURM_ARRAY_TASK_COUNT", "3")
+            ]),
+            s(2, 3)
+        );
+        // --array=1-3: Slurm sets MIN, so ids 1..3 are shards 0..2 and nothing is skipped
+        let one_based = |id| {
+            env(&[
+                ("SLURM_ARRAY_TASK_ID", id),
+                ("SLURM_ARRAY_TASK_COUNT", "3"),
+                ("SLURM_ARRAY_TASK_MIN", "1"),
+            ])
+        };
+        assert_eq!((one_based("1"), one_based("3")), (s(0, 3), s(2, 3)));
+        // --array=0-8:4 (ids 0, 4, 8)
+        let step = [
+            ("SLURM_ARRAY_TASK_COUNT", "3"),
+            ("SLURM_ARRAY_TASK_STEP", "4"),
+        ];
+        assert_eq!(
+            env(&[step[0], step[1], ("SLURM_ARRAY_TASK_ID", "8")]),
+            s(2, 3)
+        );
+        // a 1-based id without MIN is refused with the fix, never wrapped around
+        let e = env(&[
+            ("SLURM_ARRAY_TASK_ID", "3"),
+            ("SLURM_ARRAY_TASK_COUNT", "3"),
+        ])
+        .unwrap_err();
+        assert!(
+            e.contains("numbered from 0") && e.contains("--array=0-2"),
+            "{e}"
+        );
+        assert!(env(&[
+            ("SLURM_ARRAY_TASK_ID", "0"),
+            ("SLURM_ARRAY_TASK_COUNT", "0")
+        ])
+        .is_err());
+        assert!(env(&[
+            ("SLURM_ARRAY_TASK_ID", "x"),
+            ("SLURM_ARRAY_TASK_COUNT", "2")
+        ])
+        .is_err());
+        assert_eq!(
+            env(&[("JOB_COMPLETION_INDEX", "1"), ("TRAWL_SHARD_COUNT", "4")]),
+            s(1, 4)
+        );
+        assert!(env(&[("JOB_COMPLETION_INDEX", "4"), ("TRAWL_SHARD_COUNT", "4")]).is_err());
+        assert!(env(&[("JOB_COMPLETION_INDEX", "0"), ("TRAWL_SHARD_COUNT", "0")]).is_err());
+        assert!(env(&[("JOB_COMPLETION_INDEX", "0")]).is_err());
     }
 }
