@@ -102,7 +102,9 @@ def score(name, out):
     return json.load(open(j))
 
 
-names = args.only.split(",") if args.only else ["trawl", "trafilatura", "resiliparse", "readability"]
+KNOWN = ["trawl", "trafilatura", "resiliparse", "readability"]
+# --only may name tools of bench/wcxb.py too (bench/extract.sh passes it to both)
+names = [n for n in args.only.split(",") if n in KNOWN] if args.only else KNOWN
 rows = []
 try:
     # the tools take turns, one run each per round, so a noisy moment on this shared machine

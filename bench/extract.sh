@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Extraction quality (score.py of ../shared/testdata/extract) and one-core speed, trawl vs
-# trafilatura, resiliparse and readability-lxml (installed into the venv). Extra args go to
-# bench/extract.py (e.g. --only trawl --repeat 1 --keep /tmp/pred).
+# Extraction quality and one-core speed, side by side:
+#  1. the 392 labelled pages of ../shared/testdata/extract (token and snippet F1; score.py):
+#     trawl, trafilatura, resiliparse, readability-lxml (bench/extract.py)
+#  2. the 1,358 WCXB development pages of ../shared/testdata/wcxb-dev (word F1 per page type, on
+#     the tuning and the validation part of bench/wcxb_split.py): trawl, rs-trafilatura,
+#     trafilatura, resiliparse (bench/wcxb.py)
+# Extra args go to both scripts (e.g. --repeat 1; --only takes names from either list).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/trawl/target}"
@@ -11,5 +15,11 @@ VENV="${TRAWL_CACHE:-$HOME/.cache/trawl}/venv"
   "$VENV/bin/pip" install --quiet trafilatura resiliparse
   "$VENV/bin/pip" install --quiet readability-lxml lxml_html_clean
 }
+"$VENV/bin/python" -c 'import rs_trafilatura' 2>/dev/null || "$VENV/bin/pip" install --quiet rs-trafilatura
 cargo build --release --locked --quiet --bin trawl
-exec python3 bench/extract.py --trawl "$CARGO_TARGET_DIR/release/trawl" "$@"
+python3 bench/extract.py --trawl "$CARGO_TARGET_DIR/release/trawl" "$@"
+if [ -d ../shared/testdata/wcxb-dev ]; then
+    python3 bench/wcxb.py --trawl "$CARGO_TARGET_DIR/release/trawl" "$@"
+else
+    echo "bench/extract.sh: ../shared/testdata/wcxb-dev not found: WCXB part skipped" >&2
+fi
