@@ -188,6 +188,21 @@ fn extract_parsed(
         .and_then(|id| doc.tree.get(id))
         .and_then(ElementRef::wrap)
         .unwrap_or(body);
+    // Landing and service pages: the best prose block is one section among many (features,
+    // pricing, FAQ) inside the page's declared main region; when it holds under half of
+    // that region's text, the region is the content.
+    let service = page_type.0 == crate::PageType::Service;
+    let root = match (listing, main_region(root)) {
+        (None, Some(main)) if service && main.id() != root.id() => {
+            let text = |e: ElementRef<'_>| scores.get(e.id()).map_or(0, |s| s.text);
+            if text(root) * 2 < text(main) {
+                main
+            } else {
+                root
+            }
+        }
+        _ => root,
+    };
     let prune = if listing.is_some() {
         Prune::Items
     } else {
@@ -246,6 +261,13 @@ fn noscript_markup(doc: &Html) -> String {
         out.push('\n');
     }
     out
+}
+
+/// The nearest `<main>` (or `role=main`) element at or above `e`.
+fn main_region(e: ElementRef<'_>) -> Option<ElementRef<'_>> {
+    std::iter::once(e)
+        .chain(e.ancestors().filter_map(ElementRef::wrap))
+        .find(|a| a.value().name() == "main" || a.value().attr("role") == Some("main"))
 }
 
 /// Characters a JSON-LD `articleBody` needs before it can replace the extracted text.
@@ -1376,5 +1398,32 @@ mod tests {
             <noscript><p>Please enable JavaScript to use this site.</p></noscript></body></html>"#;
         let x = extract(notice, "https://h.example/", true, None);
         assert!(!x.text.contains("enable JavaScript"), "{}", x.text);
+    }
+
+    #[test]
+    fn a_landing_page_keeps_every_section_of_its_main_region() {
+        let feature = |n: &str| {
+            format!("<section class='feature'><h2>{n}</h2><p>{n} works with the tools your team already uses.</p></section>")
+        };
+        let html = format!(
+            r#"<html><head><title>Acme</title></head><body><header><a href="/">Acme</a></header><main>
+            <section class="hero"><h1>Ship faster</h1><p>Acme builds, tests and deploys every change, so your team can spend its time on the product. Teams of every size use it, from two people to two thousand, and it runs in the cloud or on your own machines.</p></section>
+            {}<section class="pricing"><h2>Pricing</h2><ul><li>Free for five users</li><li>Team: 10 USD a month per user</li></ul></section>{}{}
+            </main><footer>Copyright Acme</footer></body></html>"#,
+            feature("Fast builds"),
+            feature("Preview links"),
+            feature("Rollbacks")
+        );
+        let x = extract(&html, "https://acme.example/", true, None);
+        for part in [
+            "Ship faster",
+            "Fast builds",
+            "Preview links",
+            "Rollbacks",
+            "Team: 10 USD",
+        ] {
+            assert!(x.text.contains(part), "{part}: {}", x.text);
+        }
+        assert!(!x.text.contains("Copyright"), "{}", x.text);
     }
 }
