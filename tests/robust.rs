@@ -302,3 +302,57 @@ fn inputs_overlapping_the_output_and_bad_array_shards_are_refused() {
             ("SLURM_ARRAY_TASK_MIN", "1"),
         ]));
 }
+
+#[test]
+fn dry_run_sends_no_request_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    // a server that would see any request of the crawl
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let seed = format!("http://{}/", listener.local_addr().unwrap());
+    let seeds = dir.path().join("seeds.txt");
+    std::fs::write(&seeds, format!("{seed}\n")).unwrap();
+    let html = dir.path().join("pages");
+    std::fs::create_dir_all(&html).unwrap();
+    std::fs::write(
+        html.join("a.html"),
+        "<html><body><p>Some text.</p></body></html>",
+    )
+    .unwrap();
+    let docs = dir.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    std::fs::write(
+        docs.join("a.jsonl"),
+        format!(
+            "{}\n",
+            serde_json::json!({"id": "1", "text": "Some text of a document."})
+        ),
+    )
+    .unwrap();
+    let root = dir.path().join("root");
+    std::fs::create_dir_all(&root).unwrap();
+    let cases: Vec<(Vec<&str>, &std::path::Path)> = vec![
+        (vec!["crawl"], &seeds),
+        (vec!["extract"], &html),
+        (vec!["filter"], &docs),
+        (vec!["dedup"], &docs),
+        (vec!["captions"], &docs),
+        (vec!["shards"], &docs),
+        (vec!["dedup", "signatures"], &docs),
+    ];
+    for (cmd, input) in cases {
+        let out = ok(trawl()
+            .args(&cmd)
+            .args(["--quiet", "--dry-run", "--input"])
+            .arg(input)
+            .arg("--output")
+            .arg(&root));
+        assert!(out.contains("dry run"), "{cmd:?}: {out}");
+        let written = crate::support::files(&root);
+        assert!(written.is_empty(), "{cmd:?} wrote {:?}", written.keys());
+    }
+    assert!(
+        matches!(listener.accept(), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock),
+        "the crawl's dry run connected to the seed"
+    );
+}

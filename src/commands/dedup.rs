@@ -78,6 +78,43 @@ fn commit(
     Ok(())
 }
 
+/// `--dry-run` of a batch phase: what it would read and where it would write, from the
+/// config and a listing of the input; nothing is written and no index is opened.
+fn dry_run(phase: &str, a: &StageArgs, rt: &tokio::runtime::Runtime) -> Result<()> {
+    let c = ctx(a, rt)?;
+    let stage = format!("dedup-{phase}");
+    println!(
+        "trawl dedup {phase} (dry run): worker {} writes under {}",
+        c.shard,
+        c.root.url_of("dedup/batch/")
+    );
+    if let Some(input) = &a.input {
+        let set = rt.block_on(InputSet::open(
+            &input.clone(),
+            &c.cfg.storage,
+            c.shard,
+            jsonl::is_jsonl,
+        ))?;
+        println!(
+            "  {} inputs under {input}; this worker takes {}",
+            set.total,
+            set.objects.len()
+        );
+        for (k, key) in &set.objects {
+            let name = shard_name(*k);
+            let state = if done(&c, rt, &stage, &name, &[set.storage.url_of(key)])? {
+                "done"
+            } else {
+                "to do"
+            };
+            println!("  {name}  {state:<6} {}", set.storage.url_of(key));
+        }
+    }
+    let committed = rt.block_on(c.root.list(&format!("_done/{stage}")))?.len();
+    println!("  {committed} shards of this phase committed; nothing was written");
+    Ok(())
+}
+
 fn total_inputs(c: &Ctx, rt: &tokio::runtime::Runtime) -> Result<usize> {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(c.wait);
     let b = loop {
@@ -127,6 +164,15 @@ fn require(
 
 pub fn phase(p: DedupPhase, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<()> {
     let show = progress::enabled(quiet);
+    let (name, args) = match &p {
+        DedupPhase::Signatures(a) => ("signatures", a),
+        DedupPhase::Buckets(a) => ("buckets", a),
+        DedupPhase::Clusters(a) => ("clusters", a),
+        DedupPhase::Apply(a) => ("apply", a),
+    };
+    if args.dry_run {
+        return dry_run(name, args, rt);
+    }
     match p {
         DedupPhase::Signatures(a) => {
             let c = ctx(&a, rt)?;

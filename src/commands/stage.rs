@@ -77,6 +77,31 @@ fn refuse_overlap(stage: &str, input: &str, set: &InputSet, root: &Storage) -> R
     Ok(())
 }
 
+/// The `--dry-run` listing: each shard's name, whether it is done or to do, and its inputs.
+fn print_plan(
+    cfg: &PipelineConfig,
+    root: &Storage,
+    stage: &str,
+    force: bool,
+    shards: &[(usize, String)],
+    inputs: impl Fn(&str) -> Vec<String>,
+    rt: &tokio::runtime::Runtime,
+) -> Result<()> {
+    let fp = cfg.fingerprint(stage);
+    for (k, key) in shards {
+        let name = shard_name(*k);
+        let ins = inputs(key);
+        let done = !force
+            && rt.block_on(trawl_storage::markers::is_done(
+                root, stage, &name, &ins, &fp,
+            ))?;
+        let state = if done { "done" } else { "to do" };
+        println!("  {name}  {state:<6} {}", ins.join(" "));
+    }
+    println!("  nothing was written");
+    Ok(())
+}
+
 fn require_input(a: &StageArgs, stage: &str) -> Result<String> {
     a.input.clone().ok_or_else(|| {
         UsageError(format!(
@@ -115,6 +140,27 @@ pub fn crawl(a: StageArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<
     }
     if cfg.crawl.seeds.is_empty() && cfg.crawl.seeds_file.is_none() {
         return Err(UsageError("no seed URLs: set crawl.seeds or crawl.seeds_file in the config, or pass --input SEEDS_FILE".into()).into());
+    }
+    if a.dry_run {
+        if let Some(o) = &a.output {
+            cfg.storage.root = o.clone();
+        }
+        let c = &cfg.crawl;
+        println!(
+            "trawl crawl (dry run): {} seed URLs{}; up to {} pages, depth {}, {} per host; WARC parts under {}/crawl/warc/; rendering {:?}",
+            c.seeds.len(),
+            c.seeds_file.as_ref().map_or(String::new(), |f| format!(" (and those in {f})")),
+            c.max_pages,
+            c.max_depth,
+            c.max_pages_per_host,
+            cfg.storage.root.trim_end_matches('/'),
+            cfg.render.mode,
+        );
+        for s in c.seeds.iter().take(20) {
+            println!("  {s}");
+        }
+        println!("  no request was sent and nothing was written");
+        return Ok(());
     }
     let root = open_root(&mut cfg, a.output.as_ref(), rt)?;
     if a.force {
@@ -304,7 +350,6 @@ pub fn extract(a: ExtractArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Res
     }
     let shard = shard_of(a.stage.shard)?;
     let root = open_root(&mut cfg, a.stage.output.as_ref(), rt)?;
-    let mut p = Pipeline::new(cfg, root, Io::new(rt.handle().clone()), a.stage.force)?;
     // WARC files are one shard each; loose HTML files are grouped HTML_PER_SHARD at a time.
     let mut groups: Vec<(String, Vec<String>)> = Vec::new();
     let mut html_group: Vec<String> = Vec::new();
@@ -319,12 +364,35 @@ pub fn extract(a: ExtractArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Res
         groups.push((chunk[0].clone(), chunk.to_vec()));
     }
     groups.sort();
+    let total_groups = groups.len();
     let mine: Vec<(usize, Vec<String>)> = groups
         .into_iter()
         .enumerate()
         .filter(|(k, _)| shard.owns(*k))
         .map(|(k, (_, keys))| (k, keys))
         .collect();
+    if a.stage.dry_run {
+        println!(
+            "trawl extract (dry run): {} WARC/HTML inputs in {} shards; this worker ({shard}) takes {}; output under {}",
+            all.objects.len(),
+            total_groups,
+            mine.len(),
+            root.url_of("extract/")
+        );
+        let plan: Vec<(usize, String)> =
+            mine.iter().map(|(k, keys)| (*k, keys.join("\n"))).collect();
+        print_plan(
+            &cfg,
+            &root,
+            "extract",
+            a.stage.force,
+            &plan,
+            |k| k.split('\n').map(|key| all.storage.url_of(key)).collect(),
+            rt,
+        )?;
+        return Ok(());
+    }
+    let mut p = Pipeline::new(cfg, root, Io::new(rt.handle().clone()), a.stage.force)?;
     let bar = progress::bar(progress::enabled(quiet), Some(mine.len() as u64), "extract");
     let (mut done, mut skipped) = (0, 0);
     for (k, keys) in mine {
@@ -381,24 +449,27 @@ pub fn docs_stage(
     }
     let root = open_root(&mut cfg, a.output.as_ref(), rt)?;
     refuse_overlap(stage, &input, &set, &root)?;
-    let mut p = Pipeline::new(cfg, root, Io::new(rt.handle().clone()), a.force)?;
     if a.dry_run {
+        // before the stage is built: building opens the dedup index and loads models
         println!(
-            "trawl {stage}: {} inputs under {input}; this worker ({shard}) takes {}",
+            "trawl {stage} (dry run): {} inputs under {input}; this worker ({shard}) takes {}; output under {}",
             set.total,
-            set.objects.len()
+            set.objects.len(),
+            root.url_of(&format!("{stage}/"))
         );
-        for (k, key) in &set.objects {
-            let name = shard_name(*k);
-            let state = if p.done(stage, &name, &[set.storage.url_of(key)])? {
-                "done"
-            } else {
-                "to do"
-            };
-            println!("  {name}  {state:<6} {}", set.storage.url_of(key));
-        }
+        let keys: Vec<(usize, String)> = set.objects.clone();
+        print_plan(
+            &cfg,
+            &root,
+            stage,
+            a.force,
+            &keys,
+            |k| vec![set.storage.url_of(k)],
+            rt,
+        )?;
         return Ok(());
     }
+    let mut p = Pipeline::new(cfg, root, Io::new(rt.handle().clone()), a.force)?;
     let bar = progress::bar(
         progress::enabled(quiet),
         Some(set.objects.len() as u64),
