@@ -103,6 +103,7 @@ fn malformed_input_lines_are_counted_in_stats_status_and_excluded() {
     let z = w.finish();
     std::fs::write(input.join("b.jsonl.zst"), &z[..z.len() / 2]).unwrap();
     let out = dir.path().join("out");
+    // 4 record errors among ~1,000 records read: under the default bound of 5%
     ok(trawl()
         .args(["filter", "--quiet", "--input"])
         .arg(&input)
@@ -221,8 +222,28 @@ fn a_damaged_warc_record_costs_only_itself_and_is_counted() {
     }
     std::fs::write(input.join("a.warc.gz"), &bad).unwrap();
     let out = dir.path().join("out");
-    ok(trawl()
+    // 1 damaged record among the 6 read is over run.max_error_share (5%): everything is
+    // committed, then the command fails and says why
+    let o = trawl()
         .args(["extract", "--quiet", "--input"])
+        .arg(&input)
+        .arg("--output")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("run.max_error_share") && err.contains("warc_damaged 1"),
+        "{err}"
+    );
+    // with a looser bound the same run succeeds
+    let cfg = dir.path().join("loose.toml");
+    std::fs::write(&cfg, "[run]\nmax_error_share = 0.5\n").unwrap();
+    ok(trawl()
+        .args(["extract", "--quiet", "--config"])
+        .arg(&cfg)
+        .arg("--input")
         .arg(&input)
         .arg("--output")
         .arg(&out));

@@ -39,10 +39,44 @@ pub struct ConfigError {
     pub reason: String,
 }
 
+/// The `[run]` section: what a run tolerates before it fails.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RunConfig {
+    /// A stage command fails (exit 1, after committing what it wrote) when more than this
+    /// share of the records it has seen are record errors (unreadable input lines, damaged
+    /// WARC records, panics): one bad record is data, a tenth of them is a broken input or a
+    /// bug. 1.0 never fails.
+    pub max_error_share: f64,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        RunConfig {
+            max_error_share: 0.05,
+        }
+    }
+}
+
+impl RunConfig {
+    /// Checks values; returns the offending key and reason.
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        if !(0.0..=1.0).contains(&self.max_error_share) {
+            return Err((
+                "run.max_error_share".into(),
+                format!("{} is not a share between 0 and 1", self.max_error_share),
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// One pipeline: a section per stage.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct PipelineConfig {
+    /// How a run treats failures.
+    pub run: RunConfig,
     /// Where output goes.
     pub storage: StorageConfig,
     /// Crawling.
@@ -141,6 +175,7 @@ impl PipelineConfig {
 
     /// Validates every section.
     pub fn validate(&self) -> Result<(), (String, String)> {
+        self.run.validate()?;
         self.storage.validate()?;
         self.crawl.validate()?;
         self.render.validate()?;

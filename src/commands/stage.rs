@@ -42,6 +42,46 @@ fn open_root(
     Ok(root)
 }
 
+/// Fails the command when the stage's committed shards hold more record errors than
+/// `run.max_error_share` of the records they saw (after everything is committed, so a rerun
+/// with a fixed input or build redoes nothing that was fine).
+pub fn check_error_share(
+    cfg: &PipelineConfig,
+    root: &Storage,
+    stage: &str,
+    rt: &tokio::runtime::Runtime,
+) -> Result<()> {
+    let (stats, _) = rt.block_on(trawl_storage::markers::merged_stats(root, stage))?;
+    let Some(first) = stats.order.first() else {
+        return Ok(());
+    };
+    let seen = stats.stages[first].seen;
+    let errors: u64 = stats
+        .stages
+        .values()
+        .map(|s| s.dropped.get("record_error").copied().unwrap_or(0))
+        .sum();
+    let bound = cfg.run.max_error_share;
+    if seen > 0 && errors as f64 > bound * seen as f64 {
+        let kinds: std::collections::BTreeMap<&String, u64> = stats
+            .stages
+            .values()
+            .flat_map(|s| s.errors.iter())
+            .fold(Default::default(), |mut m, (k, v)| {
+                *m.entry(k).or_default() += v;
+                m
+            });
+        return Err(anyhow::anyhow!(
+            "{stage}: {errors} of {seen} records ({:.1}%) are record errors ({}), above run.max_error_share = {bound}; the shards are committed, the records are in {} (trawl sample {} --stage {stage} --reason record_error)",
+            100.0 * errors as f64 / seen as f64,
+            kinds.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", "),
+            root.url_of(&format!("excluded/{stage}/")),
+            root.url()
+        ));
+    }
+    Ok(())
+}
+
 /// Run-root folders that never hold a stage's input documents.
 const NOT_INPUT: &[&str] = &["excluded", "_done"];
 
@@ -423,7 +463,7 @@ pub fn extract(a: ExtractArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Res
         "trawl extract: {done} shards written, {skipped} already done, under {}",
         p.root.url_of("extract/")
     );
-    Ok(())
+    check_error_share(&p.cfg, &p.root, "extract", rt)
 }
 
 pub fn docs_stage(
@@ -519,7 +559,7 @@ pub fn docs_stage(
         "trawl {stage}: {done} shards written, {skipped} already done, under {}",
         p.root.url_of(&format!("{stage}/"))
     );
-    Ok(())
+    check_error_share(&p.cfg, &p.root, stage, rt)
 }
 
 pub fn report(a: ReportArgs, rt: &tokio::runtime::Runtime) -> Result<()> {
