@@ -4,7 +4,7 @@ use std::io::Write;
 
 use trawl_shards::{megatron, Manifest};
 
-use crate::support::{demo_port, ok, run, trawl};
+use crate::support::{demo_port, ok, read_jsonl, run, trawl};
 
 fn demo(out: &std::path::Path, port: u16) -> String {
     ok(trawl()
@@ -349,15 +349,6 @@ fn extract_prints_text_of_a_file_and_reads_html_folders() {
         "the short page is dropped, the gzipped one kept"
     );
     assert!(docs[0]["url"].as_str().unwrap().starts_with("file://"));
-}
-
-fn read_jsonl(p: &std::path::Path) -> Vec<serde_json::Value> {
-    let bytes = std::fs::read(p).unwrap();
-    trawl_storage::jsonl::read_lines::<serde_json::Value>(&p.to_string_lossy(), &bytes)
-        .unwrap()
-        .into_iter()
-        .map(Result::unwrap)
-        .collect()
 }
 
 #[test]

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use trawl_dedup::testing::word;
 
-use crate::support::{files, ok, run, trawl};
+use crate::support::{files, ok, read_jsonl, run, trawl};
 
 /// 4 input files; cluster c has a base document and variants with 1 and 60 edited words
 /// out of 300 (true Jaccard about 0.97 and 0.3), spread over different files.
@@ -60,15 +60,6 @@ fn batch(input: &Path, root: &Path, workers: &[usize; 3]) {
     }
 }
 
-fn read(p: &Path) -> Vec<serde_json::Value> {
-    let b = std::fs::read(p).unwrap();
-    trawl_storage::jsonl::read_lines::<serde_json::Value>(&p.to_string_lossy(), &b)
-        .unwrap()
-        .into_iter()
-        .map(Result::unwrap)
-        .collect()
-}
-
 #[test]
 fn batch_phases_are_deterministic_across_worker_counts_and_idempotent() {
     let dir = tempfile::tempdir().unwrap();
@@ -99,11 +90,11 @@ fn batch_phases_are_deterministic_across_worker_counts_and_idempotent() {
     let mut removed = Vec::new();
     for i in 0..4 {
         kept.extend(
-            read(&one.join(format!("dedup/{:05}.jsonl.zst", i)))
+            read_jsonl(&one.join(format!("dedup/{:05}.jsonl.zst", i)))
                 .into_iter()
                 .map(|d| d["id"].as_str().unwrap().to_string()),
         );
-        removed.extend(read(
+        removed.extend(read_jsonl(
             &one.join(format!("excluded/dedup/{:05}.jsonl.zst", i)),
         ));
     }
@@ -207,14 +198,14 @@ fn persistent_index_dedups_a_later_batch() {
         .arg(&b2)
         .arg("--output")
         .arg(dir.path().join("run2")));
-    let kept = read(&dir.path().join("run2/dedup/00000.jsonl.zst"));
+    let kept = read_jsonl(&dir.path().join("run2/dedup/00000.jsonl.zst"));
     assert_eq!(
         kept.iter()
             .map(|d| d["id"].as_str().unwrap())
             .collect::<Vec<_>>(),
         vec!["new"]
     );
-    let ex = read(&dir.path().join("run2/excluded/dedup/00000.jsonl.zst"));
+    let ex = read_jsonl(&dir.path().join("run2/excluded/dedup/00000.jsonl.zst"));
     assert_eq!(ex[0]["doc"]["attrs"]["dedup"]["near_of"], "monday");
 }
 

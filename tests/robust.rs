@@ -3,16 +3,7 @@
 
 use std::io::Write;
 
-use crate::support::{ok, trawl};
-
-fn read_jsonl(p: &std::path::Path) -> Vec<serde_json::Value> {
-    let bytes = std::fs::read(p).unwrap();
-    trawl_storage::jsonl::read_lines::<serde_json::Value>(&p.to_string_lossy(), &bytes)
-        .unwrap()
-        .into_iter()
-        .map(Result::unwrap)
-        .collect()
-}
+use crate::support::{ok, read_jsonl, trawl};
 
 fn marker_stats(out: &std::path::Path, stage: &str, shard: &str) -> serde_json::Value {
     let m: serde_json::Value =

@@ -7,6 +7,16 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+/// Every record of a JSONL file (any compression trawl writes), each line required to parse.
+pub fn read_jsonl(p: &Path) -> Vec<serde_json::Value> {
+    let bytes = std::fs::read(p).unwrap();
+    trawl_storage::jsonl::read_lines::<serde_json::Value>(&p.to_string_lossy(), &bytes)
+        .unwrap()
+        .into_iter()
+        .map(Result::unwrap)
+        .collect()
+}
+
 /// The binary under test.
 pub fn trawl() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_trawl"));
