@@ -329,4 +329,33 @@ mod tests {
             .reason
             .contains("cannot read"));
     }
+
+    #[test]
+    fn values_that_cannot_work_are_refused_with_their_key() {
+        for (text, key) in [
+            ("[crawl]\nmax_body_bytes = 0\n", "crawl.max_body_bytes"),
+            (
+                "[crawl]\nrobots_max_age_secs = 0\n",
+                "crawl.robots_max_age_secs",
+            ),
+            (
+                "[crawl]\nmax_crawl_delay_secs = -1.0\n",
+                "crawl.max_crawl_delay_secs",
+            ),
+            (
+                "[crawl]\nmax_crawl_delay_secs = nan\n",
+                "crawl.max_crawl_delay_secs",
+            ),
+            ("[run]\nmax_error_share = nan\n", "run.max_error_share"),
+            ("[run]\nmax_error_share = 1.5\n", "run.max_error_share"),
+            (
+                "[storage]\nmax_record_bytes = 10\n",
+                "storage.max_record_bytes",
+            ),
+            ("[extract]\nmax_depth = 0\n", "extract.max_depth"),
+        ] {
+            let e = PipelineConfig::parse(text, "p.toml").unwrap_err();
+            assert_eq!(e.key, key, "{text}: {e}");
+        }
+    }
 }

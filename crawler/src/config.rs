@@ -237,6 +237,30 @@ impl CrawlConfig {
         if self.concurrency == 0 {
             return bad("concurrency", "must be at least 1".into());
         }
+        if self.max_body_bytes < 1024 {
+            return bad(
+                "max_body_bytes",
+                format!(
+                    "{} is too small to hold any page (minimum 1024)",
+                    self.max_body_bytes
+                ),
+            );
+        }
+        if self.robots_max_age_secs == 0 {
+            return bad(
+                "robots_max_age_secs",
+                "must be at least 1 (0 would fetch robots.txt again before every page)".into(),
+            );
+        }
+        if !(self.max_crawl_delay_secs >= 0.0 && self.max_crawl_delay_secs.is_finite()) {
+            return bad(
+                "max_crawl_delay_secs",
+                format!(
+                    "{} must be a finite number of seconds >= 0",
+                    self.max_crawl_delay_secs
+                ),
+            );
+        }
         if !(self.priority.max_host_share > 0.0 && self.priority.max_host_share <= 1.0) {
             return bad(
                 "priority.max_host_share",
