@@ -288,7 +288,7 @@ impl Pipeline {
         inputs: Vec<String>,
     ) -> Result<Vec<Document>> {
         let mut ex = JsonlWriter::for_name("x.jsonl.zst");
-        let mut stats = read_step(input.docs.len(), &unreadable(&input.bad), &mut ex);
+        let mut stats = read_step(input.docs.len(), &input.bad, &mut ex);
         let docs = input.docs;
         let chain = if which == "filter" {
             &mut self.filter
@@ -380,12 +380,12 @@ impl Pipeline {
         &mut self,
         name: &str,
         docs: &[Document],
-        bad: &[LineError],
+        bad: &[Unreadable],
         inputs: Vec<String>,
     ) -> Result<()> {
         let t0 = std::time::Instant::now();
         let mut ex = JsonlWriter::for_name("x.jsonl.zst");
-        let mut stats = read_step(docs.len(), &unreadable(bad), &mut ex);
+        let mut stats = read_step(docs.len(), bad, &mut ex);
         self.load_scorer()?;
         let plan = self.captioner.plan(docs);
         let fetcher = self.image_fetcher()?;
@@ -428,12 +428,12 @@ impl Pipeline {
         &mut self,
         name: &str,
         docs: &[Document],
-        bad: &[LineError],
+        bad: &[Unreadable],
         inputs: Vec<String>,
     ) -> Result<ShardManifest> {
         self.tokenizer()?;
         let mut ex = JsonlWriter::for_name("x.jsonl.zst");
-        let mut stats = read_step(docs.len(), &unreadable(bad), &mut ex);
+        let mut stats = read_step(docs.len(), bad, &mut ex);
         let tok = self.tokenizer.as_ref().expect("loaded above");
         let t0 = std::time::Instant::now();
         let mut b = PartBuilder::new(&self.cfg.shards, tok, name);
@@ -578,7 +578,7 @@ pub async fn fetch_images(
 pub fn read_docs_bytes(key: &str, bytes: &[u8]) -> Result<Vec<Document>> {
     let input = read_input(key, bytes, jsonl::DEFAULT_MAX_LINE_BYTES)?;
     for e in input.bad.iter().take(5) {
-        tracing::warn!(error = %e, "skipping malformed document line");
+        tracing::warn!(error = %e.error, "skipping malformed document line");
     }
     if input.bad.len() > 5 {
         tracing::warn!(
@@ -594,7 +594,7 @@ pub fn read_docs_bytes(key: &str, bytes: &[u8]) -> Result<Vec<Document>> {
 #[derive(Debug, Default)]
 pub struct Input {
     pub docs: Vec<Document>,
-    pub bad: Vec<LineError>,
+    pub bad: Vec<Unreadable>,
 }
 
 impl From<Vec<Document>> for Input {
@@ -613,7 +613,7 @@ pub fn read_input(key: &str, bytes: &[u8], max_line: usize) -> Result<Input> {
     for r in jsonl::lines_capped::<Document>(key, bytes, max_line)? {
         match r {
             Ok(d) => input.docs.push(d),
-            Err(e) => input.bad.push(e),
+            Err(e) => input.bad.push(Unreadable::from(&e)),
         }
     }
     Ok(input)
@@ -693,10 +693,6 @@ fn read_step(records: usize, bad: &[Unreadable], ex: &mut JsonlWriter) -> RunSta
         );
     }
     stats
-}
-
-fn unreadable(bad: &[LineError]) -> Vec<Unreadable> {
-    bad.iter().map(Unreadable::from).collect()
 }
 
 /// The name of the read step in stage stats.

@@ -182,7 +182,7 @@ fn extract_parsed(
             Err(why) => llm = Some(Err(why)),
         }
     }
-    let listing = scores.listing.map(|(id, _)| id);
+    let listing = scores.listing;
     let root = listing
         .or(scores.root)
         .and_then(|id| doc.tree.get(id))

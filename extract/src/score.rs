@@ -41,9 +41,8 @@ pub(crate) struct Scores {
     /// The content root chosen.
     pub root: Option<NodeId>,
     /// When the page is a list of items (see [`items`]): the tightest element holding
-    /// them, which replaces `root`, and the share of the page's item-or-prose text that
-    /// the items make up.
-    pub listing: Option<(NodeId, f32)>,
+    /// them, which replaces `root`.
+    pub listing: Option<NodeId>,
     /// Mass of the best prose root (0 when there is none).
     pub prose: f32,
     /// `<pre>` blocks with text.
@@ -792,7 +791,7 @@ const MAX_LIST_PROSE: f32 = 1000.0;
 /// the best prose root is small and the repeated items outweigh it, the tightest element
 /// holding (80% of) them becomes the content root. Items inside boilerplate regions (menus,
 /// footers) never count.
-fn items(x: &Items<'_>) -> Option<(NodeId, f32)> {
+fn items(x: &Items<'_>) -> Option<NodeId> {
     let n = x.order.len();
     let is_item = |i: usize| {
         x.is_blk[i]
@@ -848,7 +847,6 @@ fn items(x: &Items<'_>) -> Option<(NodeId, f32)> {
             in_sub[p as usize] += in_sub[i];
         }
     }
-    let share = total as f32 / (total as f32 + x.prose.max(0.0));
     if (total as f32) < x.prose {
         return None;
     }
@@ -861,5 +859,5 @@ fn items(x: &Items<'_>) -> Option<(NodeId, f32)> {
         let e = x.els[at];
         tracing::trace!(total, prose = x.prose, tag = e.name(), id = ?e.attr("id"), class = ?e.attr("class"), "item list root");
     }
-    Some((x.order[at].0, share))
+    Some(x.order[at].0)
 }

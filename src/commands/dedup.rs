@@ -90,7 +90,7 @@ fn dry_run(phase: &str, a: &StageArgs, rt: &tokio::runtime::Runtime) -> Result<(
     );
     if let Some(input) = &a.input {
         let set = rt.block_on(InputSet::open(
-            &input.clone(),
+            input,
             &c.cfg.storage,
             c.shard,
             jsonl::is_jsonl,
@@ -100,15 +100,8 @@ fn dry_run(phase: &str, a: &StageArgs, rt: &tokio::runtime::Runtime) -> Result<(
             set.total,
             set.objects.len()
         );
-        for (k, key) in &set.objects {
-            let name = shard_name(*k);
-            let state = if done(&c, rt, &stage, &name, &[set.storage.url_of(key)])? {
-                "done"
-            } else {
-                "to do"
-            };
-            println!("  {name}  {state:<6} {}", set.storage.url_of(key));
-        }
+        let plan = super::stage::plan_of(&set);
+        super::stage::print_plan(&c.cfg, &c.root, &stage, c.force, &plan, rt)?;
     }
     let committed = rt.block_on(c.root.list(&format!("_done/{stage}")))?.len();
     println!("  {committed} shards of this phase committed; nothing was written");

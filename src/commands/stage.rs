@@ -117,28 +117,34 @@ fn refuse_overlap(stage: &str, input: &str, set: &InputSet, root: &Storage) -> R
     Ok(())
 }
 
-/// The `--dry-run` listing: each shard's name, whether it is done or to do, and its inputs.
-fn print_plan(
+/// The shards of a listing of JSONL inputs, one input file each: (index, [its URL]).
+pub fn plan_of(set: &InputSet) -> Vec<(usize, Vec<String>)> {
+    set.objects
+        .iter()
+        .map(|(k, key)| (*k, vec![set.storage.url_of(key)]))
+        .collect()
+}
+
+/// The `--dry-run` listing: each shard (its index in the full listing, its input URLs) by
+/// name, done or to do under `stage`'s completion markers.
+pub fn print_plan(
     cfg: &PipelineConfig,
     root: &Storage,
     stage: &str,
     force: bool,
-    shards: &[(usize, String)],
-    inputs: impl Fn(&str) -> Vec<String>,
+    shards: &[(usize, Vec<String>)],
     rt: &tokio::runtime::Runtime,
 ) -> Result<()> {
     let fp = cfg.fingerprint(stage);
-    for (k, key) in shards {
+    for (k, inputs) in shards {
         let name = shard_name(*k);
-        let ins = inputs(key);
         let done = !force
             && rt.block_on(trawl_storage::markers::is_done(
-                root, stage, &name, &ins, &fp,
+                root, stage, &name, inputs, &fp,
             ))?;
         let state = if done { "done" } else { "to do" };
-        println!("  {name}  {state:<6} {}", ins.join(" "));
+        println!("  {name}  {state:<6} {}", inputs.join(" "));
     }
-    println!("  nothing was written");
     Ok(())
 }
 
@@ -419,17 +425,12 @@ pub fn extract(a: ExtractArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Res
             mine.len(),
             root.url_of("extract/")
         );
-        let plan: Vec<(usize, String)> =
-            mine.iter().map(|(k, keys)| (*k, keys.join("\n"))).collect();
-        print_plan(
-            &cfg,
-            &root,
-            "extract",
-            a.stage.force,
-            &plan,
-            |k| k.split('\n').map(|key| all.storage.url_of(key)).collect(),
-            rt,
-        )?;
+        let plan: Vec<(usize, Vec<String>)> = mine
+            .iter()
+            .map(|(k, keys)| (*k, keys.iter().map(|key| all.storage.url_of(key)).collect()))
+            .collect();
+        print_plan(&cfg, &root, "extract", a.stage.force, &plan, rt)?;
+        println!("  nothing was written");
         return Ok(());
     }
     let mut p = Pipeline::new(cfg, root, Io::new(rt.handle().clone()), a.stage.force)?;
@@ -497,16 +498,8 @@ pub fn docs_stage(
             set.objects.len(),
             root.url_of(&format!("{stage}/"))
         );
-        let keys: Vec<(usize, String)> = set.objects.clone();
-        print_plan(
-            &cfg,
-            &root,
-            stage,
-            a.force,
-            &keys,
-            |k| vec![set.storage.url_of(k)],
-            rt,
-        )?;
+        print_plan(&cfg, &root, stage, a.force, &plan_of(&set), rt)?;
+        println!("  nothing was written");
         return Ok(());
     }
     let mut p = Pipeline::new(cfg, root, Io::new(rt.handle().clone()), a.force)?;
