@@ -25,7 +25,9 @@ pub struct Cli {
     /// Log format on stderr.
     #[arg(long, global = true, value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
-    /// Worker threads of the async runtime (network and storage); default: one per core.
+    /// CPU threads for the stages (shards are processed concurrently by the stage commands;
+    /// the output is the same for any number) and worker threads of the async runtime
+    /// (network and storage); default: one per core.
     #[arg(long, global = true)]
     pub threads: Option<usize>,
 

@@ -3,6 +3,7 @@
 
 mod cli;
 mod commands;
+mod parallel;
 mod pipeline;
 mod progress;
 
@@ -50,6 +51,12 @@ fn init_logging(cli: &cli::Cli) {
 fn init_panic_hook() {
     std::panic::set_hook(Box::new(|info| {
         let message = trawl_core::panic_message(info.payload());
+        // `trawl sample ... | head`: the reader went away. End like any Unix filter killed by
+        // SIGPIPE (status 141, which `set -o pipefail` sees), without a bug report; whatever
+        // a stage committed is intact and a rerun resumes.
+        if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
+            std::process::exit(141);
+        }
         let location = info.location().map(|l| l.to_string()).unwrap_or_default();
         tracing::error!(%location, "panic (a bug in trawl, please report): {message}");
     }));
@@ -59,6 +66,7 @@ fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     init_logging(&cli);
     init_panic_hook();
+    parallel::set_threads(cli.threads);
     let mut builder = tokio::runtime::Builder::new_multi_thread();
     if let Some(n) = cli.threads {
         builder.worker_threads(n.max(1));

@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 use trawl_captions::Captioner;
 use trawl_config::PipelineConfig;
-use trawl_core::{Chain, Document, FetchedPage, RunStats};
+use trawl_core::{Chain, Document, FetchedPage, RunStats, StageId};
 use trawl_extract::Extractor;
 use trawl_shards::pack::PackReport;
 use trawl_shards::{PartBuilder, ShardManifest, Tokenizer};
@@ -30,6 +30,9 @@ impl Io {
     pub fn block<F: Future>(&self, f: F) -> F::Output {
         self.rt.block_on(f)
     }
+    pub fn handle(&self) -> tokio::runtime::Handle {
+        self.rt.clone()
+    }
 }
 
 #[derive(Serialize)]
@@ -49,8 +52,8 @@ pub struct Pipeline {
     pub io: Io,
     pub force: bool,
     extractor: Extractor,
-    filter: Chain,
-    dedup: Chain,
+    filter: Option<Chain>,
+    dedup: Option<Chain>,
     captioner: Captioner,
     scorer_loaded: bool,
     image_dedup: trawl_captions::ImageDedup,
@@ -63,46 +66,96 @@ pub fn jsonl_name(stage: &str, name: &str) -> String {
 }
 
 impl Pipeline {
-    pub fn new(cfg: PipelineConfig, root: Storage, io: Io, force: bool) -> Result<Pipeline> {
+    /// The stage runtimes for `stages`, built now so a list or model that cannot be loaded
+    /// stops the command before any work (exit 2, naming the key); the others are built on
+    /// first use, so a command pays only for what it runs (`trawl shards` loads no filter
+    /// model and opens no dedup index).
+    pub fn new(
+        cfg: PipelineConfig,
+        root: Storage,
+        io: Io,
+        force: bool,
+        stages: &[StageId],
+    ) -> Result<Pipeline> {
         let extractor = Extractor::new(cfg.extract.clone());
-        // documents taken down from this run root are dropped by the filter of later runs
-        let takedowns = io.block(trawl_shards::pack::run_blocklist(&root))?;
-        let filter = Chain::new("filter", cfg.filter.build_with(takedowns));
-        let mut dedup_stages = Vec::new();
-        if cfg.dedup.exact {
-            dedup_stages.push(trawl_core::Stage::Task(Box::new(
-                trawl_dedup::ExactDedup::default(),
-            )));
-        }
-        if cfg.dedup.near {
-            let index = cfg
-                .dedup
-                .open_index()
-                .map_err(|e| trawl_config::ConfigError {
-                    file: "config".into(),
-                    key: "dedup.index_dir".into(),
-                    reason: e,
-                })?;
-            dedup_stages.push(trawl_core::Stage::Task(Box::new(
-                trawl_dedup::NearDedup::new(&cfg.dedup, index),
-            )));
-        }
-        let dedup = Chain::new("dedup", dedup_stages);
         let captioner = Captioner::new(cfg.captions.clone());
-        Ok(Pipeline {
+        let mut p = Pipeline {
             cfg,
             root,
             io,
             force,
             extractor,
-            filter,
-            dedup,
+            filter: None,
+            dedup: None,
             captioner,
             scorer_loaded: false,
             image_dedup: Default::default(),
             image_fetcher: None,
             tokenizer: None,
-        })
+        };
+        for s in stages {
+            match s {
+                StageId::Filter => drop(p.filter_chain()?),
+                StageId::Dedup => drop(p.dedup_chain()?),
+                StageId::Shards => drop(p.tokenizer()?),
+                StageId::Captions => p.load_scorer()?,
+                StageId::Crawl
+                | StageId::Extract
+                | StageId::DedupSignatures
+                | StageId::DedupBuckets
+                | StageId::DedupClusters => {}
+            }
+        }
+        Ok(p)
+    }
+
+    /// The filter chain, built on first use. Documents taken down from this run root are
+    /// dropped by the filter of later runs.
+    fn filter_chain(&mut self) -> Result<&mut Chain> {
+        if self.filter.is_none() {
+            let takedowns = self
+                .io
+                .block(trawl_shards::pack::run_blocklist(&self.root))?;
+            let stages = self
+                .cfg
+                .filter
+                .build_with(takedowns)
+                .map_err(|(key, reason)| trawl_config::ConfigError {
+                    file: "config".into(),
+                    key,
+                    reason,
+                })?;
+            self.filter = Some(Chain::new("filter", stages));
+        }
+        Ok(self.filter.as_mut().expect("built above"))
+    }
+
+    /// The dedup chain (exact, then near with its LSH index), built on first use.
+    fn dedup_chain(&mut self) -> Result<&mut Chain> {
+        if self.dedup.is_none() {
+            let cfg = &self.cfg;
+            let mut stages = Vec::new();
+            if cfg.dedup.exact {
+                stages.push(trawl_core::Stage::Task(Box::new(
+                    trawl_dedup::ExactDedup::default(),
+                )));
+            }
+            if cfg.dedup.near {
+                let index = cfg
+                    .dedup
+                    .open_index()
+                    .map_err(|e| trawl_config::ConfigError {
+                        file: "config".into(),
+                        key: "dedup.index_dir".into(),
+                        reason: e,
+                    })?;
+                stages.push(trawl_core::Stage::Task(Box::new(
+                    trawl_dedup::NearDedup::new(&cfg.dedup, index),
+                )));
+            }
+            self.dedup = Some(Chain::new("dedup", stages));
+        }
+        Ok(self.dedup.as_mut().expect("built above"))
     }
 
     /// Loads the CLIP model of `[captions.alignment]` the first time the captions stage
@@ -131,13 +184,13 @@ impl Pipeline {
     }
 
     /// Whether `stage` is already done for shard `name` from these inputs.
-    pub fn done(&self, stage: &str, name: &str, inputs: &[String]) -> Result<bool> {
+    pub fn done(&self, stage: StageId, name: &str, inputs: &[String]) -> Result<bool> {
         if self.force {
             return Ok(false);
         }
         Ok(self.io.block(markers::is_done(
             &self.root,
-            stage,
+            stage.name(),
             name,
             inputs,
             &self.cfg.fingerprint(stage),
@@ -152,14 +205,14 @@ impl Pipeline {
 
     fn commit(
         &self,
-        stage: &str,
+        stage: StageId,
         name: &str,
         inputs: Vec<String>,
         outputs: Vec<String>,
         stats: RunStats,
     ) -> Result<()> {
         let m = Marker {
-            stage: stage.into(),
+            stage: stage.name().into(),
             shard: name.into(),
             inputs,
             outputs,
@@ -276,13 +329,13 @@ impl Pipeline {
         );
         self.put(&o, out.finish())?;
         self.put(&e, ex.finish())?;
-        self.commit("extract", name, inputs, vec![o, e], stats)?;
+        self.commit(StageId::Extract, name, inputs, vec![o, e], stats)?;
         Ok(docs)
     }
 
     fn run_chain(
         &mut self,
-        which: &str,
+        which: StageId,
         name: &str,
         input: Input,
         inputs: Vec<String>,
@@ -290,10 +343,10 @@ impl Pipeline {
         let mut ex = JsonlWriter::for_name("x.jsonl.zst");
         let mut stats = read_step(input.docs.len(), &input.bad, &mut ex);
         let docs = input.docs;
-        let chain = if which == "filter" {
-            &mut self.filter
+        let chain = if which == StageId::Filter {
+            self.filter_chain()?
         } else {
-            &mut self.dedup
+            self.dedup_chain()?
         };
         let kept: Vec<Document> = docs.into_iter().filter_map(|d| chain.process(d)).collect();
         let excluded = chain.take_excluded();
@@ -306,7 +359,7 @@ impl Pipeline {
             ex.write(e);
         }
         let (o, e) = (
-            jsonl_name(which, name),
+            jsonl_name(which.name(), name),
             jsonl_name(&format!("excluded/{which}"), name),
         );
         self.put(&o, out.finish())?;
@@ -321,7 +374,7 @@ impl Pipeline {
         input: Input,
         inputs: Vec<String>,
     ) -> Result<Vec<Document>> {
-        self.run_chain("filter", name, input, inputs)
+        self.run_chain(StageId::Filter, name, input, inputs)
     }
 
     pub fn dedup(
@@ -330,14 +383,32 @@ impl Pipeline {
         input: Input,
         inputs: Vec<String>,
     ) -> Result<Vec<Document>> {
-        self.run_chain("dedup", name, input, inputs)
+        self.run_chain(StageId::Dedup, name, input, inputs)
     }
 
-    /// Registers documents a committed dedup shard kept (resume).
-    pub fn seed_dedup(&mut self, kept: &[Document]) {
-        for d in kept {
-            self.dedup.seed(d);
+    /// Registers what a committed dedup shard decided (resume): the documents it kept, and
+    /// the ones it excluded with the stages that kept them before, so a rerun after a kill
+    /// makes the decisions (and writes the exclusion records) of an uninterrupted run.
+    /// Returns the kept documents.
+    pub fn seed_dedup(&mut self, name: &str) -> Result<Vec<Document>> {
+        let kept = self.read_docs(&jsonl_name("dedup", name))?;
+        let chain = self.dedup_chain()?;
+        for d in &kept {
+            chain.seed(d);
         }
+        let key = jsonl_name("excluded/dedup", name);
+        if let Some(bytes) = self.io.block(self.root.get_opt(&key))? {
+            for r in jsonl::read_lines::<trawl_core::Excluded>(&key, &bytes)? {
+                let ex = r.map_err(|e| {
+                    anyhow::anyhow!(
+                        "{}: unreadable exclusion record ({e}); rerun `trawl dedup --force`",
+                        self.root.url_of(&key)
+                    )
+                })?;
+                self.dedup_chain()?.seed_excluded(&ex);
+            }
+        }
+        Ok(kept)
     }
 
     /// Registers the images of a committed captions shard (resume), so later shards still
@@ -420,10 +491,10 @@ impl Pipeline {
         self.put(&keys[2], inter_tar)?;
         self.put(&keys[3], index(inter_idx))?;
         self.put(&keys[4], ex.finish())?;
-        self.commit("captions", name, inputs, keys.to_vec(), stats)
+        self.commit(StageId::Captions, name, inputs, keys.to_vec(), stats)
     }
 
-    /// Tokenizes one input shard into `shards/parts/<name>.*` (input order).
+    /// Tokenizes one input shard into `_parts/shards/<name>.*` (input order).
     pub fn shards(
         &mut self,
         name: &str,
@@ -449,7 +520,7 @@ impl Pipeline {
         }
         st.nanos = t0.elapsed().as_nanos() as u64;
         let out = b.finish();
-        let part = format!("shards/parts/{name}.json");
+        let part = trawl_shards::part_key(name, "json");
         let mut outputs = vec![part.clone()];
         // megatron-core cannot open an empty .bin (mmap of an empty file fails), so a part
         // without documents has a manifest but no token files
@@ -464,7 +535,7 @@ impl Pipeline {
             outputs.push(e);
         }
         self.put(&part, serde_json::to_vec_pretty(&out.manifest)?)?;
-        self.commit("shards", name, inputs, outputs, stats)?;
+        self.commit(StageId::Shards, name, inputs, outputs, stats)?;
         Ok(out.manifest)
     }
 
@@ -482,58 +553,83 @@ impl Pipeline {
         Ok(Some(report))
     }
 
-    /// Runs extract -> filter -> dedup -> captions -> shards for one crawl part, skipping
-    /// stages whose shard is already committed. `pages` is only read if extraction runs.
-    pub fn process_part(
+    /// For one crawl part, `part_front`, `part_middle` and `part_back` run extract ->
+    /// filter -> dedup -> captions -> shards, skipping stages whose shard is already
+    /// committed (`trawl run` runs the front and back of several parts at once).
+    /// The per-part stages without state across parts (extract, filter): any number of
+    /// parts at once, each on its own `Pipeline`.
+    pub fn part_front(
         &mut self,
         name: &str,
         warc: &str,
-        pages: impl FnOnce() -> Result<Vec<FetchedPage>>,
-    ) -> Result<()> {
-        let c = self.cfg.clone();
-        let ex_out = jsonl_name("extract", name);
-        let fi_out = jsonl_name("filter", name);
-        let de_out = jsonl_name("dedup", name);
-        let mut docs: Option<Vec<Document>> = None;
-        let mut current = ex_out.clone();
-        if c.extract.enabled && !self.done("extract", name, &[warc.to_string()])? {
-            docs = Some(self.extract(name, &pages()?, &[], vec![warc.to_string()])?);
+        pages: impl FnOnce() -> Result<(Vec<FetchedPage>, Vec<Unreadable>)>,
+    ) -> Result<PartDocs> {
+        let mut part = PartDocs {
+            docs: None,
+            current: jsonl_name("extract", name),
+        };
+        if self.cfg.extract.enabled && !self.done(StageId::Extract, name, &[warc.to_string()])? {
+            let (pages, bad) = pages()?;
+            part.docs = Some(self.extract(name, &pages, &bad, vec![warc.to_string()])?);
         }
-        if c.filter.enabled {
-            if !self.done("filter", name, std::slice::from_ref(&current))? {
-                let input = self.take_or_read(&mut docs, &current)?;
-                docs = Some(self.filter(name, input.into(), vec![current.clone()])?);
+        if self.cfg.filter.enabled {
+            let current = part.current.clone();
+            if !self.done(StageId::Filter, name, std::slice::from_ref(&current))? {
+                let input = self.take_or_read(&mut part.docs, &current)?;
+                part.docs = Some(self.filter(name, input.into(), vec![current])?);
             } else {
-                docs = None;
+                part.docs = None;
             }
-            current = fi_out;
+            part.current = jsonl_name("filter", name);
         }
-        if c.dedup.enabled {
-            if !self.done("dedup", name, std::slice::from_ref(&current))? {
-                let input = self.take_or_read(&mut docs, &current)?;
-                docs = Some(self.dedup(name, input.into(), vec![current.clone()])?);
+        Ok(part)
+    }
+
+    /// The stages whose decisions depend on earlier parts (dedup, captions' image dedup):
+    /// one `Pipeline`, parts in order.
+    pub fn part_middle(&mut self, name: &str, mut part: PartDocs) -> Result<PartDocs> {
+        if self.cfg.dedup.enabled {
+            let current = part.current.clone();
+            if !self.done(StageId::Dedup, name, std::slice::from_ref(&current))? {
+                let input = self.take_or_read(&mut part.docs, &current)?;
+                part.docs = Some(self.dedup(name, input.into(), vec![current])?);
             } else {
-                let kept = self.read_docs(&de_out)?;
-                self.seed_dedup(&kept);
-                docs = Some(kept);
+                part.docs = Some(self.seed_dedup(name)?);
             }
-            current = de_out;
+            part.current = jsonl_name("dedup", name);
         }
-        if c.captions.enabled {
-            if !self.done("captions", name, std::slice::from_ref(&current))? {
-                let d = self.take_or_read(&mut docs, &current)?;
-                self.captions(name, &d, &[], vec![current.clone()])?;
-                docs = Some(d);
+        if self.cfg.captions.enabled {
+            let current = part.current.clone();
+            if !self.done(StageId::Captions, name, std::slice::from_ref(&current))? {
+                let d = self.take_or_read(&mut part.docs, &current)?;
+                self.captions(name, &d, &[], vec![current])?;
+                part.docs = Some(d);
             } else {
                 self.seed_captions(name)?;
             }
         }
-        if c.shards.enabled && !self.done("shards", name, std::slice::from_ref(&current))? {
-            let d = self.take_or_read(&mut docs, &current)?;
-            self.shards(name, &d, &[], vec![current.clone()])?;
+        Ok(part)
+    }
+
+    /// Tokenization (per part, any number at once).
+    pub fn part_back(&mut self, name: &str, mut part: PartDocs) -> Result<()> {
+        let current = part.current.clone();
+        if self.cfg.shards.enabled
+            && !self.done(StageId::Shards, name, std::slice::from_ref(&current))?
+        {
+            let d = self.take_or_read(&mut part.docs, &current)?;
+            self.shards(name, &d, &[], vec![current])?;
         }
         Ok(())
     }
+}
+
+/// A crawl part between stages: the documents the last stage produced in this process (or
+/// `None`: read them from its committed output), and that output's key.
+#[derive(Debug)]
+pub struct PartDocs {
+    docs: Option<Vec<Document>>,
+    current: String,
 }
 
 /// The captions stage's image fetcher: the crawl's manners (`[crawl]`) with the limits of

@@ -142,10 +142,24 @@ fn runs_get_ids_run_json_status_and_resume_under_storage_root() {
         st.contains("status complete") && st.contains("extract") && st.contains("token shards"),
         "{st}"
     );
-    // a run that fails is recorded as failed; the next run with the same config continues it
-    let bad_cfg = dir.path().join("bad.toml");
-    std::fs::write(&bad_cfg, format!("[storage]\nroot = \"{}\"\n[crawl]\nseeds = [{}]\ndelay_ms = 0\nallow_private_addresses = true\n[shards]\ntokenizer = \"{}\"\n", base.display(), seeds.join(", "), dir.path().join("tok.json").display())).unwrap();
+    // a tokenizer file that does not load is refused by the config check (exit 2, no run)
+    let tok_cfg = dir.path().join("tok.toml");
+    std::fs::write(&tok_cfg, format!("[storage]\nroot = \"{}\"\n[crawl]\nseeds = [{}]\ndelay_ms = 0\nallow_private_addresses = true\n[shards]\ntokenizer = \"{}\"\n", base.display(), seeds.join(", "), dir.path().join("tok.json").display())).unwrap();
     std::fs::write(dir.path().join("tok.json"), "{ not a tokenizer").unwrap();
+    let o = run(trawl().args(["run", "--quiet", "--config"]).arg(&tok_cfg));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("shards.tokenizer"));
+    assert_eq!(
+        std::fs::read_dir(&base).unwrap().count(),
+        1,
+        "no run started"
+    );
+    // a run that fails (a model that only fails when loaded) is recorded as failed, before
+    // any request; the next run with the same config continues it
+    let bad_cfg = dir.path().join("bad.toml");
+    std::fs::write(&bad_cfg, format!("[storage]\nroot = \"{}\"\n[crawl]\nseeds = [{}]\ndelay_ms = 0\nallow_private_addresses = true\n[filter]\nlid_model = \"{}\"\n", base.display(), seeds.join(", "), dir.path().join("lid.bin").display())).unwrap();
+    std::fs::write(dir.path().join("lid.bin"), "not a fastText model").unwrap();
+    let requests = web.requests().len();
     let o = run(trawl().args(["run", "--quiet", "--config"]).arg(&bad_cfg));
     assert_eq!(
         o.status.code(),
@@ -166,7 +180,12 @@ fn runs_get_ids_run_json_status_and_resume_under_storage_root() {
     assert!(failed["error"]
         .as_str()
         .unwrap()
-        .contains("shards.tokenizer"));
+        .contains("filter.lid_model"));
+    assert_eq!(
+        web.requests().len(),
+        requests,
+        "failed before the first request"
+    );
     let _ = run(trawl().args(["run", "--quiet", "--config"]).arg(&bad_cfg));
     let again: serde_json::Value =
         serde_json::from_slice(&std::fs::read(base.join(&runs[0]).join("run.json")).unwrap())

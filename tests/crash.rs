@@ -24,6 +24,8 @@ fn kill_9_at_random_moments_then_rerun_is_byte_identical() {
     let args = |out: &std::path::Path| {
         let mut c = trawl();
         c.args([
+            "--threads",
+            "2",
             "run",
             "--quiet",
             "--demo-port",
@@ -259,5 +261,58 @@ fn killed_crawl_resumes_without_fetching_any_page_twice() {
     assert!(
         !dir.path().join("journal").exists(),
         "the journal is removed once the crawl is committed"
+    );
+}
+
+/// The number of CPU threads changes nothing that is written: `trawl run` and the stage
+/// commands with 1 and 2 threads give the same bytes.
+#[test]
+fn one_or_two_threads_write_the_same_bytes() {
+    let port = demo_port();
+    let run = |threads: &str, out: &std::path::Path| {
+        ok(trawl()
+            .args([
+                "--threads",
+                threads,
+                "run",
+                "--quiet",
+                "--demo-port",
+                &port.to_string(),
+                "--output",
+            ])
+            .arg(out)
+            .env("SOURCE_DATE_EPOCH", "1767225600"));
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (one, two) = (dir.path().join("one"), dir.path().join("two"));
+    run("1", &one);
+    run("2", &two);
+    let (a, b) = (data_files(&one), data_files(&two));
+    assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
+    for (k, v) in &a {
+        assert!(b[k] == *v, "{k} differs between 1 and 2 threads");
+    }
+    // the stage commands over the same crawl, shard by shard on every thread
+    for threads in ["1", "2"] {
+        let out = dir.path().join(format!("stages-{threads}"));
+        ok(trawl()
+            .args(["--threads", threads, "extract", "--quiet", "--input"])
+            .arg(one.join("crawl/warc"))
+            .arg("--output")
+            .arg(&out));
+        ok(trawl()
+            .args(["--threads", threads, "filter", "--quiet", "--input"])
+            .arg(out.join("extract"))
+            .arg("--output")
+            .arg(&out));
+    }
+    let (a, b) = (
+        data_files(&dir.path().join("stages-1")),
+        data_files(&dir.path().join("stages-2")),
+    );
+    assert!(a.keys().any(|k| k.starts_with("filter/")));
+    assert_eq!(
+        a, b,
+        "extract and filter write the same bytes with 1 and 2 threads"
     );
 }

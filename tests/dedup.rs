@@ -264,3 +264,83 @@ fn spilled_signature_runs_give_the_same_result() {
     assert_eq!(pa, pb, "spilling changes nothing in the result");
     assert!(pa.keys().any(|k| k.starts_with("excluded/dedup/")));
 }
+
+/// A streaming `trawl dedup` interrupted before a shard committed and rerun writes the same
+/// exclusion records as an uninterrupted run. The case that differed: a document that exact
+/// dedup passed and near dedup then removed, and a later shard's exact copy of it, which
+/// the uninterrupted run records as `exact_duplicate` of the removed document.
+#[test]
+fn streaming_dedup_resume_writes_the_same_exclusions() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    std::fs::create_dir_all(&input).unwrap();
+    let base: Vec<String> = (0..300).map(|i| word((i * 7919) % 50_000)).collect();
+    let mut near = base.clone();
+    near[150] = "edited".into();
+    let doc = |id: &str, words: &[String]| {
+        format!(
+            "{}\n",
+            serde_json::json!({ "id": id, "text": words.join(" ") })
+        )
+    };
+    // shard 0: the original and a near copy (removed by near dedup);
+    // shard 1: an exact copy of the near copy, and the original again
+    std::fs::write(
+        input.join("a.jsonl"),
+        doc("orig", &base) + &doc("near", &near),
+    )
+    .unwrap();
+    std::fs::write(
+        input.join("b.jsonl"),
+        doc("copy-of-near", &near) + &doc("orig-again", &base),
+    )
+    .unwrap();
+    let clean = dir.path().join("clean");
+    let dedup = |root: &Path| {
+        ok(trawl()
+            .args(["dedup", "--quiet", "--input"])
+            .arg(&input)
+            .arg("--output")
+            .arg(root));
+    };
+    dedup(&clean);
+    let ex = read_jsonl(&clean.join("excluded/dedup/00001.jsonl.zst"));
+    let reasons: Vec<(&str, &str)> = ex
+        .iter()
+        .map(|e| {
+            (
+                e["doc"]["id"].as_str().unwrap(),
+                e["reason"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        reasons,
+        [
+            ("copy-of-near", "exact_duplicate"),
+            ("orig-again", "exact_duplicate")
+        ]
+    );
+    // the state of a kill after shard 0 committed: shard 1's marker and outputs are gone
+    let resumed = dir.path().join("resumed");
+    dedup(&resumed);
+    for k in [
+        "_done/dedup/00001",
+        "dedup/00001.jsonl.zst",
+        "excluded/dedup/00001.jsonl.zst",
+        "stats/dedup/00001.json",
+    ] {
+        std::fs::remove_file(resumed.join(k)).unwrap();
+    }
+    dedup(&resumed);
+    let keep = |k: &String| !(k.starts_with("stats/") || k.starts_with("_done/"));
+    let a: Vec<_> = files(&clean).into_iter().filter(|(k, _)| keep(k)).collect();
+    let b: Vec<_> = files(&resumed)
+        .into_iter()
+        .filter(|(k, _)| keep(k))
+        .collect();
+    assert_eq!(
+        a, b,
+        "kept and excluded files are byte-identical after the resume"
+    );
+}

@@ -20,16 +20,25 @@ fn megatron_core_reads_every_token() {
     let m: Manifest =
         serde_json::from_slice(&std::fs::read(dir.path().join("shards/manifest.json")).unwrap())
             .unwrap();
+    // the manifest lists the final prefixes, and only those: nothing intermediate under
+    // shards/ looks like a Megatron pair
+    assert_eq!(m.prefixes.len(), m.shards.len());
     let prefixes: Vec<String> = m
-        .shards
+        .prefixes
         .iter()
-        .map(|s| {
-            dir.path()
-                .join(s.bin.trim_end_matches(".bin"))
-                .to_string_lossy()
-                .into_owned()
-        })
+        .map(|p| dir.path().join(p).to_string_lossy().into_owned())
         .collect();
+    let mut pairs = Vec::new();
+    for e in walk(&dir.path().join("shards")) {
+        if e.extension().is_some_and(|x| x == "idx") {
+            pairs.push(e.with_extension("").to_string_lossy().into_owned());
+        }
+    }
+    pairs.sort();
+    assert_eq!(
+        pairs, prefixes,
+        "every .idx under shards/ is a final shard in the manifest"
+    );
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/read_megatron.py");
     let o = std::process::Command::new(&py)
         .arg(script)
@@ -185,4 +194,18 @@ fn recrawl_writes_revisit_records_and_keeps_documents() {
     );
     assert_eq!(docs(&a)["tokens"], docs(&b)["tokens"]);
     drop(web);
+}
+
+/// Every file under a folder.
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
 }

@@ -249,6 +249,40 @@ fn a_damaged_warc_record_costs_only_itself_and_is_counted() {
             && e["doc"]["meta"]["source"] == format!("a.warc.gz@{a}").as_str()),
         "{ex:?}"
     );
+    // `trawl run` over WARC parts already under crawl/warc/ counts the same damage, and the
+    // error share fails the run after everything is committed (run.json says why)
+    let root = dir.path().join("root");
+    std::fs::create_dir_all(root.join("crawl/warc")).unwrap();
+    std::fs::write(root.join("crawl/warc/00000.warc.gz"), &bad).unwrap();
+    let run_cfg = dir.path().join("replay.toml");
+    std::fs::write(
+        &run_cfg,
+        "[crawl]\nenabled = false\n[captions]\nenabled = false\n",
+    )
+    .unwrap();
+    let o = trawl()
+        .args(["run", "--quiet", "--config"])
+        .arg(&run_cfg)
+        .arg("--output")
+        .arg(&root)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("warc_damaged 1"),
+        "{o:?}"
+    );
+    let st = marker_stats(&root, "extract", "00000");
+    assert_eq!(st["stages"]["read"]["errors"]["warc_damaged"], 1, "{st}");
+    assert_eq!(st["stages"]["extract"]["kept"], 4, "{st}");
+    let status = ok(trawl().arg("status").arg(&root));
+    assert!(status.contains("status failed"), "{status}");
+    // the report shows the read step and its error kind
+    let html = std::fs::read_to_string(root.join("report/index.html")).unwrap();
+    assert!(
+        html.contains("warc_damaged"),
+        "the report names the error kind"
+    );
 }
 
 #[test]
@@ -367,4 +401,283 @@ fn dry_run_sends_no_request_and_writes_nothing() {
         matches!(listener.accept(), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock),
         "the crawl's dry run connected to the seed"
     );
+}
+
+/// The same hostile pages served by a web and taken through `trawl run`: Unicode-space
+/// paragraphs pass the filter without a record error, 100k nested elements are dropped as
+/// `too_deep` by extraction and cost the crawler's link extraction nothing, an image served
+/// as `text/html` is `not_html`, and terminal escapes never reach a document.
+#[test]
+fn hostile_pages_through_trawl_run() {
+    use trawl_testweb::{Response, Site, TestWeb};
+    let paras = unicode_space_paragraphs();
+    let page = |body: &str| {
+        format!("<html><head><title>t</title></head><body><article>{body}</article></body></html>")
+    };
+    let png = [
+        &b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x10"[..],
+        &[0u8; 2000][..],
+    ]
+    .concat();
+    let mut site = Site::new("hostile")
+        .route(
+            "/",
+            Response::html(page(
+                "<p>Index of pages.</p><a href=\"/p0\">a</a><a href=\"/p1\">b</a><a href=\"/p2\">c</a><a href=\"/deep\">d</a><a href=\"/picture\">e</a><a href=\"/escapes\">f</a>",
+            )),
+        )
+        .route(
+            "/deep",
+            Response::html(format!(
+                "<html><body>{}<a href=\"/never\">hidden link</a></body></html>",
+                "<div>".repeat(100_000)
+            )),
+        )
+        .route("/never", Response::html(page("<p>never linked from a parsed page</p>")))
+        .route("/picture", Response::with_type(200, "text/html", png))
+        .route(
+            "/escapes",
+            Response::html(page(&format!(
+                "<p>\u{1b}[2J\u{1b}]0;pwned\u{7}{}\u{9b}31m</p>",
+                paras[0]
+            ))),
+        );
+    for (i, t) in paras.iter().take(3).enumerate() {
+        site = site.route(
+            &format!("/p{i}"),
+            Response::html(page(&format!("<p>{t}</p>"))),
+        );
+    }
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let web = rt.block_on(TestWeb::start(vec![site])).unwrap();
+    let seed = web.base_url("hostile").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("p.toml");
+    std::fs::write(
+        &cfg,
+        format!("[crawl]\nseeds = [\"{seed}/\"]\ndelay_ms = 0\nallow_private_addresses = true\nsitemaps = false\n[captions]\nenabled = false\n"),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let t = std::time::Instant::now();
+    ok(trawl()
+        .args(["run", "--quiet", "--config"])
+        .arg(&cfg)
+        .arg("--output")
+        .arg(&out));
+    // a correctness bound, not a benchmark: the quadratic parse took minutes
+    assert!(t.elapsed().as_secs() < 60, "{:?}", t.elapsed());
+    let requested: Vec<String> = web.requests().into_iter().map(|(_, p)| p).collect();
+    assert!(
+        !requested.iter().any(|p| p == "/never"),
+        "no links followed from the deep page"
+    );
+    let ex = marker_stats(&out, "extract", "00000");
+    let st = &ex["stages"]["extract"];
+    assert_eq!(st["dropped"]["too_deep"], 1, "{st}");
+    assert_eq!(st["dropped"]["not_html"], 1, "{st}");
+    let fi = marker_stats(&out, "filter", "00000");
+    for (name, s) in fi["stages"].as_object().unwrap() {
+        assert!(
+            s["errors"].as_object().is_none_or(|e| e.is_empty()),
+            "{name}: {s}"
+        );
+    }
+    let extracted = read_jsonl(&out.join("extract/00000.jsonl.zst"));
+    let texts: Vec<&str> = extracted
+        .iter()
+        .map(|d| d["text"].as_str().unwrap())
+        .collect();
+    assert!(
+        texts.iter().any(|t| t.contains("committee met on Tuesday")),
+        "{texts:?}"
+    );
+    assert!(
+        texts
+            .iter()
+            .all(|t| !t.chars().any(|c| c.is_control() && c != '\n' && c != '\t')),
+        "no control characters in documents"
+    );
+    // the English page with U+00A0 goes through the whole filter chain: identified as
+    // English and decided on (its repeated sentence may be removed as repetitive), never a
+    // record error
+    let mut seen = read_jsonl(&out.join("filter/00000.jsonl.zst"));
+    for e in read_jsonl(&out.join("excluded/filter/00000.jsonl.zst")) {
+        assert_ne!(e["reason"], "record_error", "{e}");
+        seen.push(e["doc"].clone());
+    }
+    assert!(
+        seen.iter().any(
+            |d| d["meta"]["lang"] == "eng" && d["text"].as_str().unwrap().contains("committee")
+        ),
+        "{seen:?}"
+    );
+}
+
+/// A model or list the config names that exists but cannot be loaded stops the command
+/// with exit 2 naming the key, instead of a run that silently filters without it.
+#[test]
+fn an_unloadable_model_stops_the_filter_naming_its_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    std::fs::create_dir_all(&input).unwrap();
+    std::fs::write(
+        input.join("d.jsonl"),
+        "{\"id\":\"a\",\"text\":\"hello there\"}\n",
+    )
+    .unwrap();
+    let model = dir.path().join("lid.bin");
+    std::fs::write(&model, b"not a fastText model").unwrap();
+    let cfg = dir.path().join("p.toml");
+    std::fs::write(
+        &cfg,
+        format!("[filter]\nlid_model = \"{}\"\n", model.display()),
+    )
+    .unwrap();
+    let o = trawl()
+        .args(["filter", "--quiet", "--config"])
+        .arg(&cfg)
+        .arg("--input")
+        .arg(&input)
+        .arg("--output")
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("filter.lid_model"), "{err}");
+    assert!(
+        !dir.path().join("out/_done/filter").exists(),
+        "nothing committed"
+    );
+}
+
+/// `trawl status` tells a live run from a dead one, and a second `trawl run` on a root whose
+/// run is alive is refused instead of interleaving with it.
+#[test]
+fn status_after_a_kill_is_interrupted_and_a_live_run_is_not_joined() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let port = crate::support::demo_port();
+    let mut child = trawl()
+        .args([
+            "run",
+            "--quiet",
+            "--demo-delay-ms",
+            "200",
+            "--demo-port",
+            &port.to_string(),
+            "--output",
+        ])
+        .arg(&out)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // wait until the run has started
+    let t = std::time::Instant::now();
+    while !out.join("run.json").exists() && t.elapsed().as_secs() < 30 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let status = ok(trawl().arg("status").arg(&out));
+    assert!(status.contains("status running"), "{status}");
+    let second = trawl()
+        .args([
+            "run",
+            "--quiet",
+            "--demo-port",
+            &crate::support::demo_port().to_string(),
+            "--output",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(second.status.code(), Some(2), "{second:?}");
+    assert!(String::from_utf8_lossy(&second.stderr).contains("is running there"));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let status = ok(trawl().arg("status").arg(&out));
+    assert!(
+        status.contains("status interrupted") && status.contains("is gone"),
+        "{status}"
+    );
+}
+
+/// Small things a careless user meets: a mistyped run root is an error (nothing created),
+/// output piped into `head` ends quietly, and text from pages cannot drive the terminal.
+#[test]
+fn mistyped_roots_closed_pipes_and_terminal_escapes() {
+    let dir = tempfile::tempdir().unwrap();
+    for cmd in ["report", "status", "sample"] {
+        let missing = dir.path().join(format!("no-such-run-{cmd}"));
+        let mut c = trawl();
+        c.arg(cmd).arg(&missing);
+        if cmd == "sample" {
+            c.args(["--reason", "kept"]);
+        }
+        let o = c.output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{cmd}: {o:?}");
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("no such folder"),
+            "{cmd}: {o:?}"
+        );
+        assert!(!missing.exists(), "{cmd} created the folder");
+    }
+    // an existing folder that holds no run
+    std::fs::create_dir_all(dir.path().join("empty")).unwrap();
+    let o = trawl()
+        .arg("status")
+        .arg(dir.path().join("empty"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no trawl run there"));
+
+    // documents from another tool with escape sequences, filtered, then sampled
+    let input = dir.path().join("in");
+    std::fs::create_dir_all(&input).unwrap();
+    let para = "The river rises in the hills and runs through three towns before it reaches the sea, where the old harbour still stands. ";
+    let mut lines = String::new();
+    for i in 0..400 {
+        let doc = serde_json::json!({
+            "id": format!("d{i}"),
+            "url": format!("https://h.example/\u{1b}]0;title\u{7}{i}"),
+            "text": format!("\u{1b}[2J\u{1b}[31m{}\u{9b}0m", para.repeat(3)),
+        });
+        lines.push_str(&format!("{doc}\n"));
+    }
+    std::fs::write(input.join("docs.jsonl"), lines).unwrap();
+    let out = dir.path().join("out");
+    ok(trawl()
+        .args(["filter", "--quiet", "--annotate-only", "--input"])
+        .arg(&input)
+        .arg("--output")
+        .arg(&out));
+    let o = trawl()
+        .arg("sample")
+        .arg(&out)
+        .args(["--reason", "kept", "-n", "400"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{o:?}");
+    assert!(
+        !o.stdout.iter().any(|b| *b == 0x1b || *b == 0x07),
+        "raw escapes printed"
+    );
+    assert!(String::from_utf8_lossy(&o.stdout).contains("\\u{1b}[31m"));
+    // the reader of the pipe goes away after one line: no panic, SIGPIPE's status
+    let mut child = trawl()
+        .arg("sample")
+        .arg(&out)
+        .args(["--reason", "kept", "-n", "400"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 16];
+    std::io::Read::read_exact(child.stdout.as_mut().unwrap(), &mut first).unwrap();
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("panic"), "{err}");
+    assert_eq!(o.status.code(), Some(141), "{err}");
 }

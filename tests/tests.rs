@@ -10,6 +10,7 @@ mod dedup;
 mod deploy;
 mod golden;
 mod megatron;
+mod props;
 mod report;
 mod robust;
 mod s3;

@@ -14,6 +14,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
+pub use trawl_core::StageId;
 
 pub use trawl_captions::CaptionsConfig;
 pub use trawl_crawler::{CrawlConfig, RenderConfig};
@@ -99,29 +100,62 @@ pub struct PipelineConfig {
 
 impl PipelineConfig {
     /// A fingerprint of the config sections a stage's output depends on (its own and those
-    /// of the stages before it), stored in its completion markers: a shard committed under
-    /// another config is redone, so a rerun after a config change recomputes that stage and
-    /// everything downstream instead of silently keeping old output. Files named by the
-    /// config (lists, blocklists) count by path, not content: use `--force` after editing
-    /// one. The crawl has none: its committed parts stay valid across config changes.
-    pub fn fingerprint(&self, stage: &str) -> String {
-        let stage = stage.split(['-', '/']).next().unwrap_or(stage);
-        if !["extract", "filter", "dedup", "captions", "shards"].contains(&stage) {
+    /// of the stages upstream of it, [`StageId::lineage`]), stored in its completion
+    /// markers: a shard committed under another config is redone, so a rerun after a config
+    /// change recomputes that stage and everything downstream instead of silently keeping
+    /// old output. Files named by the config (lists, blocklists) count by path, not content:
+    /// use `--force` after editing one. The crawl has none: its committed parts stay valid
+    /// across config changes.
+    pub fn fingerprint(&self, stage: StageId) -> String {
+        if stage == StageId::Crawl {
             return String::new();
         }
-        let extract = serde_json::json!([&self.extract, &self.render]);
-        let upstream = serde_json::json!([extract, &self.filter, &self.dedup]);
-        let parts = match stage {
-            "extract" => serde_json::json!([extract]),
-            "filter" => serde_json::json!([extract, &self.filter]),
-            "dedup" => upstream,
-            "captions" => serde_json::json!([upstream, &self.captions]),
-            _ => serde_json::json!([upstream, &self.shards]),
-        };
+        let parts: Vec<serde_json::Value> = stage
+            .lineage()
+            .into_iter()
+            .map(|s| self.section_of(s))
+            .collect();
         format!(
             "{:016x}",
-            xxhash_rust::xxh3::xxh3_64(parts.to_string().as_bytes())
+            xxhash_rust::xxh3::xxh3_64(serde_json::Value::from(parts).to_string().as_bytes())
         )
+    }
+
+    /// The config a stage's own work reads.
+    fn section_of(&self, stage: StageId) -> serde_json::Value {
+        match stage {
+            StageId::Crawl => serde_json::Value::Null,
+            // extraction counts each document's tokens with the [shards] tokenizer
+            // (`attrs.tokens`) when token shards are on
+            StageId::Extract => serde_json::json!([
+                &self.extract,
+                &self.render,
+                self.shards.enabled.then_some(&self.shards.tokenizer)
+            ]),
+            StageId::Filter => serde_json::json!(&self.filter),
+            StageId::Dedup
+            | StageId::DedupSignatures
+            | StageId::DedupBuckets
+            | StageId::DedupClusters => serde_json::json!(&self.dedup),
+            StageId::Captions => serde_json::json!(&self.captions),
+            StageId::Shards => serde_json::json!(&self.shards),
+        }
+    }
+
+    /// Whether `trawl run` runs the stage (the batch dedup phases are commands of their own
+    /// and follow `[dedup] enabled`).
+    pub fn enabled(&self, stage: StageId) -> bool {
+        match stage {
+            StageId::Crawl => self.crawl.enabled,
+            StageId::Extract => self.extract.enabled,
+            StageId::Filter => self.filter.enabled,
+            StageId::Dedup
+            | StageId::DedupSignatures
+            | StageId::DedupBuckets
+            | StageId::DedupClusters => self.dedup.enabled,
+            StageId::Captions => self.captions.enabled,
+            StageId::Shards => self.shards.enabled,
+        }
     }
 
     /// Parses and validates TOML text; `file` names it in errors.
@@ -200,16 +234,17 @@ mod tests {
 
     #[test]
     fn fingerprints_follow_only_their_section() {
+        use StageId::*;
         let a = PipelineConfig::default();
         let mut b = a.clone();
         b.filter.min_words += 1;
-        assert_ne!(a.fingerprint("filter"), b.fingerprint("filter"));
+        assert_ne!(a.fingerprint(Filter), b.fingerprint(Filter));
         assert_eq!(
-            a.fingerprint("extract"),
-            b.fingerprint("extract"),
+            a.fingerprint(Extract),
+            b.fingerprint(Extract),
             "upstream stages keep theirs"
         );
-        for stage in ["dedup", "dedup-buckets", "captions", "shards"] {
+        for stage in [Dedup, DedupBuckets, Captions, Shards] {
             assert_ne!(
                 a.fingerprint(stage),
                 b.fingerprint(stage),
@@ -219,21 +254,25 @@ mod tests {
         let mut c = a.clone();
         c.shards.shuffle_seed += 1;
         assert_eq!(
-            a.fingerprint("captions"),
-            c.fingerprint("captions"),
+            a.fingerprint(Captions),
+            c.fingerprint(Captions),
             "captions do not read [shards]"
         );
-        assert_ne!(a.fingerprint("shards"), c.fingerprint("shards"));
+        assert_ne!(a.fingerprint(Shards), c.fingerprint(Shards));
+        // extraction's token counts follow the tokenizer
+        let mut t = a.clone();
+        t.shards.tokenizer = "o200k_base".into();
+        assert_ne!(a.fingerprint(Extract), t.fingerprint(Extract));
+        assert_eq!(a.fingerprint(Crawl), "", "committed crawl parts stay valid");
         assert_eq!(
-            a.fingerprint("crawl"),
-            "",
-            "committed crawl parts stay valid"
-        );
-        assert_eq!(
-            a.fingerprint("filter"),
-            PipelineConfig::default().fingerprint("filter"),
+            a.fingerprint(Filter),
+            PipelineConfig::default().fingerprint(Filter),
             "stable"
         );
+        // every stage but the crawl has its own, distinct fingerprint lineage
+        for s in StageId::ALL.into_iter().filter(|s| *s != Crawl) {
+            assert_eq!(a.fingerprint(s).len(), 16, "{s}");
+        }
     }
 
     #[test]
@@ -313,6 +352,38 @@ mod tests {
         assert_eq!(e.key, "nope");
         let e = PipelineConfig::parse("[shards]\ntokenizer = \"gpt5\"\n", "p.toml").unwrap_err();
         assert_eq!(e.key, "shards.tokenizer");
+        // a tokenizer file that exists but does not load (truncated, another format)
+        let tok =
+            std::env::temp_dir().join(format!("trawl-bad-tokenizer-{}.json", std::process::id()));
+        std::fs::write(&tok, "{\"model\": {\"type\": \"BPE\", \"vocab\": ").unwrap();
+        let e = PipelineConfig::parse(
+            &format!("[shards]\ntokenizer = \"{}\"\n", tok.display()),
+            "p.toml",
+        )
+        .unwrap_err();
+        assert_eq!(e.key, "shards.tokenizer");
+        assert!(e.reason.contains("cannot be loaded"), "{e}");
+        let _ = std::fs::remove_file(&tok);
+        // NaN and negative thresholds name their key
+        for (toml, key) in [
+            (
+                "[filter]\nmin_lang_confidence = nan\n",
+                "filter.min_lang_confidence",
+            ),
+            (
+                "[filter.quality.thresholds]\neng = -0.5\n",
+                "filter.quality.thresholds.eng",
+            ),
+            (
+                "[filter.quality.thresholds]\neng = nan\n",
+                "filter.quality.thresholds.eng",
+            ),
+            ("[dedup]\nthreshold = nan\n", "dedup.threshold"),
+            ("[run]\nmax_error_share = nan\n", "run.max_error_share"),
+        ] {
+            let e = PipelineConfig::parse(toml, "p.toml").unwrap_err();
+            assert_eq!(e.key, key, "{toml}");
+        }
         let e = PipelineConfig::parse("[storage\n", "p.toml").unwrap_err();
         assert!(e.reason.contains("line 1"), "{e}");
         let e = PipelineConfig::parse("[render]\nmode = \"sometimes\"\n", "p.toml").unwrap_err();

@@ -28,6 +28,7 @@ pub mod html;
 mod record;
 mod runner;
 mod stage;
+mod stage_id;
 mod stats;
 pub mod text;
 pub mod time;
@@ -40,5 +41,6 @@ pub use record::{
 };
 pub use runner::{doc_tokens, Chain, Excluded};
 pub use stage::{DropReason, Filter, Map, Stage, Task, Verdict};
+pub use stage_id::StageId;
 pub use stats::{Histogram, RunStats, StageStats};
 pub use urls::{host_matches, UrlBlocklist, UrlPattern};

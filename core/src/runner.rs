@@ -136,6 +136,28 @@ impl Chain {
             s.seed(kept);
         }
     }
+
+    /// Registers a document a committed run excluded: the stages before the one that dropped
+    /// it kept it, so they are seeded with it (exact dedup remembers the text of a document
+    /// that near dedup then removed, as it did in the uninterrupted run), and the stage that
+    /// dropped it registers it as dropped. Records dropped
+    /// outside the chain (unreadable input) or by a record error seed nothing.
+    ///
+    /// Seeding kept documents and then excluded ones, instead of in input order, gives the
+    /// same state for first-owner tasks: two documents that both passed such a task have
+    /// different keys in it, so the order they are registered in does not matter.
+    pub fn seed_excluded(&mut self, ex: &Excluded) {
+        if ex.error.is_some() {
+            return;
+        }
+        let Some(at) = self.stages.iter().position(|s| s.name() == ex.stage) else {
+            return;
+        };
+        for s in &mut self.stages[..at] {
+            s.seed(&ex.doc);
+        }
+        self.stages[at].seed_dropped(&ex.doc);
+    }
 }
 
 #[cfg(test)]

@@ -72,6 +72,10 @@ pub trait Task: Send {
     /// Registers a document this task kept in an earlier, committed run, so a resumed run
     /// rebuilds its state and makes the same decisions. Stateless tasks ignore it.
     fn seed(&mut self, _kept: &Document) {}
+
+    /// Registers a document this task dropped in an earlier, committed run, for tasks whose
+    /// state holds dropped documents too (near dedup compares later documents with them).
+    fn seed_dropped(&mut self, _dropped: &Document) {}
 }
 
 /// A stage of any kind, as the runner holds it.
@@ -98,6 +102,13 @@ impl Stage {
     pub fn seed(&mut self, kept: &Document) {
         if let Stage::Task(t) = self {
             t.seed(kept);
+        }
+    }
+
+    /// Registers a document this stage dropped in an earlier run (see [`Task::seed_dropped`]).
+    pub fn seed_dropped(&mut self, dropped: &Document) {
+        if let Stage::Task(t) = self {
+            t.seed_dropped(dropped);
         }
     }
 

@@ -87,6 +87,24 @@ pub fn split_paragraphs(text: &str) -> impl Iterator<Item = &str> {
     })
 }
 
+/// `s` safe to print on a terminal: control characters other than newline and tab (ESC and
+/// the rest of C0, DEL, C1 such as CSI U+009B) are shown as `\u{1b}`, so text from the web
+/// cannot move the cursor, recolour or retitle the reader's terminal.
+pub fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if c.is_control() && c != '\n' && c != '\t' {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// The largest char boundary of `s` at or below `i` (clamped to `s.len()`): what
 /// `str::floor_char_boundary` does, which is newer than the project's minimum Rust.
 pub fn floor_char_boundary(s: &str, i: usize) -> usize {
@@ -252,6 +270,19 @@ pub fn next_non_ascii(b: &[u8], from: usize) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn controls_are_escaped_for_terminals() {
+        assert_eq!(escape_controls("plain\ttext\n"), "plain\ttext\n");
+        assert_eq!(
+            escape_controls("a\u{1b}[31mred\u{9b}2J\u{7}\r"),
+            "a\\u{1b}[31mred\\u{9b}2J\\u{7}\\u{d}"
+        );
+        assert!(matches!(
+            escape_controls("ok"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
 
     #[test]
     fn ascii_case_insensitive_contains() {

@@ -26,6 +26,12 @@ pub enum CrawlError {
     /// Invalid configuration.
     #[error("invalid crawl configuration: {0}")]
     Config(String),
+    /// The local crawl journal could not be opened (held by another crawl, or unwritable).
+    #[error("{0}")]
+    Journal(String),
+    /// A fetch task failed (a bug).
+    #[error("internal error: {0}")]
+    Internal(String),
     /// Storage failed.
     #[error(transparent)]
     Storage(#[from] StorageError),
@@ -55,6 +61,8 @@ pub struct CrawlPart {
     pub stats: RunStats,
     /// True when the part was committed by an earlier run and replayed from its WARC.
     pub replayed: bool,
+    /// Damaged records skipped while reading a replayed WARC (counted downstream).
+    pub damage: Vec<warc::Damage>,
 }
 
 /// `crawl/state.json`: whether the crawl finished and how many parts it has.
@@ -241,6 +249,7 @@ impl Crawler {
                     pages,
                     stats: marker.stats,
                     replayed: true,
+                    damage: Vec::new(),
                 };
                 tx.send(part).await.map_err(|_| CrawlError::Closed)?;
             }
@@ -263,7 +272,7 @@ impl Crawler {
             .map(std::path::PathBuf::from)
             .unwrap_or_else(|| crate::journal::default_dir(root.url()));
         let journal =
-            Arc::new(crate::journal::Journal::open(&journal_dir).map_err(CrawlError::Config)?);
+            Arc::new(crate::journal::Journal::open(&journal_dir).map_err(CrawlError::Journal)?);
         self.robots.set_journal(Some(journal.clone()));
         // a recrawl: the earlier crawl's pages, for conditional requests and revisit bodies
         let previous: Arc<HashMap<String, FetchedPage>> = Arc::new(match &self.cfg.recrawl_from {
@@ -394,7 +403,9 @@ impl Crawler {
                     continue;
                 }
                 let d = self.robots.decide(&u).await;
-                if d.unreachable {
+                if let Some(refused) = d.refused_address {
+                    decided.push((u, Err((reasons::PRIVATE_ADDRESS, Some(refused)))));
+                } else if d.unreachable {
                     decided.push((
                         u,
                         Err((
@@ -534,7 +545,7 @@ impl Crawler {
             }
             for t in tasks {
                 t.await
-                    .map_err(|e| CrawlError::Config(format!("fetch task failed: {e}")))?;
+                    .map_err(|e| CrawlError::Internal(format!("fetch task failed: {e}")))?;
             }
             let mut results = std::mem::take(&mut *results.lock().await);
             // 3. emit in order, collect links
@@ -842,6 +853,7 @@ impl Crawler {
             pages: buf.pages,
             stats: buf.stats,
             replayed,
+            damage: Vec::new(),
         };
         ctx.tx.send(part).await.map_err(|_| CrawlError::Closed)
     }

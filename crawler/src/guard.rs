@@ -38,7 +38,7 @@ pub fn is_public(ip: IpAddr) -> bool {
                 || o[0] >= 240)
         }
         IpAddr::V6(v6) => {
-            if let Some(v4) = v6.to_ipv4_mapped() {
+            if let Some(v4) = embedded_ipv4(v6) {
                 return is_public(IpAddr::V4(v4));
             }
             let s = v6.segments();
@@ -50,6 +50,36 @@ pub fn is_public(ip: IpAddr) -> bool {
                 || s[0] == 0x2001 && s[1] == 0x0db8)
         }
     }
+}
+
+/// The IPv4 address an IPv6 address stands for, where a translator or tunnel delivers it to
+/// that IPv4 host: IPv4-mapped (`::ffff:a.b.c.d`), IPv4-compatible (`::a.b.c.d`, deprecated but
+/// still routed by some stacks), NAT64 (`64:ff9b::a.b.c.d`, RFC 6052, and the local-use
+/// `64:ff9b:1::/48` of RFC 8215), 6to4 (`2002:AABB:CCDD::/48`, RFC 3056) and Teredo
+/// (`2001:0::/32`, the client address stored inverted in the last 32 bits, RFC 4380). Such an
+/// address is judged by the IPv4 address it carries: `64:ff9b::7f00:1` is loopback.
+fn embedded_ipv4(v6: std::net::Ipv6Addr) -> Option<std::net::Ipv4Addr> {
+    use std::net::Ipv4Addr;
+    if let Some(v4) = v6.to_ipv4_mapped() {
+        return Some(v4);
+    }
+    let s = v6.segments();
+    let low =
+        |hi: u16, lo: u16| Ipv4Addr::new((hi >> 8) as u8, hi as u8, (lo >> 8) as u8, lo as u8);
+    // IPv4-compatible: 96 zero bits; `::` and `::1` are the unspecified and loopback addresses.
+    if s[..6].iter().all(|&x| x == 0) && (s[6] != 0 || s[7] > 1) {
+        return Some(low(s[6], s[7]));
+    }
+    if s[0] == 0x64 && s[1] == 0xff9b && (s[2..6].iter().all(|&x| x == 0) || s[2] == 1) {
+        return Some(low(s[6], s[7]));
+    }
+    if s[0] == 0x2002 {
+        return Some(low(s[1], s[2]));
+    }
+    if s[0] == 0x2001 && s[1] == 0 {
+        return Some(low(!s[6], !s[7]));
+    }
+    None
 }
 
 impl Guard {
@@ -152,10 +182,25 @@ mod tests {
             "fe80::1",
             "fd00::1",
             "::ffff:127.0.0.1",
+            "::127.0.0.1",
+            "::10.0.0.1",
+            "64:ff9b::127.0.0.1",
+            "64:ff9b::a9fe:a9fe",
+            "64:ff9b:1::10.1.1.1",
+            "2002:7f00:1::1",
+            "2002:a9fe:a9fe::",
+            "2002:c0a8:0101:1::5",
+            "2001:0:4136:e378:8000:63bf:80ff:fffe", // Teredo for 127.0.0.1
         ] {
             assert!(!is_public(ip.parse().unwrap()), "{ip} is not public");
         }
-        for ip in ["93.184.216.34", "8.8.8.8", "2606:4700::1111"] {
+        for ip in [
+            "93.184.216.34",
+            "8.8.8.8",
+            "2606:4700::1111",
+            "64:ff9b::8.8.8.8",
+            "2002:5db8:d822::1",
+        ] {
             assert!(is_public(ip.parse().unwrap()), "{ip} is public");
         }
         let g = Guard::default();

@@ -43,8 +43,17 @@ impl Journal {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let mut opts = Options::default();
         opts.create_if_missing(true);
-        let db = DB::open(&opts, dir)
-            .map_err(|e| format!("cannot open the crawl journal at {}: {e}", dir.display()))?;
+        let db = DB::open(&opts, dir).map_err(|e| {
+            let e = e.to_string();
+            if e.to_ascii_lowercase().contains("lock") {
+                format!(
+                    "another trawl process is crawling into this run root (its crawl journal {} is locked); wait for it to finish, or use another --output ({e})",
+                    dir.display()
+                )
+            } else {
+                format!("cannot open the crawl journal at {}: {e}", dir.display())
+            }
+        })?;
         Ok(Journal {
             db,
             path: dir.to_path_buf(),

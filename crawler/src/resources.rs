@@ -261,6 +261,9 @@ impl ResourceFetcher {
             .check_url(u)
             .map_err(|d| (reasons::PRIVATE_ADDRESS, d))?;
         let d = self.robots.decide(u).await;
+        if let Some(refused) = d.refused_address {
+            return Err((reasons::PRIVATE_ADDRESS, refused));
+        }
         if d.unreachable {
             return Err((reasons::ROBOTS_UNREACHABLE, d.robots_url.clone()));
         }

@@ -25,6 +25,10 @@ pub struct RobotsDecision {
     pub status: Option<u16>,
     /// robots.txt was unreachable (5xx, 429, network error): everything disallowed.
     pub unreachable: bool,
+    /// robots.txt was not fetched because its host resolves only to addresses the address
+    /// guard refuses (the guard's message): the URL is refused for its address, not counted
+    /// as an unreachable robots.txt.
+    pub refused_address: Option<String>,
     /// The rule that decided for the crawl token, with its line (`None`: no rule matched).
     pub crawl_rule: Option<(String, usize)>,
     /// The rule that decided for the training token, with its line.
@@ -52,6 +56,8 @@ struct Entry {
     fetched: String,
     digest: String,
     at: std::time::Instant,
+    /// The address guard refused the robots.txt host (its message).
+    refused: Option<String>,
 }
 
 /// Prepares a robots.txt body for the parser: every `user-agent` value is read up to its
@@ -320,6 +326,7 @@ impl RobotsCache {
                         digest,
                         at,
                         body: body.clone(),
+                        refused: None,
                     },
                     // An unparseable file is treated like an empty one: no rules apply.
                     _ => Entry {
@@ -330,6 +337,7 @@ impl RobotsCache {
                         digest,
                         at,
                         body: body.clone(),
+                        refused: None,
                     },
                 }
             }
@@ -341,6 +349,7 @@ impl RobotsCache {
                 digest,
                 at,
                 body: body.clone(),
+                refused: None,
             },
             Ok(f) if (400..500).contains(&f.status) => Entry {
                 rules: Rules::AllowAll,
@@ -350,6 +359,7 @@ impl RobotsCache {
                 digest,
                 at,
                 body: body.clone(),
+                refused: None,
             },
             Ok(f) => Entry {
                 rules: Rules::DisallowAll,
@@ -359,6 +369,7 @@ impl RobotsCache {
                 digest,
                 at,
                 body: body.clone(),
+                refused: None,
             },
             // more than 5 redirects: RFC 9309 2.3.1.2 allows treating it as unavailable
             Err(e) if e.reason == crate::reasons::REDIRECTS => Entry {
@@ -369,6 +380,7 @@ impl RobotsCache {
                 digest,
                 at,
                 body: body.clone(),
+                refused: None,
             },
             Err(e) => {
                 tracing::debug!(url = %robots_url, error = %e.detail, "robots.txt unreachable");
@@ -380,6 +392,7 @@ impl RobotsCache {
                     digest,
                     at,
                     body: body.clone(),
+                    refused: (e.reason == crate::reasons::PRIVATE_ADDRESS).then_some(e.detail),
                 }
             }
         });
@@ -404,6 +417,7 @@ impl RobotsCache {
                     digest: prev.digest.clone(),
                     at,
                     body: prev.body.clone(),
+                    refused: prev.refused.clone(),
                 });
                 map.insert(key, kept.clone());
                 return kept;
@@ -451,6 +465,7 @@ impl RobotsCache {
             robots_url: e.url.clone(),
             status: e.status,
             unreachable,
+            refused_address: e.refused.clone(),
             crawl_rule,
             training_rule,
             fetched: e.fetched.clone(),

@@ -370,6 +370,18 @@ async fn ssrf_guard_redirect_rules_and_resolve_overrides() {
     };
     let (_, dropped) = crawl_cfg(cfg).await;
     assert_eq!(dropped.get("private_address"), Some(&1));
+    // a host name that DNS resolves to loopback (`localhost`) is refused by the resolver
+    // while robots.txt is fetched: counted as private_address, not robots_unreachable
+    let cfg = CrawlConfig {
+        seeds: vec![format!("http://localhost:{}/", addr.port())],
+        delay_ms: 0,
+        ..Default::default()
+    };
+    let before = web.requests().len();
+    let (_, dropped) = crawl_cfg(cfg).await;
+    assert_eq!(dropped.get("private_address"), Some(&1), "{dropped:?}");
+    assert_eq!(dropped.get("robots_unreachable"), None, "{dropped:?}");
+    assert_eq!(web.requests().len(), before, "nothing sent to localhost");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -9,8 +9,9 @@
 //! 2. **buckets** (per band): merge the band's sorted files (streaming, memory independent
 //!    of the corpus size) and write the candidate pairs (first document of each group of
 //!    equal keys, every other member) to `dedup/batch/pairs/BBB.bin`.
-//! 3. **clusters** (one worker): union-find over all pairs confirmed by the signature
-//!    estimate; in each connected component the earliest document survives; the others are
+//! 3. **clusters** (one worker): union-find over all pairs confirmed by their similarity
+//!    (true Jaccard of the shingle sets stored by phase 1 with `verify = "jaccard"`, the
+//!    default; the signature estimate with `"signature"`); in each connected component the earliest document survives; the others are
 //!    written, per input file, to `dedup/batch/remove/NNNNN.json` with the id they duplicate.
 //! 4. **apply** (per input file): drop the listed documents **by DocId** (a listed id that
 //!    is not in the file is an error: the inputs changed) and write `dedup/NNNNN.jsonl.zst`.
@@ -21,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use trawl_core::Document;
 use trawl_storage::{jsonl, shard_name, Storage, StorageError};
 
-use crate::minhash::{band_key, estimate, MinHasher};
+use crate::minhash::{band_key, estimate, jaccard, MinHasher};
 use crate::DedupConfig;
 
 fn malformed(url: String, reason: impl Into<String>) -> StorageError {
@@ -86,6 +87,13 @@ pub async fn signatures(
         index.extend_from_slice(id);
         for v in &h.sig {
             index.extend_from_slice(&v.to_le_bytes());
+        }
+        if cfg.verify == crate::Verify::Jaccard {
+            // the shingle set, for exact verification in the clusters phase
+            index.extend_from_slice(&(h.shingles.len() as u32).to_le_bytes());
+            for v in &h.shingles {
+                index.extend_from_slice(&v.to_le_bytes());
+            }
         }
         if buffered * cfg.bands * 16 + index.len() >= budget {
             let full = std::mem::replace(&mut bands, vec![Vec::new(); cfg.bands]);
@@ -255,7 +263,7 @@ pub struct Removal {
     pub id: String,
     /// The surviving document of its cluster.
     pub near_of: String,
-    /// Signature estimate of their similarity.
+    /// Their similarity (per `dedup.verify`).
     pub similarity: f64,
 }
 
@@ -297,12 +305,14 @@ pub async fn clusters(
     }
     pairs.sort_unstable();
     pairs.dedup();
-    // signatures and ids of the documents in pairs
+    // ids, signatures and (for exact verification) shingle sets of the documents in pairs
     let mut wanted: HashMap<u64, (String, Vec<u64>)> = pairs
         .iter()
         .flat_map(|(a, b)| [*a, *b])
         .map(|o| (o, (String::new(), Vec::new())))
         .collect();
+    let exact = cfg.verify == crate::Verify::Jaccard;
+    let mut shingles: HashMap<u64, Vec<u64>> = HashMap::new();
     let num = cfg.bands * cfg.rows;
     let doc_files = root.list("dedup/batch/docs").await?;
     for k in 0..inputs {
@@ -332,6 +342,21 @@ pub async fn clusters(
                 .into_owned();
             let s = p + 10 + len;
             let sig_bytes = bytes.get(s..s + 8 * num).ok_or_else(err)?;
+            let mut next = s + 8 * num;
+            let shingle_bytes = if exact {
+                let n = u32::from_le_bytes(
+                    bytes
+                        .get(next..next + 4)
+                        .ok_or_else(err)?
+                        .try_into()
+                        .expect("4"),
+                ) as usize;
+                let b = bytes.get(next + 4..next + 4 + 8 * n).ok_or_else(err)?;
+                next += 4 + 8 * n;
+                Some(b)
+            } else {
+                None
+            };
             if let Some(slot) = wanted.get_mut(&order) {
                 *slot = (
                     id,
@@ -340,17 +365,27 @@ pub async fn clusters(
                         .map(|c| u64::from_le_bytes(c.try_into().expect("8")))
                         .collect(),
                 );
+                if let Some(b) = shingle_bytes {
+                    shingles.insert(
+                        order,
+                        b.chunks_exact(8)
+                            .map(|c| u64::from_le_bytes(c.try_into().expect("8")))
+                            .collect(),
+                    );
+                }
             }
-            p = s + 8 * num;
+            p = next;
         }
     }
     let mut parent: HashMap<u64, u64> = HashMap::new();
     let mut confirmed = 0;
+    let similarity = |a: &u64, b: &u64| match cfg.verify {
+        crate::Verify::None => 1.0,
+        crate::Verify::Signature => estimate(&wanted[a].1, &wanted[b].1),
+        crate::Verify::Jaccard => jaccard(&shingles[a], &shingles[b]),
+    };
     for (a, b) in &pairs {
-        let sim = match cfg.verify {
-            crate::Verify::None => 1.0,
-            _ => estimate(&wanted[a].1, &wanted[b].1),
-        };
+        let sim = similarity(a, b);
         if sim >= cfg.threshold {
             confirmed += 1;
             let (ra, rb) = (find(&mut parent, *a), find(&mut parent, *b));
@@ -368,7 +403,7 @@ pub async fn clusters(
     for m in members {
         let r = find(&mut parent, m);
         if r != m {
-            let sim = estimate(&wanted[&m].1, &wanted[&r].1);
+            let sim = similarity(&m, &r);
             by_file
                 .entry((m >> 32) as usize)
                 .or_default()

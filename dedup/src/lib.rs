@@ -265,6 +265,43 @@ mod tests {
     }
 
     #[test]
+    fn copies_are_compared_with_the_original_even_when_a_copy_survived() {
+        // B and C are copies of O with 6 words edited each (J with O about 0.82), in
+        // different halves (J(B, C) about 0.66); B arrives first and survives
+        let base: Vec<String> = (0..300)
+            .map(|i| crate::testing::word((i * 7919) % 5000))
+            .collect();
+        let edit = |from: usize, tag: &str| {
+            let mut v = base.clone();
+            for k in 0..6 {
+                v[from + k * 20] = format!("{tag}{k}");
+            }
+            v.join(" ")
+        };
+        let docs = vec![
+            Document::new("b", edit(10, "bb")),
+            Document::new("o", base.join(" ")),
+            Document::new("c", edit(160, "cc")),
+        ];
+        let task = NearDedup::new(&DedupConfig::default(), Box::new(MemoryIndex::default()));
+        let (kept, _) = check_stage(Stage::Task(Box::new(task)), docs.clone());
+        assert_eq!(
+            kept.iter().map(|d| d.url.as_str()).collect::<Vec<_>>(),
+            vec!["b"],
+            "c is within the threshold of o, which was removed as a copy of b"
+        );
+        // and a resumed run that registers the removed o makes the same decision
+        let mut t = NearDedup::new(&DedupConfig::default(), Box::new(MemoryIndex::default()));
+        t.seed(&docs[0]);
+        t.seed_dropped(&docs[1]);
+        let mut c = docs[2].clone();
+        assert_eq!(
+            t.process(&mut c).unwrap(),
+            Verdict::Drop(reasons::NEAR_DUPLICATE)
+        );
+    }
+
+    #[test]
     fn near_duplicates_are_removed_and_record_their_owner() {
         let base: Vec<String> = (0..300)
             .map(|i| crate::testing::word((i * 7919) % 2000))

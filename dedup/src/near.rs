@@ -71,10 +71,12 @@ impl LshIndex for MemoryIndex {
     }
 }
 
-/// The near-dedup task: a document is removed when an earlier kept document shares an LSH
-/// band with it and their similarity (true Jaccard on shingles, or the signature estimate,
-/// per `verify`) reaches the threshold. The earliest document survives; the removed one
-/// records the DocId it duplicates and the similarity in `attrs.dedup`.
+/// The near-dedup task: a document is removed when an earlier document (kept or itself
+/// removed) shares an LSH band with it and their similarity (true Jaccard on shingles, or
+/// the signature estimate, per `verify`) reaches the threshold. The earliest document
+/// survives; the removed one records the DocId it duplicates and the similarity in
+/// `attrs.dedup`. Removed documents stay in the index: when a copy came first and survived,
+/// the original it was made from still catches the other copies within the threshold of it.
 pub struct NearDedup {
     hasher: MinHasher,
     index: Box<dyn LshIndex>,
@@ -165,11 +167,18 @@ impl Task for NearDedup {
         self.insert(&kept.id);
     }
 
+    fn seed_dropped(&mut self, dropped: &Document) {
+        self.seed(dropped);
+    }
+
     fn process(&mut self, doc: &mut Document) -> Result<Verdict, RecordError> {
         self.hasher.compute(&doc.text);
         match self.find(&doc.id) {
             Some((owner, sim)) => {
                 doc.attrs.insert("dedup".into(), json!({ "near_of": owner.as_str(), "similarity": (sim * 1000.0).round() / 1000.0 }));
+                // a removed document stays a reference: a later copy may be within the
+                // threshold of it (the original) and not of the copy that survived
+                self.insert(&doc.id);
                 Ok(Verdict::Drop(reasons::NEAR_DUPLICATE))
             }
             None => {

@@ -67,13 +67,26 @@ pub(crate) type Chooser<'a> = &'a dyn Fn(Option<&str>, &[&str]) -> Result<Vec<us
 /// Extracts the main content. With `choose`, the page's every visible block (nothing pruned)
 /// goes to it first, from the same parse; the rule-based walk runs only when it has no
 /// answer (`Extracted::llm` says what happened).
+/// The page's time budget ran out (checked between parsing, scoring and the walks, each
+/// linear in the page's size).
+#[derive(Debug)]
+pub(crate) struct Overrun;
+
+fn check(deadline: Option<std::time::Instant>) -> Result<(), Overrun> {
+    match deadline {
+        Some(d) if std::time::Instant::now() > d => Err(Overrun),
+        _ => Ok(()),
+    }
+}
+
 pub(crate) fn extract(
     html: &str,
     base_url: &str,
     keep_images: bool,
     choose: Option<Chooser<'_>>,
-) -> Extracted {
-    let mut out = extract_parsed(html, base_url, keep_images, choose);
+    deadline: Option<std::time::Instant>,
+) -> Result<Extracted, Overrun> {
+    let mut out = extract_parsed(html, base_url, keep_images, choose, deadline)?;
     // Pages that build their view with script often serve the whole content to readers
     // without scripts inside <noscript> (forum software, shops, single-page apps): when the
     // walk found little and the noscript blocks hold more, the page is read as a browser
@@ -81,7 +94,7 @@ pub(crate) fn extract(
     // browser with scripts does, so it is parsed here on its own.)
     if out.llm.is_none() && out.noscript.len() >= NOSCRIPT_MIN_BYTES {
         let inner_html = format!("<html><body>{}</body></html>", out.noscript);
-        let inner = extract_parsed(&inner_html, base_url, keep_images, None);
+        let inner = extract_parsed(&inner_html, base_url, keep_images, None, deadline)?;
         let (found, inner_words) = (
             trawl_core::text::word_count(&out.text),
             trawl_core::text::word_count(&inner.text),
@@ -101,6 +114,38 @@ pub(crate) fn extract(
         }
     }
     out.noscript = String::new();
+    out.text = drop_controls(std::mem::take(&mut out.text), &mut out.images);
+    Ok(out)
+}
+
+/// The text without control characters other than newline and tab (from `<pre>`, tables,
+/// JSON-LD bodies: every path), image offsets moved with it. Such characters are not text:
+/// no document, terminal or tokenizer downstream meets them.
+fn drop_controls(text: String, images: &mut [ImageRef]) -> String {
+    let bad = |c: char| c.is_control() && c != '\n' && c != '\t';
+    if !text.chars().any(bad) {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len());
+    // (byte offset in the old text, bytes removed before it)
+    let mut removed_before: Vec<(usize, usize)> = Vec::new();
+    let mut removed = 0;
+    for (i, c) in text.char_indices() {
+        if bad(c) {
+            removed += c.len_utf8();
+            removed_before.push((i + c.len_utf8(), removed));
+        } else {
+            out.push(c);
+        }
+    }
+    for im in images.iter_mut() {
+        let k = removed_before.partition_point(|(at, _)| *at <= im.offset);
+        let shift = if k == 0 { 0 } else { removed_before[k - 1].1 };
+        im.offset = im.offset.saturating_sub(shift).min(out.len());
+        while !out.is_char_boundary(im.offset) {
+            im.offset -= 1;
+        }
+    }
     out
 }
 
@@ -115,8 +160,10 @@ fn extract_parsed(
     base_url: &str,
     keep_images: bool,
     choose: Option<Chooser<'_>>,
-) -> Extracted {
+    deadline: Option<std::time::Instant>,
+) -> Result<Extracted, Overrun> {
     let doc = Html::parse_document(html);
+    check(deadline)?;
     let base = url::Url::parse(base_url).ok();
     let meta = crate::meta::page_meta(&doc, base.as_ref());
     let title = meta.title.clone();
@@ -129,6 +176,7 @@ fn extract_parsed(
     let (noai, noimageai, noindex) = (meta.noai, meta.noimageai, meta.noindex);
 
     let scores = crate::score::score(&doc);
+    check(deadline)?;
     let page_type = crate::pagetype::classify(&crate::pagetype::Evidence {
         types: &meta.types,
         og_type: meta.og_type.as_deref(),
@@ -165,7 +213,7 @@ fn extract_parsed(
                 let mut keep = vec![false; blocks.len()];
                 ids.iter().for_each(|&i| keep[i] = true);
                 let (text, images) = rebuild(&blocks, &keep, w.images);
-                return Extracted {
+                return Ok(Extracted {
                     text,
                     images,
                     title,
@@ -177,7 +225,7 @@ fn extract_parsed(
                     llm: Some(Ok(())),
                     noscript: String::new(),
                     page_type,
-                };
+                });
             }
             Err(why) => llm = Some(Err(why)),
         }
@@ -218,6 +266,7 @@ fn extract_parsed(
         w.walk(body, 0);
         w.flush();
     }
+    check(deadline)?;
     let (mut text, mut images) = tidy(&w.out, w.images, title.as_deref());
     // Pages that render their article from JSON leave a teaser in the elements, and often
     // the whole text in JSON-LD's `articleBody`: taken when it is much longer than the walk's
@@ -233,7 +282,7 @@ fn extract_parsed(
             images.clear();
         }
     }
-    Extracted {
+    Ok(Extracted {
         text,
         images,
         title,
@@ -245,7 +294,7 @@ fn extract_parsed(
         llm,
         noscript: noscript_markup(&doc),
         page_type,
-    }
+    })
 }
 
 static NOSCRIPT: LazyLock<Selector> =
@@ -659,6 +708,11 @@ impl Walker<'_> {
             if matches!(ch, '\u{ad}' | '\u{feff}') {
                 continue;
             }
+            // control characters (ESC sequences, BEL, C1 such as CSI) are not text: a document
+            // holds none, so no reader's terminal or tokenizer meets them
+            if ch.is_control() && !ch.is_whitespace() {
+                continue;
+            }
             if ch.is_whitespace() {
                 if !last_space {
                     self.cur.push(' ');
@@ -1066,7 +1120,7 @@ mod tests {
               <p style="display: none">hidden</p>
             </main>
             <footer>Copyright</footer></body></html>"#;
-        let x = extract(html, "https://h.example/dir/page", true, None);
+        let x = extract(html, "https://h.example/dir/page", true, None, None).unwrap();
         assert_eq!(x.title.as_deref(), Some("The title"));
         assert!(x.noai && !x.noimageai);
         assert_eq!(x.html_lang.as_deref(), Some("en"));
@@ -1092,7 +1146,7 @@ mod tests {
             <img src="/spacer.gif" alt="">
             <p>{prose}</p></article></body></html>"#
         );
-        let x = extract(&html, "https://h.example/post", true, None);
+        let x = extract(&html, "https://h.example/post", true, None, None).unwrap();
         let srcs: Vec<&str> = x.images.iter().map(|i| i.src.as_str()).collect();
         assert_eq!(
             srcs,
@@ -1114,10 +1168,10 @@ mod tests {
             "\u{0}\u{fffd}<html><<<>>>",
             "<ul><li><ul><li>deep",
         ] {
-            let _ = extract(html, "not a url", true, None);
+            let _ = extract(html, "not a url", true, None, None).unwrap();
         }
         let deep = "<div>".repeat(5000) + "text" + &"</div>".repeat(5000);
-        let x = extract(&deep, "https://h/", true, None);
+        let x = extract(&deep, "https://h/", true, None, None).unwrap();
         assert_eq!(x.text, "text");
     }
 
@@ -1132,12 +1186,13 @@ mod tests {
         html.push_str("</article><ul>");
         html.push_str(&"<li><a href=/x>menu</a></li>".repeat(1000));
         html.push_str("</ul></body></html>");
-        let x = extract(&html, "https://h/", true, None);
+        let x = extract(&html, "https://h/", true, None, None).unwrap();
         let n = x.text.matches(" of a long article").count();
         assert!(n == 50_000 && !x.text.contains("menu"), "{n} paragraphs");
         // unbalanced nesting of inline elements (the adoption agency's worst case)
         let bad = "<b><i><u>".repeat(3000) + "text";
-        assert!(extract(&bad, "https://h/", true, None)
+        assert!(extract(&bad, "https://h/", true, None, None)
+            .unwrap()
             .text
             .contains("text"));
     }
@@ -1154,7 +1209,7 @@ mod tests {
             format!("<p>{}</p>", para.repeat(3)).repeat(6),
             (0..120).map(|i| format!(r#"<div class="item"><a href="/t{i}">Unrelated teaser headline {i}</a> <span>a summary line of the teaser that runs on for a while</span></div>"#)).collect::<String>()
         );
-        let x = extract(&html, "https://h.example/", true, None);
+        let x = extract(&html, "https://h.example/", true, None, None).unwrap();
         assert!(x.text.contains("cargo ship broke up"), "{}", x.text);
         assert!(!x.text.contains("unrelated teaser"), "{}", x.text);
     }
@@ -1194,7 +1249,7 @@ mod tests {
             p = para.repeat(3),
             comment = "Lovely recipe, I baked it on Sunday and my family loved it, thank you so much for sharing it with us all. ".repeat(2),
         );
-        let x = extract(&html, "https://h.example/", true, None);
+        let x = extract(&html, "https://h.example/", true, None, None).unwrap();
         assert!(
             x.text.contains("- 6 eggs\n- 200 g sugar"),
             "ingredient list kept: {}",
@@ -1266,7 +1321,7 @@ mod tests {
                 ))
                 .collect::<String>()
         );
-        let x = extract(&html, "https://h.example/", true, None);
+        let x = extract(&html, "https://h.example/", true, None, None).unwrap();
         assert!(x.text.contains("elected the new president"), "{}", x.text);
     }
 
@@ -1304,7 +1359,7 @@ mod tests {
         };
         // the elements hold a teaser only: the JSON-LD body is taken, under the title
         let teaser = format!("<html><head><title>Library budget</title>{}</head><body><article><h1>Library budget</h1><p>The council approved the new library budget.</p></article></body></html>", ld(&format!("{body}\nA second paragraph.")));
-        let x = extract(&teaser, "https://h.example/a", true, None);
+        let x = extract(&teaser, "https://h.example/a", true, None, None).unwrap();
         assert!(
             x.text
                 .starts_with("# Library budget\n\nThe council approved")
@@ -1315,12 +1370,14 @@ mod tests {
         assert_eq!(x.text.matches("\n\n").count(), 2, "{}", x.text);
         // the elements hold the article: they stay the source
         let full = format!("<html><head><title>Library budget</title>{}</head><body><article><h1>Library budget</h1><p>{body}</p><p>Only in the page.</p></article></body></html>", ld(&body));
-        assert!(extract(&full, "https://h.example/a", true, None)
+        assert!(extract(&full, "https://h.example/a", true, None, None)
+            .unwrap()
             .text
             .contains("Only in the page."));
         // a body with markup is not used
         let marked = format!("<html><head>{}</head><body><article><p>The council approved the new library budget.</p></article></body></html>", ld(&format!("<p>{body}</p>")));
-        assert!(!extract(&marked, "https://h.example/a", true, None)
+        assert!(!extract(&marked, "https://h.example/a", true, None, None)
+            .unwrap()
             .text
             .contains("debate"));
     }
@@ -1341,7 +1398,14 @@ mod tests {
 
     #[test]
     fn a_listing_keeps_its_items_and_drops_the_menus() {
-        let x = extract(&listing_page(""), "https://h.example/news", true, None);
+        let x = extract(
+            &listing_page(""),
+            "https://h.example/news",
+            true,
+            None,
+            None,
+        )
+        .unwrap();
         for i in [0, 5, 11] {
             assert!(
                 x.text
@@ -1368,7 +1432,14 @@ mod tests {
         let story = "<article><h1>Council approves the budget</h1>".to_string()
             + &"<p>The council approved the new library budget after a long debate on Tuesday evening, with most members in favour.</p>".repeat(12)
             + "</article>";
-        let x = extract(&listing_page(&story), "https://h.example/a", true, None);
+        let x = extract(
+            &listing_page(&story),
+            "https://h.example/a",
+            true,
+            None,
+            None,
+        )
+        .unwrap();
         assert!(
             x.text.starts_with("# Council approves the budget"),
             "{}",
@@ -1387,7 +1458,7 @@ mod tests {
             r#"<html><head><title>Driver broken after update</title></head><body><div id="app"></div>
             <noscript><div id="main-outlet"><h1>Driver broken after update</h1>{posts}</div></noscript></body></html>"#
         );
-        let x = extract(&html, "https://forum.example/t/1", true, None);
+        let x = extract(&html, "https://forum.example/t/1", true, None, None).unwrap();
         assert!(
             x.text.contains("Reply 0:") && x.text.contains("Reply 13:"),
             "{}",
@@ -1396,7 +1467,7 @@ mod tests {
         // a small notice in <noscript> is never the content
         let notice = r#"<html><body><article><p>The page's own text, long enough to be kept as its content here.</p></article>
             <noscript><p>Please enable JavaScript to use this site.</p></noscript></body></html>"#;
-        let x = extract(notice, "https://h.example/", true, None);
+        let x = extract(notice, "https://h.example/", true, None, None).unwrap();
         assert!(!x.text.contains("enable JavaScript"), "{}", x.text);
     }
 
@@ -1414,7 +1485,7 @@ mod tests {
             feature("Preview links"),
             feature("Rollbacks")
         );
-        let x = extract(&html, "https://acme.example/", true, None);
+        let x = extract(&html, "https://acme.example/", true, None, None).unwrap();
         for part in [
             "Ship faster",
             "Fast builds",

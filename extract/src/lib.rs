@@ -42,6 +42,8 @@ pub mod reasons {
     /// Elements nest deeper than `extract.max_depth` (parsing such a page costs time in
     /// the square of its depth).
     pub const TOO_DEEP: DropReason = DropReason::new("too_deep");
+    /// Parsing and extraction took longer than `extract.max_page_ms`.
+    pub const EXTRACT_TIMEOUT: DropReason = DropReason::new("extract_timeout");
 }
 
 /// The `[extract]` section.
@@ -58,6 +60,12 @@ pub struct ExtractConfig {
     /// parsed: browsers stop nesting at 512, and parse time grows with the square of the
     /// depth.
     pub max_depth: usize,
+    /// Time budget per page for decoding, parsing and extraction, in milliseconds (0: none).
+    /// A page over it is dropped (`extract_timeout`). Ordinary pages take a few
+    /// milliseconds; the budget only stops pathological ones holding a worker. Being a
+    /// clock, it is the one decision that can differ between runs on a loaded machine, so
+    /// the default is generous.
+    pub max_page_ms: u64,
     /// Use the rendered DOM when the page was rendered.
     pub prefer_rendered: bool,
     /// Keep images (with alt text and position) in documents.
@@ -73,6 +81,7 @@ impl Default for ExtractConfig {
             min_text_chars: 200,
             max_html_bytes: 8 * 1024 * 1024,
             max_depth: trawl_core::html::BROWSER_MAX_DEPTH,
+            max_page_ms: 10_000,
             prefer_rendered: true,
             keep_images: true,
             llm: LlmConfig::default(),
@@ -105,6 +114,55 @@ impl ExtractConfig {
     }
 }
 
+/// Whether a body labelled as HTML (or unlabelled) is binary data: an image, PDF or archive
+/// served as `text/html` is not a document. Two signs: the signature of a binary format at
+/// the start (the WHATWG MIME Sniffing patterns for images, fonts, archives, audio and
+/// video, and PDF), or more than a few bytes that no text encoding uses (0x00-0x08, 0x0B,
+/// 0x0E-0x1A, 0x1C-0x1F, the standard's "binary data bytes") in the first 1,024: a stray
+/// BEL or NUL in a real page does not make it binary. UTF-16 bodies (with a byte-order
+/// mark) are text.
+pub fn is_binary(body: &[u8]) -> bool {
+    if body.starts_with(&[0xFE, 0xFF]) || body.starts_with(&[0xFF, 0xFE]) {
+        return false;
+    }
+    const SIGNATURES: &[&[u8]] = &[
+        b"\x89PNG\r\n\x1a\n",
+        b"\xff\xd8\xff",
+        b"GIF87a",
+        b"GIF89a",
+        b"BM",
+        b"\x00\x00\x01\x00",
+        b"%PDF-",
+        b"PK\x03\x04",
+        b"\x1f\x8b\x08",
+        b"\x28\xb5\x2f\xfd",
+        b"BZh",
+        b"\xfd7zXZ\x00",
+        b"Rar!\x1a\x07",
+        b"7z\xbc\xaf\x27\x1c",
+        b"wOFF",
+        b"wOF2",
+        b"OggS",
+        b"ID3",
+        b"fLaC",
+        b"\x1a\x45\xdf\xa3",
+        b"\x00asm",
+        b"\x7fELF",
+    ];
+    if SIGNATURES.iter().any(|s| body.starts_with(s)) {
+        return true;
+    }
+    // RIFF containers (WebP, WAV, AVI) and ISO media (MP4, AVIF, HEIC: `ftyp` at 4)
+    if (body.starts_with(b"RIFF") && body.len() >= 12) || body.get(4..8) == Some(b"ftyp") {
+        return true;
+    }
+    body.iter()
+        .take(1024)
+        .filter(|&&b| matches!(b, 0x00..=0x08 | 0x0B | 0x0E..=0x1A | 0x1C..=0x1F))
+        .count()
+        > 8
+}
+
 /// The runtime extractor.
 #[derive(Clone, Debug)]
 pub struct Extractor {
@@ -132,7 +190,7 @@ impl Extractor {
         }
         let ct = page.header("content-type").unwrap_or("");
         let looks_html = ct.is_empty() || ct.contains("html") || ct.contains("xml");
-        if !looks_html {
+        if !looks_html || (page.rendered.is_none() && is_binary(&page.body)) {
             return Err(reasons::NOT_HTML);
         }
         let url = if page.final_url.is_empty() {
@@ -167,6 +225,7 @@ impl Extractor {
         if html.len() > self.cfg.max_html_bytes {
             return Err(reasons::TOO_LARGE);
         }
+        let started = std::time::Instant::now();
         let text = strip::strip_inert(&charset::decode(html, declared));
         if trawl_core::html::max_depth_exceeds(&text, self.cfg.max_depth) {
             return Err(reasons::TOO_DEEP);
@@ -179,12 +238,17 @@ impl Extractor {
         });
         let choose =
             llm.map(|l| move |title: Option<&str>, blocks: &[&str]| l.choose(url, title, blocks));
+        // the LLM's round trip has its own timeout and is not charged to the page's budget
+        let deadline = (self.cfg.max_page_ms > 0 && choose.is_none())
+            .then(|| started + std::time::Duration::from_millis(self.cfg.max_page_ms));
         let mut out = dom::extract(
             &text,
             url,
             self.cfg.keep_images,
             choose.as_ref().map(|c| c as dom::Chooser<'_>),
-        );
+            deadline,
+        )
+        .map_err(|dom::Overrun| reasons::EXTRACT_TIMEOUT)?;
         let method = out.llm.take();
         if let Some(Err(why)) = &method {
             tracing::debug!(url, reason = %why, "LLM extraction failed; the rule-based result stands");
@@ -219,5 +283,97 @@ impl Extractor {
         doc.consent.noimageai = out.noimageai || out.noai;
         doc.consent.noindex = out.noindex;
         Ok(doc)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page(body: Vec<u8>, ct: &str) -> FetchedPage {
+        FetchedPage {
+            url: "http://a.test/x".into(),
+            status: 200,
+            headers: vec![("content-type".into(), ct.into())],
+            body,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn binary_bodies_labelled_html_are_not_documents() {
+        let ex = Extractor::new(ExtractConfig {
+            min_text_chars: 0,
+            ..Default::default()
+        });
+        let prose =
+            "A paragraph of ordinary prose about rivers and the towns along them. ".repeat(8);
+        let html = format!("<html><body><article><p>{prose}</p></article></body></html>");
+        assert!(ex
+            .extract(&page(html.clone().into_bytes(), "text/html"))
+            .is_ok());
+        // a PNG, a JPEG, a gzip stream and a PDF with binary bytes, each served as text/html
+        let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+        png.extend_from_slice(html.as_bytes());
+        let jpeg = [&b"\xff\xd8\xff\xe0\0\x10JFIF\0"[..], html.as_bytes()].concat();
+        let gz = [&b"\x1f\x8b\x08\0\0\0\0\0"[..], html.as_bytes()].concat();
+        let pdf = [
+            &b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\x01"[..],
+            html.as_bytes(),
+        ]
+        .concat();
+        for (name, body) in [("png", png), ("jpeg", jpeg), ("gzip", gz), ("pdf", pdf)] {
+            assert_eq!(
+                ex.extract(&page(body.clone(), "text/html")).err(),
+                Some(reasons::NOT_HTML),
+                "{name}"
+            );
+            assert_eq!(
+                ex.extract(&page(body, "")).err(),
+                Some(reasons::NOT_HTML),
+                "{name}"
+            );
+        }
+        // UTF-16 HTML (with its byte-order mark) has NUL bytes and is text
+        let mut utf16 = vec![0xFF, 0xFE];
+        utf16.extend(html.encode_utf16().flat_map(|u| u.to_le_bytes()));
+        assert!(!is_binary(&utf16));
+        // form feeds, tabs, ESC, carriage returns and a stray BEL or NUL occur in real HTML
+        assert!(!is_binary(b"<html>\x0c\t\r\n\x1b<p>x\x07\x00</p>"));
+        // unknown binary data without a known signature
+        assert!(is_binary(&[0x13u8; 64]));
+    }
+
+    #[test]
+    fn a_page_over_its_time_budget_is_dropped() {
+        // 4 MB of paragraphs: tens of milliseconds of parsing at least, on any machine
+        let para = "<div><p>Words of a long page that takes a while to parse and score.</p></div>";
+        let html = format!("<html><body>{}</body></html>", para.repeat(50_000));
+        let tight = Extractor::new(ExtractConfig {
+            max_page_ms: 1,
+            ..Default::default()
+        });
+        assert_eq!(
+            tight
+                .extract_html("http://a.test/", html.as_bytes(), None)
+                .err(),
+            Some(reasons::EXTRACT_TIMEOUT)
+        );
+        let unbounded = Extractor::new(ExtractConfig {
+            max_page_ms: 0,
+            ..Default::default()
+        });
+        assert!(unbounded
+            .extract_html("http://a.test/", html.as_bytes(), None)
+            .is_ok());
+        // the default budget leaves ordinary pages alone
+        let ok = Extractor::new(ExtractConfig::default());
+        let small = format!(
+            "<html><body><article>{}</article></body></html>",
+            "<p>A sentence of text for the reader.</p>".repeat(20)
+        );
+        assert!(ok
+            .extract_html("http://a.test/", small.as_bytes(), None)
+            .is_ok());
     }
 }

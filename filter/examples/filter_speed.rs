@@ -42,7 +42,7 @@ fn main() {
             .collect();
     let bytes: usize = docs.iter().map(|d| d.text.len()).sum();
     let mb = bytes as f64 / 1e6;
-    let mut stages = cfg.build();
+    let mut stages = cfg.build().expect("filter config");
     let mut per_stage: Vec<Vec<f64>> = vec![Vec::new(); stages.len()];
     let mut chains = Vec::new();
     for _ in 0..runs.max(1) {

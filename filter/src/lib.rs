@@ -7,7 +7,7 @@
 //!
 //! ```
 //! use trawl_filter::FilterConfig;
-//! let stages = FilterConfig { min_words: 3, ..Default::default() }.build();
+//! let stages = FilterConfig { min_words: 3, ..Default::default() }.build().unwrap();
 //! let mut chain = trawl_core::Chain::new("filter", stages);
 //! let doc = trawl_core::Document::new("u", "The quick brown fox jumps over the lazy dog near the river bank.");
 //! let kept = chain.process(doc).unwrap();
@@ -154,17 +154,17 @@ impl FilterConfig {
         Ok(all)
     }
 
-    /// The stages, in order: blocklist, annotate, then decide.
-    pub fn build(&self) -> Vec<Stage> {
+    /// The stages, in order: blocklist, annotate, then decide. A list or model that cannot
+    /// be loaded is an error naming its key (`filter.lid_model`, ...) and the file: a
+    /// filter missing a part would silently keep what it should remove.
+    pub fn build(&self) -> Result<Vec<Stage>, (String, String)> {
         self.build_with(UrlBlocklist::default())
     }
 
     /// The stages, with extra blocked URLs (e.g. the run root's takedown list) added to the
     /// configured blocklists.
-    pub fn build_with(&self, mut blocked: UrlBlocklist) -> Vec<Stage> {
-        if let Ok(files) = self.load_blocklists() {
-            blocked.extend(files);
-        }
+    pub fn build_with(&self, mut blocked: UrlBlocklist) -> Result<Vec<Stage>, (String, String)> {
+        blocked.extend(self.load_blocklists()?);
         let mut v: Vec<Stage> = Vec::new();
         if !blocked.is_empty() {
             v.push(Stage::Filter(Box::new(Blocklisted { list: blocked })));
@@ -177,13 +177,17 @@ impl FilterConfig {
                 Stage::Filter(f)
             });
         };
-        let lid = self.lid_model.as_deref().and_then(|m| match fasttext::FastText::load_model(m) {
-            Ok(ft) => Some(std::sync::Arc::new(ft)),
-            Err(e) => {
-                tracing::error!(model = m, error = %e, "fastText language ID not loaded; whatlang only");
-                None
-            }
-        });
+        let lid = match self.lid_model.as_deref() {
+            Some(m) => Some(std::sync::Arc::new(
+                fasttext::FastText::load_model(m).map_err(|e| {
+                    (
+                        "filter.lid_model".to_string(),
+                        format!("cannot load the fastText model `{m}`: {e}"),
+                    )
+                })?,
+            )),
+            None => None,
+        };
         v.push(Stage::Map(Box::new(Annotate {
             lid,
             lid_min_prob: self.lid_min_prob,
@@ -213,26 +217,23 @@ impl FilterConfig {
             }),
         );
         if self.safety.enabled {
-            if let Ok(s) = safety::Safety::new(&self.safety) {
-                v.push(Stage::Map(Box::new(s)));
-                let domains = self
-                    .safety
-                    .domain_blocklist
-                    .as_deref()
-                    .map(safety::load_domains)
-                    .transpose()
-                    .unwrap_or_default()
-                    .unwrap_or_default();
-                if !self.heuristics.signals_only {
-                    decide(
-                        &mut v,
-                        Box::new(safety::SafetyFilter {
-                            max_profanity_ratio: self.safety.max_profanity_ratio,
-                            domains,
-                        }),
-                    );
-                }
-            }
+            let s = safety::Safety::new(&self.safety)
+                .map_err(|e| ("filter.safety.lists".to_string(), e))?;
+            v.push(Stage::Map(Box::new(s)));
+            let domains = match self.safety.domain_blocklist.as_deref() {
+                Some(f) => safety::load_domains(f)
+                    .map_err(|e| ("filter.safety.domain_blocklist".to_string(), e))?,
+                None => Default::default(),
+            };
+            // the safety filter has its own switch (`filter.safety.enabled`);
+            // `heuristics.signals_only` is about the heuristics alone
+            decide(
+                &mut v,
+                Box::new(safety::SafetyFilter {
+                    max_profanity_ratio: self.safety.max_profanity_ratio,
+                    domains,
+                }),
+            );
         }
         if self.heuristics.enabled {
             v.push(Stage::Map(Box::new(heuristics::Signals)));
@@ -246,22 +247,18 @@ impl FilterConfig {
             }
         }
         if !self.quality.models.is_empty() {
-            match quality::Quality::load(&self.quality) {
-                Ok(q) => {
-                    v.push(Stage::Map(Box::new(q)));
-                    if !self.quality.thresholds.is_empty() {
-                        decide(
-                            &mut v,
-                            Box::new(quality::QualityFilter {
-                                thresholds: self.quality.thresholds.clone(),
-                            }),
-                        );
-                    }
-                }
-                Err((k, r)) => tracing::error!(key = %k, reason = %r, "quality models not loaded"),
+            let q = quality::Quality::load(&self.quality)?;
+            v.push(Stage::Map(Box::new(q)));
+            if !self.quality.thresholds.is_empty() {
+                decide(
+                    &mut v,
+                    Box::new(quality::QualityFilter {
+                        thresholds: self.quality.thresholds.clone(),
+                    }),
+                );
             }
         }
-        v
+        Ok(v)
     }
 }
 

@@ -70,8 +70,8 @@ impl ReportConfig {
     }
 }
 
-/// The stage folders in pipeline order.
-pub const STAGES: &[&str] = &["crawl", "extract", "filter", "dedup", "captions", "shards"];
+/// The stage folders in pipeline order (the stages of `trawl run`).
+pub const STAGES: [&str; 6] = trawl_core::StageId::PIPELINE_NAMES;
 
 /// Whether a thumbnail is one trawl made: a JPEG `data:` URI of base64 characters only
 /// (anything else is left out of the page).

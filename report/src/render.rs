@@ -308,18 +308,25 @@ pub fn render(a: &RunData, b: Option<&RunData>, cfg: &ReportConfig) -> String {
     h.push_str("</table>");
     // per-step detail
     for (n, stats, _) in &a.stages {
-        if stats.order.len() > 1 {
-            let _ = write!(h, "<h3>{} steps</h3><table><tr><th>step</th><th>seen</th><th>kept</th><th>dropped</th><th>time (ms)</th></tr>", escape(n));
+        let any_errors = stats.stages.values().any(|s| !s.errors.is_empty());
+        if stats.order.len() > 1 || any_errors {
+            let _ = write!(h, "<h3>{} steps</h3><table><tr><th>step</th><th>seen</th><th>kept</th><th>dropped</th><th>time (ms)</th><th>record errors by kind</th></tr>", escape(n));
             for step in &stats.order {
                 let s = &stats.stages[step];
+                let kinds: Vec<String> = s
+                    .errors
+                    .iter()
+                    .map(|(k, v)| format!("{} {}", escape(k), num(*v)))
+                    .collect();
                 let _ = write!(
                     h,
-                    "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                    "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"l\">{}</td></tr>",
                     escape(step),
                     num(s.seen),
                     num(s.kept),
                     num(s.dropped_total()),
-                    s.nanos / 1_000_000
+                    s.nanos / 1_000_000,
+                    kinds.join("<br>")
                 );
             }
             h.push_str("</table>");

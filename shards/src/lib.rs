@@ -3,8 +3,10 @@
 //! - [`Tokenizer`]: tiktoken's bundled `cl100k_base`/`o200k_base`, or any Hugging Face
 //!   `tokenizer.json`; [`train`] trains a byte-level BPE on curated documents with
 //!   per-language sampling.
-//! - Per input shard, [`PartBuilder`] tokenizes documents into `shards/parts/NNNNN.*` (a
-//!   Megatron dataset in input order plus a manifest part).
+//! - Per input shard, [`PartBuilder`] tokenizes documents into `_parts/shards/NNNNN.*` (token
+//!   ids in Megatron's layout, in input order, plus a manifest part). They are intermediate:
+//!   named `.tokens`/`.tokidx` and kept outside `shards/`, so no glob over `shards/` or over
+//!   `*.bin`/`*.idx` trains on them as well as on the packed shards.
 //! - [`pack::pack`] turns all parts into the final `shards/tokens/NNNNN.bin/.idx` (and
 //!   optionally datatrove `.ds`) of a target size, applying the `[shards.mix]` mixture
 //!   (upsampling by repetition, downsampling by a seeded choice, temperature sampling across
@@ -113,6 +115,16 @@ impl ShardsConfig {
                 ),
             );
         }
+        // a file must load (a truncated download or another format is caught here, not
+        // after a night of extraction)
+        if !tokenizer::KNOWN.contains(&self.tokenizer.as_str()) {
+            if let Err(e) = self.load_tokenizer() {
+                return bad(
+                    "tokenizer",
+                    format!("`{}` cannot be loaded: {e}", self.tokenizer),
+                );
+            }
+        }
         if self.prepend_bos && self.bos_token.is_none() {
             return bad("prepend_bos", "needs shards.bos_token".into());
         }
@@ -196,6 +208,16 @@ pub struct ShardManifest {
     pub docs: Vec<ManifestDoc>,
 }
 
+impl ShardManifest {
+    /// The shard's Megatron data prefix: its `.bin` path without the extension.
+    pub fn prefix(&self) -> String {
+        self.bin
+            .strip_suffix(".bin")
+            .unwrap_or(&self.bin)
+            .to_string()
+    }
+}
+
 /// The run-level manifest (`shards/manifest.json`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Manifest {
@@ -205,6 +227,10 @@ pub struct Manifest {
     pub documents: u64,
     /// Total tokens.
     pub tokens: u64,
+    /// The Megatron data prefixes of the final shards (`shards/tokens/00000`, ...: what
+    /// `--data-path` takes), in shard order.
+    #[serde(default)]
+    pub prefixes: Vec<String>,
     /// Every shard with its documents.
     pub shards: Vec<ShardManifest>,
 }
@@ -219,9 +245,20 @@ impl Manifest {
             tokenizer,
             documents: parts.iter().map(|p| p.documents).sum(),
             tokens: parts.iter().map(|p| p.tokens).sum(),
+            prefixes: parts.iter().map(ShardManifest::prefix).collect(),
             shards: parts,
         })
     }
+}
+
+/// Where tokenized parts live: intermediate, outside `shards/`.
+pub const PARTS_DIR: &str = "_parts/shards";
+/// Where parts lived before they moved out of `shards/` (read by `pack` so older roots pack).
+pub const LEGACY_PARTS_DIR: &str = "shards/parts";
+
+/// The key of a part's file: `_parts/shards/<name>.<ext>` (`json`, `tokens`, `tokidx`).
+pub fn part_key(name: &str, ext: &str) -> String {
+    format!("{PARTS_DIR}/{name}.{ext}")
 }
 
 /// The bytes of a tokenized part.
@@ -255,7 +292,7 @@ pub fn source_of(doc: &Document) -> String {
 }
 
 impl<'t> PartBuilder<'t> {
-    /// A builder for part `name` (paths `shards/parts/<name>.bin/.idx/.json`) with a loaded
+    /// A builder for part `name` (paths [`part_key`]) with a loaded
     /// tokenizer (see [`ShardsConfig::load_tokenizer`]).
     pub fn new(cfg: &ShardsConfig, tok: &'t Tokenizer, name: &str) -> PartBuilder<'t> {
         let info = tok.info();
@@ -266,8 +303,8 @@ impl<'t> PartBuilder<'t> {
             writer: megatron::Writer::new(dtype),
             manifest: ShardManifest {
                 shard: name.to_string(),
-                bin: format!("shards/parts/{name}.bin"),
-                idx: format!("shards/parts/{name}.idx"),
+                bin: part_key(name, "tokens"),
+                idx: part_key(name, "tokidx"),
                 ds: None,
                 tokenizer: info,
                 dtype: dtype.name().to_string(),

@@ -139,12 +139,14 @@ pub async fn run_blocklist(root: &Storage) -> Result<UrlBlocklist, StorageError>
     })
 }
 
-/// Packs every part under `shards/parts/` into final shards and writes the manifests
+/// Packs every part under `_parts/shards/` into final shards and writes the manifests
 /// (the run manifest last). Deterministic: the same parts and config give the same bytes.
 pub async fn pack(root: &Storage, cfg: &ShardsConfig) -> Result<PackReport, StorageError> {
     let blocklist = run_blocklist(root).await?;
     let mut parts: Vec<ShardManifest> = Vec::new();
-    for k in root.list("shards/parts").await? {
+    let mut keys = root.list(crate::PARTS_DIR).await?;
+    keys.extend(root.list(crate::LEGACY_PARTS_DIR).await?);
+    for k in keys {
         if k.ends_with(".json") {
             let b = root.get(&k).await?;
             parts.push(
@@ -165,7 +167,7 @@ pub async fn pack(root: &Storage, cfg: &ShardsConfig) -> Result<PackReport, Stor
         .find(|p| p.tokenizer.digest != tokenizer.digest)
     {
         return Err(malformed(
-            root.url_of(&format!("shards/parts/{}.json", p.shard)),
+            root.url_of(&crate::part_key(&p.shard, "json")),
             format!(
                 "tokenized with {} ({}) but part {} used {} ({}); rerun `trawl shards --force`",
                 p.tokenizer.name, p.tokenizer.digest, first.shard, tokenizer.name, tokenizer.digest
@@ -294,6 +296,7 @@ pub async fn pack(root: &Storage, cfg: &ShardsConfig) -> Result<PackReport, Stor
         tokenizer,
         documents: report.documents,
         tokens: report.tokens,
+        prefixes: written.iter().map(ShardManifest::prefix).collect(),
         shards: written,
     };
     root.put(

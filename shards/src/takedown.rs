@@ -105,6 +105,7 @@ pub async fn takedown(
     if !out.is_empty() {
         manifest.documents = manifest.shards.iter().map(|s| s.documents).sum();
         manifest.tokens = manifest.shards.iter().map(|s| s.tokens).sum();
+        manifest.prefixes = manifest.shards.iter().map(|s| s.prefix()).collect();
         root.put(
             "shards/manifest.json",
             serde_json::to_vec_pretty(&manifest)

@@ -2,7 +2,7 @@
 
 use anyhow::{Context, Result};
 use serde_json::json;
-use trawl_core::{Excluded, RunStats};
+use trawl_core::{Excluded, RunStats, StageId};
 use trawl_dedup::batch;
 use trawl_storage::jsonl::{self, JsonlWriter};
 use trawl_storage::markers::{self, Marker};
@@ -41,14 +41,14 @@ fn ctx(a: &StageArgs, rt: &tokio::runtime::Runtime) -> Result<Ctx> {
 fn done(
     c: &Ctx,
     rt: &tokio::runtime::Runtime,
-    stage: &str,
+    stage: StageId,
     name: &str,
     inputs: &[String],
 ) -> Result<bool> {
     Ok(!c.force
         && rt.block_on(markers::is_done(
             &c.root,
-            stage,
+            stage.name(),
             name,
             inputs,
             &c.cfg.fingerprint(stage),
@@ -58,7 +58,7 @@ fn done(
 fn commit(
     c: &Ctx,
     rt: &tokio::runtime::Runtime,
-    stage: &str,
+    stage: StageId,
     name: &str,
     inputs: Vec<String>,
     outputs: Vec<String>,
@@ -67,7 +67,7 @@ fn commit(
     rt.block_on(markers::commit(
         &c.root,
         &Marker {
-            stage: stage.into(),
+            stage: stage.name().into(),
             shard: name.into(),
             inputs,
             outputs,
@@ -82,7 +82,12 @@ fn commit(
 /// config and a listing of the input; nothing is written and no index is opened.
 fn dry_run(phase: &str, a: &StageArgs, rt: &tokio::runtime::Runtime) -> Result<()> {
     let c = ctx(a, rt)?;
-    let stage = format!("dedup-{phase}");
+    let stage = match phase {
+        "signatures" => StageId::DedupSignatures,
+        "buckets" => StageId::DedupBuckets,
+        "clusters" => StageId::DedupClusters,
+        _ => StageId::Dedup,
+    };
     println!(
         "trawl dedup {phase} (dry run): worker {} writes under {}",
         c.shard,
@@ -101,7 +106,7 @@ fn dry_run(phase: &str, a: &StageArgs, rt: &tokio::runtime::Runtime) -> Result<(
             set.objects.len()
         );
         let plan = super::stage::plan_of(&set);
-        super::stage::print_plan(&c.cfg, &c.root, &stage, c.force, &plan, rt)?;
+        super::stage::print_plan(&c.cfg, &c.root, stage, c.force, &plan, rt)?;
     }
     let committed = rt.block_on(c.root.list(&format!("_done/{stage}")))?.len();
     println!("  {committed} shards of this phase committed; nothing was written");
@@ -132,7 +137,7 @@ fn total_inputs(c: &Ctx, rt: &tokio::runtime::Runtime) -> Result<usize> {
 fn require(
     c: &Ctx,
     rt: &tokio::runtime::Runtime,
-    stage: &str,
+    stage: StageId,
     expected: usize,
     hint: &str,
 ) -> Result<()> {
@@ -148,7 +153,12 @@ fn require(
             ))
             .into());
         }
-        tracing::info!(stage, done = n, expected, "waiting for the previous phase");
+        tracing::info!(
+            stage = stage.name(),
+            done = n,
+            expected,
+            "waiting for the previous phase"
+        );
         std::thread::sleep(
             std::time::Duration::from_secs(2).min(deadline - std::time::Instant::now()),
         );
@@ -184,7 +194,7 @@ pub fn phase(p: DedupPhase, quiet: bool, rt: &tokio::runtime::Runtime) -> Result
             for (k, key) in &set.objects {
                 let name = shard_name(*k);
                 let inputs = vec![set.storage.url_of(key)];
-                if !done(&c, rt, "dedup-signatures", &name, &inputs)? {
+                if !done(&c, rt, StageId::DedupSignatures, &name, &inputs)? {
                     let bytes = rt.block_on(set.storage.get(key))?;
                     let n =
                         rt.block_on(batch::signatures(&c.root, &c.cfg.dedup, *k, key, &bytes))?;
@@ -195,7 +205,7 @@ pub fn phase(p: DedupPhase, quiet: bool, rt: &tokio::runtime::Runtime) -> Result
                     commit(
                         &c,
                         rt,
-                        "dedup-signatures",
+                        StageId::DedupSignatures,
                         &name,
                         inputs,
                         vec![format!("dedup/batch/docs/{name}.bin")],
@@ -218,7 +228,7 @@ pub fn phase(p: DedupPhase, quiet: bool, rt: &tokio::runtime::Runtime) -> Result
             require(
                 &c,
                 rt,
-                "dedup-signatures",
+                StageId::DedupSignatures,
                 total,
                 "run the signatures phase for every input first",
             )?;
@@ -230,7 +240,7 @@ pub fn phase(p: DedupPhase, quiet: bool, rt: &tokio::runtime::Runtime) -> Result
             for b in &mine {
                 let name = format!("{b:03}");
                 let inputs = vec![format!("{total} signature files")];
-                if !done(&c, rt, "dedup-buckets", &name, &inputs)? {
+                if !done(&c, rt, StageId::DedupBuckets, &name, &inputs)? {
                     let n = rt.block_on(batch::buckets(&c.root, *b, total))?;
                     pairs += n;
                     let mut stats = RunStats::default();
@@ -238,7 +248,7 @@ pub fn phase(p: DedupPhase, quiet: bool, rt: &tokio::runtime::Runtime) -> Result
                     commit(
                         &c,
                         rt,
-                        "dedup-buckets",
+                        StageId::DedupBuckets,
                         &name,
                         inputs,
                         vec![format!("dedup/batch/pairs/{name}.bin")],
@@ -267,12 +277,12 @@ pub fn phase(p: DedupPhase, quiet: bool, rt: &tokio::runtime::Runtime) -> Result
             require(
                 &c,
                 rt,
-                "dedup-buckets",
+                StageId::DedupBuckets,
                 c.cfg.dedup.bands,
                 "run the buckets phase for every band first",
             )?;
             let inputs = vec![format!("{total} inputs, {} bands", c.cfg.dedup.bands)];
-            if !done(&c, rt, "dedup-clusters", "00000", &inputs)? {
+            if !done(&c, rt, StageId::DedupClusters, "00000", &inputs)? {
                 let (confirmed, removed) =
                     rt.block_on(batch::clusters(&c.root, &c.cfg.dedup, total))?;
                 let mut stats = RunStats::default();
@@ -282,7 +292,7 @@ pub fn phase(p: DedupPhase, quiet: bool, rt: &tokio::runtime::Runtime) -> Result
                 commit(
                     &c,
                     rt,
-                    "dedup-clusters",
+                    StageId::DedupClusters,
                     "00000",
                     inputs,
                     vec!["dedup/batch/remove/".into()],
@@ -296,7 +306,13 @@ pub fn phase(p: DedupPhase, quiet: bool, rt: &tokio::runtime::Runtime) -> Result
         DedupPhase::Apply(a) => {
             let c = ctx(&a, rt)?;
             let input = a.input.clone().ok_or_else(|| UsageError("trawl dedup apply needs --input (the same documents the signatures phase read)".into()))?;
-            require(&c, rt, "dedup-clusters", 1, "run the clusters phase first")?;
+            require(
+                &c,
+                rt,
+                StageId::DedupClusters,
+                1,
+                "run the clusters phase first",
+            )?;
             let set = rt.block_on(InputSet::open(
                 &input,
                 &c.cfg.storage,
@@ -307,7 +323,7 @@ pub fn phase(p: DedupPhase, quiet: bool, rt: &tokio::runtime::Runtime) -> Result
             for (k, key) in &set.objects {
                 let name = shard_name(*k);
                 let inputs = vec![set.storage.url_of(key)];
-                if done(&c, rt, "dedup", &name, &inputs)? {
+                if done(&c, rt, StageId::Dedup, &name, &inputs)? {
                     bar.inc(1);
                     continue;
                 }
@@ -363,7 +379,7 @@ pub fn phase(p: DedupPhase, quiet: bool, rt: &tokio::runtime::Runtime) -> Result
                 );
                 rt.block_on(c.root.put(&o, out.finish().into()))?;
                 rt.block_on(c.root.put(&e, ex.finish().into()))?;
-                commit(&c, rt, "dedup", &name, inputs, vec![o, e], stats)?;
+                commit(&c, rt, StageId::Dedup, &name, inputs, vec![o, e], stats)?;
                 bar.inc(1);
             }
             bar.finish_and_clear();

@@ -21,7 +21,7 @@ pub fn dispatch(cli: Cli, rt: &tokio::runtime::Runtime) -> Result<()> {
         Command::Crawl(a) => stage::crawl(a, quiet, rt),
         Command::Extract(a) => stage::extract(a, quiet, rt),
         Command::Filter(a) => match a.action {
-            None => stage::docs_stage("filter", a.stage, quiet, rt, |c| {
+            None => stage::docs_stage(trawl_core::StageId::Filter, a.stage, quiet, rt, |c| {
                 c.filter.annotate_only |= a.annotate_only
             }),
             Some(crate::cli::FilterAction::TrainQuality {
@@ -65,11 +65,11 @@ pub fn dispatch(cli: Cli, rt: &tokio::runtime::Runtime) -> Result<()> {
             }
         },
         Command::Dedup(a) => match a.phase {
-            None => stage::docs_stage("dedup", a.stage, quiet, rt, |_| ()),
+            None => stage::docs_stage(trawl_core::StageId::Dedup, a.stage, quiet, rt, |_| ()),
             Some(p) => dedup::phase(p, quiet, rt),
         },
         Command::Captions(a) => match a.action {
-            None => stage::docs_stage("captions", a.stage, quiet, rt, |_| ()),
+            None => stage::docs_stage(trawl_core::StageId::Captions, a.stage, quiet, rt, |_| ()),
             Some(crate::cli::CaptionsAction::Fetch {
                 urls,
                 output,
@@ -78,7 +78,7 @@ pub fn dispatch(cli: Cli, rt: &tokio::runtime::Runtime) -> Result<()> {
             }) => images::fetch(&urls, &output, config.as_deref(), shard_size, quiet, rt),
         },
         Command::Shards(a) => match a.action {
-            None => stage::docs_stage("shards", a.stage, quiet, rt, |_| ()),
+            None => stage::docs_stage(trawl_core::StageId::Shards, a.stage, quiet, rt, |_| ()),
             Some(action) => shards::action(action, rt),
         },
         Command::Report(a) => stage::report(a, rt),
@@ -89,7 +89,7 @@ pub fn dispatch(cli: Cli, rt: &tokio::runtime::Runtime) -> Result<()> {
             prometheus,
         } => {
             let cfg = load_config(config.as_deref())?;
-            let r = trawl_storage::Storage::open(&root, &cfg.storage)?;
+            let r = stage::open_existing(&root, &cfg, rt)?;
             if prometheus {
                 print!("{}", rt.block_on(runinfo::prometheus(&r))?);
             } else {

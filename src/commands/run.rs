@@ -2,16 +2,17 @@
 //! parts over a bounded channel to a CPU thread that runs extract -> filter -> dedup ->
 //! captions -> shards per part; the manifest and the report are written at the end.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 use trawl_config::PipelineConfig;
+use trawl_core::StageId;
 use trawl_crawler::{CrawlPart, Crawler};
 use trawl_storage::{shard_name, warc, Storage};
 
 use crate::cli::RunArgs;
-use crate::pipeline::{Io, Pipeline};
+use crate::pipeline::{Io, Pipeline, Unreadable};
 use crate::{progress, UsageError};
 
 /// The embedded demo config (`config/examples/demo.toml`).
@@ -52,19 +53,14 @@ pub fn run(a: RunArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<()> 
     }
     if a.dry_run {
         println!("run {run_id} -> {}", cfg.storage.root);
-        let stages: Vec<&str> = [
-            ("crawl", cfg.crawl.enabled),
-            ("extract", cfg.extract.enabled),
-            ("filter", cfg.filter.enabled),
-            ("dedup", cfg.dedup.enabled),
-            ("captions", cfg.captions.enabled),
-            ("shards", cfg.shards.enabled),
-            ("report", cfg.report.enabled),
-        ]
-        .into_iter()
-        .filter(|(_, on)| *on)
-        .map(|(n, _)| n)
-        .collect();
+        let mut stages: Vec<&str> = StageId::PIPELINE
+            .into_iter()
+            .filter(|s| cfg.enabled(*s))
+            .map(StageId::name)
+            .collect();
+        if cfg.report.enabled {
+            stages.push("report");
+        }
         println!("stages: {}", stages.join(" -> "));
         if demo {
             println!(
@@ -87,7 +83,7 @@ pub fn run(a: RunArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<()> 
         let local = !cfg.storage.root.starts_with("s3://");
         if !local || std::path::Path::new(cfg.storage.root.trim_start_matches("file://")).exists() {
             let root = Storage::open(&cfg.storage.root, &cfg.storage)?;
-            for stage in ["crawl", "extract", "filter", "dedup", "captions", "shards"] {
+            for stage in StageId::PIPELINE {
                 let done = rt.block_on(root.list(&format!("_done/{stage}")))?.len();
                 if done > 0 {
                     println!("already done: {stage}: {done} shards");
@@ -118,7 +114,9 @@ pub fn run(a: RunArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<()> 
         .with_context(|| format!("cannot use run root {}", root.url()))?;
     tracing::info!(root = root.url(), run = %run_id, "run started");
     let info = rt.block_on(super::runinfo::start(&root, &run_id, &config_text))?;
+    let heartbeat = super::runinfo::Heartbeat::start(rt, root.clone(), info.clone());
     let result = run_stages(&a, &cfg, &root, quiet, rt);
+    heartbeat.stop(rt);
     rt.block_on(super::runinfo::finish(
         &root,
         info,
@@ -137,16 +135,29 @@ fn run_stages(
     let cfg = cfg.clone();
     let root = root.clone();
     if a.force {
-        for stage in ["crawl", "extract", "filter", "dedup", "captions", "shards"] {
-            rt.block_on(trawl_storage::markers::clear(&root, stage))?;
+        for stage in StageId::PIPELINE {
+            rt.block_on(trawl_storage::markers::clear(&root, stage.name()))?;
         }
         rt.block_on(root.delete("crawl/state.json"))?;
     }
+    // every stage's lists and models load before the first request: a broken config stops
+    // here (exit 2), not after a night of crawling
+    let enabled: Vec<StageId> = StageId::PIPELINE
+        .into_iter()
+        .filter(|s| cfg.enabled(*s))
+        .collect();
+    let pipeline = Pipeline::new(
+        cfg.clone(),
+        root.clone(),
+        Io::new(rt.handle().clone()),
+        a.force,
+        &enabled,
+    )?;
 
     let show = progress::enabled(quiet);
     let crawl_bar = progress::bar(show, None, "crawl");
     crawl_bar.set_message("pages fetched");
-    let (tx, mut rx) = tokio::sync::mpsc::channel::<CrawlPart>(2);
+    let (tx, mut rx) = tokio::sync::mpsc::channel::<CrawlPart>(crate::parallel::threads().max(2));
     let crawl_task = if cfg.crawl.enabled {
         let crawler = Crawler::new(cfg.crawl.clone())?
             .with_renderer(cfg.render.clone(), rt.handle().clone())?;
@@ -173,15 +184,13 @@ fn run_stages(
             for (i, key) in keys.iter().enumerate() {
                 let data = root2.get(key).await?;
                 let (pages, damage) = warc::read_pages_resync(key, &data, max_record);
-                for d in &damage {
-                    tracing::warn!(file = %key, error = %d, "damaged WARC record skipped");
-                }
                 let part = CrawlPart {
                     index: i,
                     warc: key.clone(),
                     pages,
                     stats: Default::default(),
                     replayed: true,
+                    damage,
                 };
                 if tx.send(part).await.is_err() {
                     break;
@@ -191,28 +200,78 @@ fn run_stages(
         })
     };
 
-    let io = Io::new(rt.handle().clone());
     let parts_bar = progress::bar(show, None, "process");
     parts_bar.set_message("parts through extract..shards");
     let pb = parts_bar.clone();
-    let root2 = root.clone();
-    let cfg2 = cfg.clone();
+    // Parts go through the stages in batches of up to one per thread: extract and filter
+    // (no state across parts) on every thread, each with its own stage state; dedup and
+    // captions (state carried from part to part) on one, in part order; tokenization on
+    // every thread again. The bytes written do not depend on the number of threads or on
+    // how parts fall into batches. At most 2 x threads parts are held in memory.
+    let threads = crate::parallel::threads();
+    let cfg_w = cfg.clone();
+    let root_w = root.clone();
     let force = a.force;
     let worker = std::thread::Builder::new()
         .name("trawl-stages".into())
         .spawn(move || -> Result<usize> {
-            let mut p = Pipeline::new(cfg2, root2, io, force)?;
+            let mut middle = pipeline;
+            let mut pool: Vec<Pipeline> = Vec::with_capacity(threads);
+            for _ in 0..threads {
+                pool.push(Pipeline::new(
+                    cfg_w.clone(),
+                    root_w.clone(),
+                    Io::new(middle.io.handle()),
+                    force,
+                    &[],
+                )?);
+            }
             let mut n = 0;
             let (mut pages_total, mut bytes_total) = (0usize, 0usize);
             let t0 = std::time::Instant::now();
-            while let Some(part) = rx.blocking_recv() {
-                let name = shard_name(part.index);
-                pages_total += part.pages.len();
-                bytes_total += part.pages.iter().map(|p| p.body.len()).sum::<usize>();
-                let pages = part.pages;
-                p.process_part(&name, &part.warc, move || Ok(pages))
-                    .with_context(|| format!("processing part {name}"))?;
-                n += 1;
+            while let Some(first) = rx.blocking_recv() {
+                let mut batch = vec![first];
+                while batch.len() < threads {
+                    match rx.try_recv() {
+                        Ok(p) => batch.push(p),
+                        Err(_) => break,
+                    }
+                }
+                for part in &batch {
+                    pages_total += part.pages.len();
+                    bytes_total += part.pages.iter().map(|p| p.body.len()).sum::<usize>();
+                }
+                let jobs: Vec<Mutex<Option<CrawlPart>>> =
+                    batch.into_iter().map(|p| Mutex::new(Some(p))).collect();
+                let fronts = crate::parallel::map_with_states(&mut pool, &jobs, |p, job| {
+                    let part = job.lock().expect("lock").take().expect("each part once");
+                    let name = shard_name(part.index);
+                    // damaged records are counted as record errors of the extract step
+                    let bad: Vec<Unreadable> = part
+                        .damage
+                        .iter()
+                        .map(|d| Unreadable::warc(&part.warc, d))
+                        .collect();
+                    let pages = part.pages;
+                    let docs = p
+                        .part_front(&name, &part.warc, move || Ok((pages, bad)))
+                        .with_context(|| format!("processing part {name}"))?;
+                    Ok(Mutex::new(Some((name, docs))))
+                })?;
+                let mut backs = Vec::with_capacity(fronts.len());
+                for f in fronts {
+                    let (name, docs) = f.into_inner().expect("lock").expect("set above");
+                    let docs = middle
+                        .part_middle(&name, docs)
+                        .with_context(|| format!("processing part {name}"))?;
+                    backs.push(Mutex::new(Some((name, docs))));
+                }
+                crate::parallel::map_with_states(&mut pool, &backs, |p, job| {
+                    let (name, docs) = job.lock().expect("lock").take().expect("each part once");
+                    p.part_back(&name, docs)
+                        .with_context(|| format!("processing part {name}"))
+                })?;
+                n += backs.len();
                 pb.set_position(n as u64);
                 let secs = t0.elapsed().as_secs_f64().max(1e-3);
                 pb.set_message(format!(
@@ -240,6 +299,7 @@ fn run_stages(
         root.clone(),
         Io::new(rt.handle().clone()),
         false,
+        &[],
     )?;
     let packed = if cfg.shards.enabled {
         p.pack(parts)?
@@ -278,6 +338,12 @@ fn run_stages(
     }
     if let Some(r) = report {
         println!("  report:   {r}");
+    }
+    // everything is committed and reported; a stage with too many record errors fails the run
+    for stage in StageId::PIPELINE {
+        if stage != StageId::Crawl && cfg.enabled(stage) {
+            super::stage::check_error_share(&cfg, &root, stage, rt)?;
+        }
     }
     Ok(())
 }

@@ -28,6 +28,73 @@ pub struct RunInfo {
     pub status: String,
     /// The error of a failed run.
     pub error: Option<String>,
+    /// Host name of the machine of the latest attempt.
+    #[serde(default)]
+    pub host: String,
+    /// Process id of the latest attempt on that host.
+    #[serde(default)]
+    pub pid: u32,
+    /// Last sign of life of a running attempt (RFC 3339), renewed every
+    /// [`HEARTBEAT_SECS`] seconds: a `running` run whose heartbeat is older than
+    /// [`STALE_SECS`] was killed or lost its machine.
+    #[serde(default)]
+    pub heartbeat: String,
+}
+
+/// How often a running `trawl run` renews `run.json`'s heartbeat.
+pub const HEARTBEAT_SECS: u64 = 60;
+/// A heartbeat older than this marks a `running` run as interrupted.
+pub const STALE_SECS: u64 = 5 * HEARTBEAT_SECS;
+
+/// This machine's host name (empty when unknown).
+fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .or_else(|_| std::fs::read_to_string("/etc/hostname"))
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default()
+}
+
+/// Whether a process id is alive on this machine (`None`: cannot tell).
+fn pid_alive(pid: u32) -> Option<bool> {
+    if pid == 0 || !std::path::Path::new("/proc/self").exists() {
+        return None;
+    }
+    Some(std::path::Path::new(&format!("/proc/{pid}")).exists())
+}
+
+impl RunInfo {
+    /// The status as a reader should see it: a `running` attempt whose process is gone (same
+    /// host) or whose heartbeat stopped is `interrupted`, with the reason.
+    pub fn effective_status(&self, now: std::time::SystemTime) -> (String, Option<String>) {
+        if self.status != "running" {
+            return (self.status.clone(), None);
+        }
+        if !self.host.is_empty() && self.host == host_name() && pid_alive(self.pid) == Some(false) {
+            return (
+                "interrupted".into(),
+                Some(format!(
+                    "process {} on {} is gone; rerun the same command to resume",
+                    self.pid, self.host
+                )),
+            );
+        }
+        if let Some(age) = trawl_core::time::parse_rfc3339(&self.heartbeat)
+            .and_then(|t| now.duration_since(t).ok())
+        {
+            if age.as_secs() > STALE_SECS {
+                return (
+                    "interrupted".into(),
+                    Some(format!(
+                        "no heartbeat for {} s (process {} on {}); rerun the same command to resume",
+                        age.as_secs(),
+                        self.pid,
+                        if self.host.is_empty() { "?" } else { &self.host }
+                    )),
+                );
+            }
+        }
+        ("running".into(), None)
+    }
 }
 
 pub fn digest(text: &str) -> String {
@@ -49,6 +116,19 @@ pub async fn start(root: &Storage, run_id: &str, config: &str) -> Result<RunInfo
         Some(b) => serde_json::from_slice::<RunInfo>(&b).unwrap_or_default(),
         None => RunInfo::default(),
     };
+    // two runs on one root would interleave their commits and their run.json
+    if info.effective_status(std::time::SystemTime::now()).0 == "running" && info.pid != 0 {
+        return Err(crate::UsageError(format!(
+            "{}: run {} is running there (process {} on {}, last heartbeat {}); wait for it to finish or use another root (a run that died is taken over once its process is gone, or after {} s without a heartbeat on another machine)",
+            root.url(),
+            info.run_id,
+            info.pid,
+            if info.host.is_empty() { "?" } else { &info.host },
+            info.heartbeat,
+            STALE_SECS
+        ))
+        .into());
+    }
     let d = digest(config);
     if !info.run_id.is_empty() && info.config_digest != d {
         tracing::warn!(run = %info.run_id, "the config changed since this run started; finished shards are kept, the rest uses the new config");
@@ -65,9 +145,44 @@ pub async fn start(root: &Storage, run_id: &str, config: &str) -> Result<RunInfo
     info.finished = None;
     info.status = "running".into();
     info.error = None;
+    info.host = host_name();
+    info.pid = std::process::id();
+    info.heartbeat = now();
     root.put("run.json", serde_json::to_vec_pretty(&info)?.into())
         .await?;
     Ok(info)
+}
+
+/// Renews `run.json`'s heartbeat every [`HEARTBEAT_SECS`] until stopped.
+pub struct Heartbeat {
+    stop: tokio::sync::oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Heartbeat {
+    pub fn start(rt: &tokio::runtime::Runtime, root: Storage, mut info: RunInfo) -> Heartbeat {
+        let (stop, mut stopped) = tokio::sync::oneshot::channel();
+        let task = rt.spawn(async move {
+            loop {
+                tokio::select! {
+                    _ = &mut stopped => return,
+                    _ = tokio::time::sleep(std::time::Duration::from_secs(HEARTBEAT_SECS)) => {}
+                }
+                info.heartbeat = now();
+                let body = serde_json::to_vec_pretty(&info).expect("run info serialises");
+                if let Err(e) = root.put("run.json", body.into()).await {
+                    tracing::warn!(error = %e, "cannot renew the run's heartbeat in run.json");
+                }
+            }
+        });
+        Heartbeat { stop, task }
+    }
+
+    /// Stops the renewals (waiting for one under way), so `finish` writes last.
+    pub fn stop(self, rt: &tokio::runtime::Runtime) {
+        let _ = self.stop.send(());
+        let _ = rt.block_on(self.task);
+    }
 }
 
 pub async fn finish(root: &Storage, mut info: RunInfo, error: Option<String>) -> Result<()> {
@@ -112,16 +227,20 @@ pub async fn status(root: &Storage) -> Result<String> {
     match root.get_opt("run.json").await? {
         Some(b) => {
             let i: RunInfo = serde_json::from_slice(&b)?;
+            let (status, why) = i.effective_status(std::time::SystemTime::now());
             out.push_str(&format!(
                 "run {}  status {}  attempts {}  started {}  finished {}\nversion {}  config {}\n",
                 i.run_id,
-                i.status,
+                status,
                 i.attempts,
                 i.started,
                 i.finished.as_deref().unwrap_or("-"),
                 i.version,
                 i.config_digest
             ));
+            if let Some(w) = why {
+                out.push_str(&format!("{w}\n"));
+            }
             if let Some(e) = &i.error {
                 out.push_str(&format!("error: {e}\n"));
             }
@@ -138,17 +257,8 @@ pub async fn status(root: &Storage) -> Result<String> {
         "{:<18} {:>12} {:>10} {:>10} {:>10} {:>8}\n",
         "stage", "shards", "in", "kept", "dropped", "errors"
     ));
-    for stage in [
-        "crawl",
-        "extract",
-        "filter",
-        "dedup",
-        "dedup-signatures",
-        "dedup-buckets",
-        "dedup-clusters",
-        "captions",
-        "shards",
-    ] {
+    for id in trawl_core::StageId::ALL {
+        let stage = id.name();
         let (stats, n) = markers::merged_stats(root, stage).await?;
         if n == 0 {
             continue;
@@ -163,7 +273,7 @@ pub async fn status(root: &Storage) -> Result<String> {
             errors += s.errors.values().sum::<u64>();
         }
         let shards = match total {
-            Some(t) if !stage.starts_with("dedup-") => format!("{n}/{t}"),
+            Some(t) if !id.is_dedup_phase() => format!("{n}/{t}"),
             _ => n.to_string(),
         };
         out.push_str(&format!(
@@ -201,17 +311,7 @@ pub async fn prometheus(root: &Storage) -> Result<String> {
             .1
             .push(line)
     };
-    for group in [
-        "crawl",
-        "extract",
-        "filter",
-        "dedup",
-        "dedup-signatures",
-        "dedup-buckets",
-        "dedup-clusters",
-        "captions",
-        "shards",
-    ] {
+    for group in trawl_core::StageId::ALL.map(trawl_core::StageId::name) {
         let (stats, shards) = markers::merged_stats(root, group).await?;
         if shards == 0 {
             continue;

@@ -6,7 +6,7 @@ use std::io::Read;
 
 use anyhow::{Context, Result};
 use trawl_config::PipelineConfig;
-use trawl_core::FetchedPage;
+use trawl_core::{FetchedPage, StageId};
 use trawl_crawler::Crawler;
 use trawl_storage::{jsonl, shard_name, warc, InputSet, ShardSpec, Storage};
 
@@ -42,16 +42,54 @@ fn open_root(
     Ok(root)
 }
 
+/// Opens a run root that a read-only command (`report`, `sample`, `status`) inspects: it must
+/// already hold a trawl run (`run.json` or a stage's completion markers). Nothing is created,
+/// so a mistyped path is an error naming it, not an empty report in a new folder.
+pub fn open_existing(
+    url: &str,
+    cfg: &PipelineConfig,
+    rt: &tokio::runtime::Runtime,
+) -> Result<Storage> {
+    if !url.starts_with("s3://") {
+        let path = std::path::Path::new(url.strip_prefix("file://").unwrap_or(url));
+        if !path.is_dir() {
+            return Err(UsageError(format!(
+                "{}: no such folder (a run root is the --output of `trawl run` or a stage)",
+                path.display()
+            ))
+            .into());
+        }
+    }
+    let root = Storage::open(url, &cfg.storage)?;
+    let found = rt.block_on(async {
+        if root.exists("run.json").await? {
+            return Ok::<bool, trawl_storage::StorageError>(true);
+        }
+        Ok(!root.list("_done/").await?.is_empty())
+    });
+    match found {
+        Ok(true) => Ok(root),
+        Ok(false) => Err(UsageError(format!(
+            "{}: no trawl run there (no run.json and no committed stage shards); check the path",
+            root.url()
+        ))
+        .into()),
+        Err(e) => {
+            Err(anyhow::Error::new(e).context(format!("cannot read run root {}", root.url())))
+        }
+    }
+}
+
 /// Fails the command when the stage's committed shards hold more record errors than
 /// `run.max_error_share` of the records they saw (after everything is committed, so a rerun
 /// with a fixed input or build redoes nothing that was fine).
 pub fn check_error_share(
     cfg: &PipelineConfig,
     root: &Storage,
-    stage: &str,
+    stage: StageId,
     rt: &tokio::runtime::Runtime,
 ) -> Result<()> {
-    let (stats, _) = rt.block_on(trawl_storage::markers::merged_stats(root, stage))?;
+    let (stats, _) = rt.block_on(trawl_storage::markers::merged_stats(root, stage.name()))?;
     let Some(first) = stats.order.first() else {
         return Ok(());
     };
@@ -130,7 +168,7 @@ pub fn plan_of(set: &InputSet) -> Vec<(usize, Vec<String>)> {
 pub fn print_plan(
     cfg: &PipelineConfig,
     root: &Storage,
-    stage: &str,
+    stage: StageId,
     force: bool,
     shards: &[(usize, Vec<String>)],
     rt: &tokio::runtime::Runtime,
@@ -140,7 +178,11 @@ pub fn print_plan(
         let name = shard_name(*k);
         let done = !force
             && rt.block_on(trawl_storage::markers::is_done(
-                root, stage, &name, inputs, &fp,
+                root,
+                stage.name(),
+                &name,
+                inputs,
+                &fp,
             ))?;
         let state = if done { "done" } else { "to do" };
         println!("  {name}  {state:<6} {}", inputs.join(" "));
@@ -384,8 +426,11 @@ pub fn extract(a: ExtractArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Res
             warn_unreadable(&bad);
             for p in ps {
                 match extract_contained(&ex, &p) {
-                    Ok(d) => println!("{}", d.text),
-                    Err(r) => eprintln!("{}: dropped: {r}", p.url),
+                    Ok(d) => println!("{}", trawl_core::text::escape_controls(&d.text)),
+                    Err(r) => eprintln!(
+                        "{}: dropped: {r}",
+                        trawl_core::text::escape_controls(&p.url)
+                    ),
                 }
             }
         }
@@ -429,21 +474,36 @@ pub fn extract(a: ExtractArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Res
             .iter()
             .map(|(k, keys)| (*k, keys.iter().map(|key| all.storage.url_of(key)).collect()))
             .collect();
-        print_plan(&cfg, &root, "extract", a.stage.force, &plan, rt)?;
+        print_plan(&cfg, &root, StageId::Extract, a.stage.force, &plan, rt)?;
         println!("  nothing was written");
         return Ok(());
     }
-    let mut p = Pipeline::new(cfg, root, Io::new(rt.handle().clone()), a.stage.force)?;
     let bar = progress::bar(progress::enabled(quiet), Some(mine.len() as u64), "extract");
-    let (mut done, mut skipped) = (0, 0);
-    for (k, keys) in mine {
-        let name = shard_name(k);
-        let inputs: Vec<String> = keys.iter().map(|key| all.storage.url_of(key)).collect();
-        if p.done("extract", &name, &inputs)? {
-            skipped += 1;
-        } else {
+    let force = a.stage.force;
+    let io = Io::new(rt.handle().clone());
+    // each shard (a WARC file, or a group of HTML files) on its own: any number of threads
+    // writes the same bytes
+    let outcomes = crate::parallel::map_ordered(
+        crate::parallel::threads(),
+        &mine,
+        || {
+            Pipeline::new(
+                cfg.clone(),
+                root.clone(),
+                io.clone(),
+                force,
+                &[StageId::Extract],
+            )
+        },
+        |p, (k, keys)| -> Result<bool> {
+            let name = shard_name(*k);
+            let inputs: Vec<String> = keys.iter().map(|key| all.storage.url_of(key)).collect();
+            if p.done(StageId::Extract, &name, &inputs)? {
+                bar.inc(1);
+                return Ok(false);
+            }
             let (mut pages, mut bad) = (Vec::new(), Vec::new());
-            for key in &keys {
+            for key in keys {
                 match pages_of(&all.storage, key, p.cfg.storage.max_record_bytes, rt) {
                     Ok((ps, b)) => {
                         pages.extend(ps);
@@ -455,20 +515,22 @@ pub fn extract(a: ExtractArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Res
                 }
             }
             p.extract(&name, &pages, &bad, inputs)?;
-            done += 1;
-        }
-        bar.inc(1);
-    }
+            bar.inc(1);
+            Ok(true)
+        },
+    )?;
     bar.finish_and_clear();
+    let done = outcomes.iter().filter(|d| **d).count();
+    let skipped = outcomes.len() - done;
     println!(
         "trawl extract: {done} shards written, {skipped} already done, under {}",
-        p.root.url_of("extract/")
+        root.url_of("extract/")
     );
-    check_error_share(&p.cfg, &p.root, "extract", rt)
+    check_error_share(&cfg, &root, StageId::Extract, rt)
 }
 
 pub fn docs_stage(
-    stage: &str,
+    stage: StageId,
     a: StageArgs,
     quiet: bool,
     rt: &tokio::runtime::Runtime,
@@ -476,9 +538,9 @@ pub fn docs_stage(
 ) -> Result<()> {
     let mut cfg = load_config(a.config.as_deref())?;
     flags(&mut cfg);
-    let input = require_input(&a, stage)?;
+    let input = require_input(&a, stage.name())?;
     let shard = shard_of(a.shard)?;
-    if stage == "dedup" && shard.count > 1 {
+    if stage == StageId::Dedup && shard.count > 1 {
         return Err(UsageError(format!("--shard {shard}: exact dedup needs every document in order, so it runs as one worker in this version")).into());
     }
     let set = rt.block_on(InputSet::open(&input, &cfg.storage, shard, jsonl::is_jsonl))?;
@@ -489,7 +551,7 @@ pub fn docs_stage(
         .into());
     }
     let root = open_root(&mut cfg, a.output.as_ref(), rt)?;
-    refuse_overlap(stage, &input, &set, &root)?;
+    refuse_overlap(stage.name(), &input, &set, &root)?;
     if a.dry_run {
         // before the stage is built: building opens the dedup index and loads models
         println!(
@@ -502,42 +564,62 @@ pub fn docs_stage(
         println!("  nothing was written");
         return Ok(());
     }
-    let mut p = Pipeline::new(cfg, root, Io::new(rt.handle().clone()), a.force)?;
     let bar = progress::bar(
         progress::enabled(quiet),
         Some(set.objects.len() as u64),
-        stage,
+        stage.name(),
     );
-    let (mut done, mut skipped) = (0, 0);
-    for (k, key) in &set.objects {
-        let name = shard_name(*k);
-        let inputs = vec![set.storage.url_of(key)];
-        if p.done(stage, &name, &inputs)? {
-            if stage == "dedup" {
-                let kept = p.read_docs(&format!("dedup/{name}.jsonl.zst"))?;
-                p.seed_dedup(&kept);
+    let io = Io::new(rt.handle().clone());
+    let force = a.force;
+    // filter and tokenization work shard by shard, so shards run on every thread; dedup and
+    // captions carry state from one shard to the next (documents and images seen) and run
+    // in input order on one thread
+    let threads = match stage {
+        StageId::Filter | StageId::Shards => crate::parallel::threads(),
+        _ => 1,
+    };
+    let outcomes = crate::parallel::map_ordered(
+        threads,
+        &set.objects,
+        || Pipeline::new(cfg.clone(), root.clone(), io.clone(), force, &[stage]),
+        |p, (k, key)| -> Result<bool> {
+            let name = shard_name(*k);
+            let inputs = vec![set.storage.url_of(key)];
+            if p.done(stage, &name, &inputs)? {
+                match stage {
+                    StageId::Dedup => drop(p.seed_dedup(&name)?),
+                    StageId::Captions => p.seed_captions(&name)?,
+                    _ => {}
+                }
+                bar.inc(1);
+                return Ok(false);
             }
-            if stage == "captions" {
-                p.seed_captions(&name)?;
+            let bytes = rt.block_on(set.storage.get(key))?;
+            let input = read_input(key, &bytes, p.cfg.storage.max_record_bytes)?;
+            match stage {
+                StageId::Filter => drop(p.filter(&name, input, inputs)?),
+                StageId::Dedup => drop(p.dedup(&name, input, inputs)?),
+                StageId::Captions => p.captions(&name, &input.docs, &input.bad, inputs)?,
+                StageId::Shards => drop(p.shards(&name, &input.docs, &input.bad, inputs)?),
+                StageId::Crawl
+                | StageId::Extract
+                | StageId::DedupSignatures
+                | StageId::DedupBuckets
+                | StageId::DedupClusters => {
+                    return Err(anyhow::anyhow!(
+                        "internal error: {stage} is not a document stage"
+                    ))
+                }
             }
-            skipped += 1;
             bar.inc(1);
-            continue;
-        }
-        let bytes = rt.block_on(set.storage.get(key))?;
-        let input = read_input(key, &bytes, p.cfg.storage.max_record_bytes)?;
-        match stage {
-            "filter" => drop(p.filter(&name, input, inputs)?),
-            "dedup" => drop(p.dedup(&name, input, inputs)?),
-            "captions" => p.captions(&name, &input.docs, &input.bad, inputs)?,
-            "shards" => drop(p.shards(&name, &input.docs, &input.bad, inputs)?),
-            other => return Err(anyhow::anyhow!("internal error: unknown stage {other}")),
-        }
-        done += 1;
-        bar.inc(1);
-    }
+            Ok(true)
+        },
+    )?;
+    let done = outcomes.iter().filter(|d| **d).count();
+    let skipped = outcomes.len() - done;
+    let p = Pipeline::new(cfg, root, io, force, &[])?;
     bar.finish_and_clear();
-    if stage == "shards" {
+    if stage == StageId::Shards {
         match p.pack(set.total)? {
             Some(r) => {
                 if p.cfg.shards.mix.enabled {
@@ -558,14 +640,14 @@ pub fn docs_stage(
 pub fn report(a: ReportArgs, rt: &tokio::runtime::Runtime) -> Result<()> {
     let mut cfg = load_config(a.config.as_deref())?;
     let out = a.root.or(a.output);
-    let root = open_root(&mut cfg, out.as_ref(), rt)?;
+    if let Some(o) = &out {
+        cfg.storage.root = o.clone();
+    }
+    let root = open_existing(&cfg.storage.root, &cfg, rt)?;
+    rt.block_on(root.check())
+        .with_context(|| format!("cannot write the report under {}", root.url()))?;
     let other = match &a.compare {
-        Some(o) => {
-            let s = Storage::open(o, &cfg.storage)?;
-            rt.block_on(s.check())
-                .with_context(|| format!("cannot use run root {}", s.url()))?;
-            Some(s)
-        }
+        Some(o) => Some(open_existing(o, &cfg, rt)?),
         None => None,
     };
     let url = rt.block_on(trawl_report::write(
@@ -580,9 +662,7 @@ pub fn report(a: ReportArgs, rt: &tokio::runtime::Runtime) -> Result<()> {
 
 pub fn sample(a: SampleArgs, rt: &tokio::runtime::Runtime) -> Result<()> {
     let cfg = load_config(a.config.as_deref())?;
-    let root = Storage::open(&a.root, &cfg.storage)?;
-    rt.block_on(root.check())
-        .with_context(|| format!("cannot use run root {}", root.url()))?;
+    let root = open_existing(&a.root, &cfg, rt)?;
     let picked = rt.block_on(trawl_report::sample_records(
         &root, &a.stage, &a.reason, a.n, a.seed, a.chars,
     ))?;
@@ -605,25 +685,27 @@ pub fn sample(a: SampleArgs, rt: &tokio::runtime::Runtime) -> Result<()> {
         if a.jsonl {
             println!("{}", serde_json::to_string(&full)?);
         } else {
+            // records may come from any tool's JSONL: nothing in them reaches the terminal raw
+            use trawl_core::text::escape_controls as esc;
             println!(
                 "── {} [{}] {} {}",
-                s.url,
+                esc(&s.url),
                 if s.reason.is_empty() {
                     "kept"
                 } else {
                     &s.reason
                 },
-                s.lang,
-                s.id
+                esc(&s.lang),
+                esc(&s.id)
             );
             if !s.attrs.is_empty() {
                 println!(
                     "   signals: {}",
-                    s.attrs.split_whitespace().collect::<Vec<_>>().join(" ")
+                    esc(&s.attrs.split_whitespace().collect::<Vec<_>>().join(" "))
                 );
             }
             for line in s.text.lines().filter(|l| !l.trim().is_empty()) {
-                println!("   {line}");
+                println!("   {}", esc(line));
             }
             println!();
         }

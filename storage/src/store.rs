@@ -38,6 +38,14 @@ pub struct StorageConfig {
     /// `warc_record_too_large`) and skipped without being held in memory, and the rest of
     /// the file is read.
     pub max_record_bytes: usize,
+    /// Let the AWS credential chain ask the instance metadata service (169.254.169.254)
+    /// when neither the config nor the environment (static keys, web identity, container
+    /// credentials) supplies credentials: what an EC2 instance role needs. Off: an S3 root
+    /// without credentials is an error (or anonymous access with `anonymous`), and no request
+    /// ever goes to the metadata address.
+    pub instance_metadata: bool,
+    /// Unsigned requests (a public bucket): no credentials are looked up at all.
+    pub anonymous: bool,
 }
 
 impl Default for StorageConfig {
@@ -51,6 +59,8 @@ impl Default for StorageConfig {
             allow_http: None,
             part_size_mib: 16,
             max_record_bytes: 64 * 1024 * 1024,
+            instance_metadata: true,
+            anonymous: false,
         }
     }
 }
@@ -86,6 +96,19 @@ impl StorageConfig {
         }
         Ok(())
     }
+}
+
+/// Whether something other than the instance metadata service supplies S3 credentials: the
+/// sources object_store's chain tries before it (static keys, web identity, ECS/EKS
+/// container credentials).
+fn has_credentials_besides_imds(b: &AmazonS3Builder) -> bool {
+    use object_store::aws::AmazonS3ConfigKey as K;
+    let set = |k: K| b.get_config_value(&k).is_some_and(|v| !v.is_empty());
+    let env = |k: &str| std::env::var_os(k).is_some_and(|v| !v.is_empty());
+    set(K::AccessKeyId)
+        || env("AWS_WEB_IDENTITY_TOKEN_FILE")
+        || env("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI")
+        || env("AWS_CONTAINER_CREDENTIALS_FULL_URI")
 }
 
 /// A run root (or any prefix) on object storage.
@@ -126,6 +149,19 @@ impl Storage {
             }
             if let Some(k) = &cfg.secret_access_key {
                 b = b.with_secret_access_key(k);
+            }
+            if cfg.anonymous {
+                b = b.with_skip_signature(true);
+            } else if !cfg.instance_metadata && !has_credentials_besides_imds(&b) {
+                return Err(StorageError::InvalidUrl {
+                    url: url.into(),
+                    reason: "no S3 credentials: storage.instance_metadata = false keeps the \
+                             credential chain off the instance metadata service; set \
+                             AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY (or storage.access_key_id \
+                             and storage.secret_access_key), a web identity or container \
+                             credentials, or storage.anonymous = true for a public bucket"
+                        .into(),
+                });
             }
             let endpoint = cfg
                 .endpoint
@@ -416,5 +452,40 @@ mod tests {
             Storage::open("s3://", &Default::default()),
             Err(StorageError::InvalidUrl { .. })
         ));
+    }
+
+    #[test]
+    fn instance_metadata_can_be_turned_off() {
+        let off = StorageConfig {
+            instance_metadata: false,
+            endpoint: Some("http://127.0.0.1:9".into()),
+            ..Default::default()
+        };
+        let env_creds = [
+            "AWS_ACCESS_KEY_ID",
+            "AWS_WEB_IDENTITY_TOKEN_FILE",
+            "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+            "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+        ]
+        .iter()
+        .any(|k| std::env::var_os(k).is_some());
+        if !env_creds {
+            let e = Storage::open("s3://bucket/p", &off)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("storage.instance_metadata"), "{e}");
+        }
+        // keys from the config, or anonymous access, need no metadata service
+        let keys = StorageConfig {
+            access_key_id: Some("k".into()),
+            secret_access_key: Some("s".into()),
+            ..off.clone()
+        };
+        assert!(Storage::open("s3://bucket/p", &keys).is_ok());
+        let anon = StorageConfig {
+            anonymous: true,
+            ..off
+        };
+        assert!(Storage::open("s3://bucket/p", &anon).is_ok());
     }
 }
