@@ -78,7 +78,8 @@ impl Pipeline {
         stages: &[StageId],
     ) -> Result<Pipeline> {
         let extractor = Extractor::new(cfg.extract.clone());
-        let captioner = Captioner::new(cfg.captions.clone());
+        let mut captioner = Captioner::new(cfg.captions.clone());
+        captioner.set_signal_policy(cfg.filter.consent_signals.clone());
         let mut p = Pipeline {
             cfg,
             root,
@@ -663,6 +664,7 @@ pub async fn fetch_images(
                 content_type: r.header("content-type").map(String::from),
                 x_robots_tag: r.header("x-robots-tag").map(String::from),
                 training_allowed: r.training_allowed,
+                signals: r.signals,
                 body: r.body,
             })
         })

@@ -5,6 +5,7 @@ mod support;
 
 mod captions;
 mod cli;
+mod consent;
 mod crash;
 mod dedup;
 mod deploy;

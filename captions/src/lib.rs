@@ -238,6 +238,8 @@ pub struct FetchedImage {
     pub x_robots_tag: Option<String>,
     /// Whether robots.txt allows the training token this image.
     pub training_allowed: bool,
+    /// AI-use preferences for the image's URL and in its own response headers.
+    pub signals: Vec<trawl_core::signals::ConsentSignal>,
 }
 
 /// A fetch outcome: the image or why there is none.
@@ -341,6 +343,7 @@ pub struct Captioner {
     cfg: CaptionsConfig,
     keywords: Option<(aho_corasick::AhoCorasick, Vec<String>)>,
     scorer: Option<Arc<dyn align::AlignmentScorer>>,
+    signals: trawl_core::signals::SignalPolicy,
 }
 
 impl std::fmt::Debug for Captioner {
@@ -461,7 +464,14 @@ impl Captioner {
             cfg,
             keywords,
             scorer: None,
+            signals: Default::default(),
         }
+    }
+
+    /// What AI-use preference signals do (`[filter.consent_signals]`), for pages and for
+    /// each image's own response.
+    pub fn set_signal_policy(&mut self, p: trawl_core::signals::SignalPolicy) {
+        self.signals = p;
     }
 
     /// Adds an alignment scorer: scores go to `attrs.alignment`, and pairs under
@@ -521,7 +531,8 @@ impl Captioner {
         for (di, doc) in docs.iter().enumerate() {
             let page_opt_out = doc.consent.noimageai
                 || doc.consent.noai
-                || doc.consent.training_allowed == Some(false);
+                || doc.consent.training_allowed == Some(false)
+                || self.signals.opt_out(&doc.consent.signals).is_some();
             for (ii, im) in doc.images.iter().enumerate() {
                 let context =
                     context_around(&doc.text, im.offset, self.cfg.context_bytes).to_string();
@@ -556,7 +567,7 @@ impl Captioner {
                 let early = if page_opt_out {
                     Some((
                         reasons::IMAGE_OPT_OUT,
-                        "the page opts out (noimageai/noai or robots.txt for the training token)"
+                        "the page opts out (noimageai/noai, robots.txt for the training token, or an AI-use signal)"
                             .to_string(),
                     ))
                 } else if decorative {
@@ -768,6 +779,9 @@ impl Captioner {
                     reasons::IMAGE_OPT_OUT,
                     "robots.txt disallows the training token".into(),
                 ));
+            }
+            if let Some(s) = self.signals.opt_out(&f.signals) {
+                return Err((reasons::IMAGE_OPT_OUT, s.describe()));
             }
             image::check(&f.body, f.content_type.as_deref(), &self.cfg.images).map(Arc::new)
         };
@@ -1005,6 +1019,7 @@ mod tests {
             content_type: Some("image/png".into()),
             x_robots_tag: None,
             training_allowed: true,
+            signals: Vec::new(),
         })
     }
 
@@ -1162,6 +1177,7 @@ mod tests {
                     content_type: Some("image/png".into()),
                     x_robots_tag: Some("noimageai".into()),
                     training_allowed: true,
+                    signals: Vec::new(),
                 }),
                 _ => ok(png_half(0, 300, 200)),
             })

@@ -180,6 +180,7 @@ fn a_tiny_clip_scores_pairs_and_the_threshold_drops() {
                     content_type: Some("image/jpeg".into()),
                     x_robots_tag: None,
                     training_allowed: true,
+                    signals: Vec::new(),
                 })
             })
             .collect();
@@ -242,6 +243,7 @@ fn a_tiny_clip_scores_pairs_and_the_threshold_drops() {
                 content_type: Some("image/jpeg".into()),
                 x_robots_tag: None,
                 training_allowed: true,
+                signals: Vec::new(),
             })
         })
         .collect();

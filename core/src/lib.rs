@@ -27,6 +27,7 @@ mod error;
 pub mod html;
 mod record;
 mod runner;
+pub mod signals;
 mod stage;
 mod stage_id;
 mod stats;

@@ -118,6 +118,11 @@ pub struct Consent {
     /// When the page was fetched (RFC 3339).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fetch_time: Option<String>,
+    /// AI-use preferences beyond robots.txt rules: Content-Signal, Content-Usage (robots.txt
+    /// and header), TDMRep (header, meta, `/.well-known/tdmrep.json`), each with its source
+    /// and what it says about training ([`crate::signals`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub signals: Vec<crate::signals::ConsentSignal>,
 }
 
 impl Consent {

@@ -84,6 +84,9 @@ pub struct Resource {
     pub fetch_time: String,
     /// Whether robots.txt allows the training token this URL.
     pub training_allowed: bool,
+    /// AI-use preferences for this URL: robots.txt Content-Signal/Content-Usage lines, the
+    /// tdmrep.json rule, and the response's own headers.
+    pub signals: Vec<trawl_core::signals::ConsentSignal>,
 }
 
 impl Resource {
@@ -327,6 +330,12 @@ impl ResourceFetcher {
                 return Err((resource_reasons::WRONG_TYPE, format!("Content-Type {ct}")));
             }
         }
+        let signals = d
+            .signals
+            .iter()
+            .cloned()
+            .chain(trawl_core::signals::from_headers(&f.headers))
+            .collect();
         Ok(Resource {
             url: u.to_string(),
             final_url: f.final_url,
@@ -335,6 +344,7 @@ impl ResourceFetcher {
             body: f.body,
             fetch_time,
             training_allowed: d.training_allowed,
+            signals,
         })
     }
 }

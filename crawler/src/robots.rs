@@ -3,6 +3,7 @@ use std::sync::Arc;
 
 use texting_robots::Robot;
 use tokio::sync::Mutex;
+use trawl_core::signals::{self, ConsentSignal};
 use url::Url;
 
 use crate::fetch::Fetcher;
@@ -29,6 +30,9 @@ pub struct RobotsDecision {
     /// guard refuses (the guard's message): the URL is refused for its address, not counted
     /// as an unreachable robots.txt.
     pub refused_address: Option<String>,
+    /// AI-use preferences for the training token at this URL: robots.txt `Content-Signal`
+    /// and `Content-Usage` lines, and the matching `/.well-known/tdmrep.json` rule.
+    pub signals: Vec<ConsentSignal>,
     /// The rule that decided for the crawl token, with its line (`None`: no rule matched).
     pub crawl_rule: Option<(String, usize)>,
     /// The rule that decided for the training token, with its line.
@@ -58,6 +62,8 @@ struct Entry {
     at: std::time::Instant,
     /// The address guard refused the robots.txt host (its message).
     refused: Option<String>,
+    /// The rules of `/.well-known/tdmrep.json` (`Err`: the file was there but unreadable).
+    tdm: Option<Result<Vec<signals::TdmRule>, String>>,
 }
 
 /// Prepares a robots.txt body for the parser: every `user-agent` value is read up to its
@@ -252,48 +258,41 @@ impl RobotsCache {
             u.host_str().unwrap_or("").to_string()
                 + &u.port().map(|p| format!(":{p}")).unwrap_or_default()
         );
-        let journal = self.journal.lock().expect("journal lock").clone();
-        let jkey = format!("robots:{key}");
-        let recorded = journal.as_ref().and_then(|j| j.get(&jkey)).filter(|o| {
-            // only a copy younger than max_age (and only on the first use in this process)
-            let t = match o {
-                Ok(p) => trawl_core::time::parse_rfc3339(&p.fetch_time),
-                Err(_) => None,
-            };
-            previous.is_none()
-                && t.is_some_and(|t| {
-                    trawl_core::time::record_now()
-                        .duration_since(t)
-                        .unwrap_or_default()
-                        < self.max_age
-                })
-        });
-        let (fetched, result) = match recorded {
-            Some(Ok(p)) => (
-                p.fetch_time.clone(),
-                Ok(crate::fetch::Fetched {
-                    status: p.status,
-                    final_url: p.final_url.clone(),
-                    headers: Vec::new(),
-                    body: p.body,
-                }),
+        let (fetched, result) = self
+            .fetch_journaled(&robots_url, &format!("robots:{key}"), previous.is_none())
+            .await;
+        // TDMRep's well-known file, once per authority like robots.txt (and right after it,
+        // exempt from Crawl-delay like it), when robots.txt lets the crawl token fetch it
+        let tdm_url = format!(
+            "{}/.well-known/tdmrep.json",
+            robots_url.trim_end_matches("/robots.txt")
+        );
+        let may_fetch_tdm = match &result {
+            Ok(f) if (200..300).contains(&f.status) => allowed(
+                cut_on_line(&f.body, MAX_ROBOTS_BYTES),
+                &self.crawl_token,
+                &tdm_url,
             ),
-            _ => {
-                let fetched = trawl_core::time::rfc3339(trawl_core::time::record_now());
-                let result = self.fetcher.get(&robots_url, Some(MAX_ROBOTS_BYTES)).await;
-                if let (Some(j), Ok(f)) = (&journal, &result) {
-                    let page = trawl_core::FetchedPage {
-                        url: robots_url.clone(),
-                        final_url: f.final_url.clone(),
-                        fetch_time: fetched.clone(),
-                        status: f.status,
-                        body: f.body.clone(),
-                        ..Default::default()
-                    };
-                    j.put(&jkey, &Ok(page));
-                }
-                (fetched, result)
+            Ok(f) => (400..500).contains(&f.status) && f.status != 429,
+            Err(_) => false,
+        };
+        let tdm_result = if may_fetch_tdm {
+            Some(
+                self.fetch_journaled(&tdm_url, &format!("tdmrep:{key}"), previous.is_none())
+                    .await
+                    .1,
+            )
+        } else {
+            None
+        };
+        let tdm = match tdm_result {
+            Some(Ok(f)) if (200..300).contains(&f.status) => {
+                Some(signals::parse_tdmrep(&f.body).map_err(|e| {
+                    tracing::debug!(url = %tdm_url, error = %e, "tdmrep.json unreadable (recorded)");
+                    e
+                }))
             }
+            _ => None,
         };
         let digest = match &result {
             Ok(f) if (200..300).contains(&f.status) => format!(
@@ -327,6 +326,7 @@ impl RobotsCache {
                         at,
                         body: body.clone(),
                         refused: None,
+                        tdm: tdm.clone(),
                     },
                     // An unparseable file is treated like an empty one: no rules apply.
                     _ => Entry {
@@ -338,6 +338,7 @@ impl RobotsCache {
                         at,
                         body: body.clone(),
                         refused: None,
+                        tdm: tdm.clone(),
                     },
                 }
             }
@@ -350,6 +351,7 @@ impl RobotsCache {
                 at,
                 body: body.clone(),
                 refused: None,
+                tdm: tdm.clone(),
             },
             Ok(f) if (400..500).contains(&f.status) => Entry {
                 rules: Rules::AllowAll,
@@ -360,6 +362,7 @@ impl RobotsCache {
                 at,
                 body: body.clone(),
                 refused: None,
+                tdm: tdm.clone(),
             },
             Ok(f) => Entry {
                 rules: Rules::DisallowAll,
@@ -370,6 +373,7 @@ impl RobotsCache {
                 at,
                 body: body.clone(),
                 refused: None,
+                tdm: tdm.clone(),
             },
             // more than 5 redirects: RFC 9309 2.3.1.2 allows treating it as unavailable
             Err(e) if e.reason == crate::reasons::REDIRECTS => Entry {
@@ -381,6 +385,7 @@ impl RobotsCache {
                 at,
                 body: body.clone(),
                 refused: None,
+                tdm: tdm.clone(),
             },
             Err(e) => {
                 tracing::debug!(url = %robots_url, error = %e.detail, "robots.txt unreachable");
@@ -393,6 +398,7 @@ impl RobotsCache {
                     at,
                     body: body.clone(),
                     refused: (e.reason == crate::reasons::PRIVATE_ADDRESS).then_some(e.detail),
+                    tdm: tdm.clone(),
                 }
             }
         });
@@ -418,6 +424,7 @@ impl RobotsCache {
                     at,
                     body: prev.body.clone(),
                     refused: prev.refused.clone(),
+                    tdm: prev.tdm.clone(),
                 });
                 map.insert(key, kept.clone());
                 return kept;
@@ -425,6 +432,61 @@ impl RobotsCache {
         }
         map.insert(key, entry.clone());
         entry
+    }
+
+    /// Fetches a per-authority file (robots.txt, tdmrep.json), or takes the copy the crawl
+    /// journal recorded (younger than max_age, on the first use in this process), so a
+    /// resumed crawl does not fetch it again; records what it fetched.
+    async fn fetch_journaled(
+        &self,
+        url: &str,
+        jkey: &str,
+        first_use: bool,
+    ) -> (
+        String,
+        Result<crate::fetch::Fetched, crate::fetch::FetchFail>,
+    ) {
+        let journal = self.journal.lock().expect("journal lock").clone();
+        let recorded = journal.as_ref().and_then(|j| j.get(jkey)).filter(|o| {
+            let t = match o {
+                Ok(p) => trawl_core::time::parse_rfc3339(&p.fetch_time),
+                Err(_) => None,
+            };
+            first_use
+                && t.is_some_and(|t| {
+                    trawl_core::time::record_now()
+                        .duration_since(t)
+                        .unwrap_or_default()
+                        < self.max_age
+                })
+        });
+        match recorded {
+            Some(Ok(p)) => (
+                p.fetch_time.clone(),
+                Ok(crate::fetch::Fetched {
+                    status: p.status,
+                    final_url: p.final_url.clone(),
+                    headers: Vec::new(),
+                    body: p.body,
+                }),
+            ),
+            _ => {
+                let fetched = trawl_core::time::rfc3339(trawl_core::time::record_now());
+                let result = self.fetcher.get(url, Some(MAX_ROBOTS_BYTES)).await;
+                if let (Some(j), Ok(f)) = (&journal, &result) {
+                    let page = trawl_core::FetchedPage {
+                        url: url.to_string(),
+                        final_url: f.final_url.clone(),
+                        fetch_time: fetched.clone(),
+                        status: f.status,
+                        body: f.body.clone(),
+                        ..Default::default()
+                    };
+                    j.put(jkey, &Ok(page));
+                }
+                (fetched, result)
+            }
+        }
     }
 
     /// The `Sitemap:` URLs of the robots.txt of a URL's authority.
@@ -466,6 +528,26 @@ impl RobotsCache {
             status: e.status,
             unreachable,
             refused_address: e.refused.clone(),
+            signals: {
+                let mut v = match &e.rules {
+                    Rules::Parsed { .. } => {
+                        robots_signals(&e.body, &self.training_token, u.as_str())
+                    }
+                    _ => Vec::new(),
+                };
+                match &e.tdm {
+                    Some(Ok(rules)) => v.extend(signals::tdmrep_signal(rules, u.path())),
+                    Some(Err(why)) => v.push(ConsentSignal {
+                        signal: "tdm-reservation".into(),
+                        source: "tdmrep.json".into(),
+                        value: why.chars().take(200).collect(),
+                        training: None,
+                        parsed: false,
+                    }),
+                    None => {}
+                }
+                v
+            },
             crawl_rule,
             training_rule,
             fetched: e.fetched.clone(),
@@ -485,18 +567,25 @@ fn cut_on_line(b: &[u8], max: usize) -> &[u8] {
     }
 }
 
-/// A group of a robots.txt: its user agents and its rules (allow?, pattern, line, text).
-type Group = (Vec<String>, Vec<(bool, String, usize, String)>);
+/// A line of a robots.txt group: its key (lowercase), value, 1-based line number and text.
+struct GroupLine {
+    key: String,
+    value: String,
+    line: usize,
+    text: String,
+}
 
-/// The rule that decides for `token` and `url` in a robots.txt, as `"Disallow: /x"` with its
-/// 1-based line number, for the consent record. `None` when no rule matches (allowed by
-/// default). Group choice and longest-match-wins follow RFC 9309 2.2.
-pub fn matched_rule(robots_txt: &[u8], token: &str, url: &str) -> Option<(String, usize)> {
+/// A group of a robots.txt: its user agents and its lines. Lines before the first
+/// `User-agent` form a group without agents.
+type Group = (Vec<String>, Vec<GroupLine>);
+
+/// The groups of a robots.txt, as RFC 9309 2.1 reads them (consecutive `User-agent` lines
+/// open one group; any other line ends the run of agents).
+fn groups(robots_txt: &[u8]) -> Vec<Group> {
     let text = String::from_utf8_lossy(robots_txt)
         .replace("\r\n", "\n")
         .replace('\r', "\n");
-    let token = token.to_ascii_lowercase();
-    let mut groups: Vec<Group> = Vec::new();
+    let mut groups: Vec<Group> = vec![(Vec::new(), Vec::new())];
     let mut last_was_agent = false;
     for (i, raw) in text.lines().enumerate() {
         let line = raw.split('#').next().unwrap_or("").trim();
@@ -504,60 +593,124 @@ pub fn matched_rule(robots_txt: &[u8], token: &str, url: &str) -> Option<(String
             continue;
         };
         let (k, v) = (k.trim().to_ascii_lowercase(), v.trim());
-        match k.as_str() {
-            "user-agent" => {
-                let agent = v
-                    .split_whitespace()
-                    .next()
-                    .unwrap_or("")
-                    .to_ascii_lowercase();
-                if !last_was_agent || groups.is_empty() {
-                    groups.push((Vec::new(), Vec::new()));
-                }
-                groups.last_mut().expect("pushed").0.push(agent);
-                last_was_agent = true;
+        if k == "user-agent" {
+            let agent = v
+                .split_whitespace()
+                .next()
+                .unwrap_or("")
+                .to_ascii_lowercase();
+            if !last_was_agent {
+                groups.push((Vec::new(), Vec::new()));
             }
-            "allow" | "disallow" => {
-                last_was_agent = false;
-                if let Some(g) = groups.last_mut() {
-                    g.1.push((k == "allow", v.to_string(), i + 1, line.to_string()));
-                }
-            }
-            _ => last_was_agent = false,
+            groups.last_mut().expect("pushed").0.push(agent);
+            last_was_agent = true;
+        } else {
+            last_was_agent = false;
+            groups
+                .last_mut()
+                .expect("one group at least")
+                .1
+                .push(GroupLine {
+                    key: k,
+                    value: v.to_string(),
+                    line: i + 1,
+                    text: line.to_string(),
+                });
         }
     }
+    groups
+}
+
+/// The groups that apply to `token`: those naming it, else those for `*` (RFC 9309 2.2.1).
+fn chosen<'a>(groups: &'a [Group], token: &str) -> Vec<&'a Group> {
+    let token = token.to_ascii_lowercase();
     let specific: Vec<&Group> = groups.iter().filter(|g| g.0.contains(&token)).collect();
-    let chosen: Vec<&Group> = if specific.is_empty() {
+    if specific.is_empty() {
         groups
             .iter()
             .filter(|g| g.0.iter().any(|a| a == "*"))
             .collect()
     } else {
         specific
-    };
+    }
+}
+
+/// The rule that decides for `token` and `url` in a robots.txt, as `"Disallow: /x"` with its
+/// 1-based line number, for the consent record. `None` when no rule matches (allowed by
+/// default). Group choice and longest-match-wins follow RFC 9309 2.2.
+pub fn matched_rule(robots_txt: &[u8], token: &str, url: &str) -> Option<(String, usize)> {
+    let groups = groups(robots_txt);
     let path = escape_pattern(&match_path(url));
     let mut best: Option<(usize, bool, String, usize)> = None;
-    for g in chosen {
-        for (allow, pattern, line, original) in &g.1 {
-            if pattern.is_empty() {
+    for g in chosen(&groups, token) {
+        for l in
+            g.1.iter()
+                .filter(|l| l.key == "allow" || l.key == "disallow")
+        {
+            let allow = l.key == "allow";
+            if l.value.is_empty() {
                 continue; // an empty Disallow allows everything: it matches nothing
             }
-            let pat = escape_pattern(pattern);
+            let pat = escape_pattern(&l.value);
             if pattern_matches(&pat, &path) {
                 let len = pat.len();
                 let better = match &best {
                     None => true,
                     Some((blen, ballow, _, _)) => {
-                        len > *blen || (len == *blen && *allow && !*ballow)
+                        len > *blen || (len == *blen && allow && !*ballow)
                     }
                 };
                 if better {
-                    best = Some((len, *allow, original.clone(), *line));
+                    best = Some((len, allow, l.text.clone(), l.line));
                 }
             }
         }
     }
     best.map(|(_, _, rule, line)| (rule, line))
+}
+
+/// The AI-use preferences a robots.txt states for `token` at `url`: the `Content-Signal` and
+/// `Content-Usage` lines of the groups that apply to the token (and lines before any group).
+/// A line may start with a path (`Content-Usage: /private/ train-ai=n`); of each kind the
+/// line with the longest matching path applies, a line without a path matching everything.
+pub fn robots_signals(robots_txt: &[u8], token: &str, url: &str) -> Vec<ConsentSignal> {
+    let groups = groups(robots_txt);
+    let mut applicable: Vec<&Group> = chosen(&groups, token);
+    applicable.push(&groups[0]);
+    let path = escape_pattern(&match_path(url));
+    let mut out = Vec::new();
+    for kind in ["content-signal", "content-usage"] {
+        let mut best: Option<(usize, &GroupLine, &str)> = None;
+        for g in &applicable {
+            for l in g.1.iter().filter(|l| l.key == kind) {
+                let (scope, value) = match l.value.split_once(char::is_whitespace) {
+                    Some((p, rest)) if p.starts_with('/') => (p, rest.trim()),
+                    _ if l.value.starts_with('/') => (l.value.as_str(), ""),
+                    _ => ("", l.value.as_str()),
+                };
+                let len = if scope.is_empty() {
+                    0
+                } else {
+                    let pat = escape_pattern(scope);
+                    if !pattern_matches(&pat, &path) {
+                        continue;
+                    }
+                    pat.len()
+                };
+                if best.as_ref().is_none_or(|(b, _, _)| len > *b) {
+                    best = Some((len, l, value));
+                }
+            }
+        }
+        if let Some((_, l, value)) = best {
+            let source = format!("robots.txt line {}", l.line);
+            out.push(match kind {
+                "content-signal" => signals::content_signal(source, value),
+                _ => signals::content_usage(source, value),
+            });
+        }
+    }
+    out
 }
 
 /// `*` matches any run of octets, a final `$` anchors the end.

@@ -204,7 +204,9 @@ impl Extractor {
         };
         let (noai, noimageai, noindex) =
             (doc.consent.noai, doc.consent.noimageai, doc.consent.noindex);
+        let meta_signals = std::mem::take(&mut doc.consent.signals);
         doc.consent = page.consent.clone();
+        doc.consent.signals.extend(meta_signals);
         doc.consent.noai |= noai;
         doc.consent.noimageai |= noimageai;
         doc.consent.noindex |= noindex;
@@ -282,6 +284,7 @@ impl Extractor {
         doc.consent.noai = out.noai;
         doc.consent.noimageai = out.noimageai || out.noai;
         doc.consent.noindex = out.noindex;
+        doc.consent.signals = std::mem::take(&mut out.meta.signals);
         Ok(doc)
     }
 }

@@ -22,6 +22,8 @@ pub(crate) struct PageMeta {
     pub noai: bool,
     pub noimageai: bool,
     pub noindex: bool,
+    /// TDMRep `<meta name="tdm-reservation">` and `tdm-policy`.
+    pub signals: Vec<trawl_core::signals::ConsentSignal>,
 }
 
 /// A JSON-LD `articleBody` as paragraphs: each line a paragraph, whitespace inside a line
@@ -126,6 +128,7 @@ pub(crate) fn page_meta(doc: &Html, base: Option<&url::Url>) -> PageMeta {
     let mut ld: Vec<Value> = Vec::new();
     let mut ld_seen = 0;
     let (mut noai, mut noimageai, mut noindex) = (false, false, false);
+    let mut signals = Vec::new();
     let mut types: Vec<(String, u32)> = Vec::new();
     for node in doc.tree.root().descendants() {
         let Some(el) = scraper::ElementRef::wrap(node) else {
@@ -154,6 +157,15 @@ pub(crate) fn page_meta(doc: &Html, base: Option<&url::Url>) -> PageMeta {
                     noai |= toks.contains(&"noai");
                     noimageai |= toks.contains(&"noimageai");
                     noindex |= toks.contains(&"noindex") || toks.contains(&"none");
+                }
+                if key == "tdm-reservation" {
+                    signals.push(trawl_core::signals::tdm_reservation("meta", content));
+                } else if key == "tdm-policy" {
+                    let mut p = trawl_core::signals::tdm_reservation("meta", "");
+                    p.signal = "tdm-policy".into();
+                    p.value = content.chars().take(300).collect();
+                    p.parsed = true;
+                    signals.push(p);
                 }
                 if !key.is_empty() {
                     by_key.push((key, content.to_string()));
@@ -272,6 +284,7 @@ pub(crate) fn page_meta(doc: &Html, base: Option<&url::Url>) -> PageMeta {
         noai,
         noimageai,
         noindex,
+        signals,
     }
 }
 

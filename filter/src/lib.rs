@@ -56,6 +56,10 @@ pub struct FilterConfig {
     pub respect_training_opt_out: bool,
     /// Also treat `noindex`/`none` (X-Robots-Tag or meta robots) as an opt-out.
     pub respect_noindex: bool,
+    /// What each AI-use preference signal does (`honour`: a reservation against training
+    /// opts the document out; `record`: kept in the consent record only). Also applied by
+    /// the captions stage to each image's own signals.
+    pub consent_signals: trawl_core::signals::SignalPolicy,
     /// Personal data replaced by placeholders (a Map before the filters).
     pub pii: pii::PiiConfig,
     /// Heuristic signals (`attrs.heur`) and the relaxed filters on them.
@@ -87,6 +91,7 @@ impl Default for FilterConfig {
             min_words: 50,
             respect_training_opt_out: true,
             respect_noindex: true,
+            consent_signals: Default::default(),
             pii: pii::PiiConfig::default(),
             heuristics: heuristics::HeuristicsConfig::default(),
             safety: safety::SafetyConfig::default(),
@@ -200,6 +205,7 @@ impl FilterConfig {
                 &mut v,
                 Box::new(ConsentFilter {
                     respect_noindex: self.respect_noindex,
+                    signals: self.consent_signals.clone(),
                 }),
             );
         }
@@ -479,6 +485,8 @@ impl Filter for Blocklisted {
 pub struct ConsentFilter {
     /// `noindex`/`none` count as an opt-out too.
     pub respect_noindex: bool,
+    /// What the AI-use preference signals in the consent record do.
+    pub signals: trawl_core::signals::SignalPolicy,
 }
 
 impl Filter for ConsentFilter {
@@ -487,7 +495,10 @@ impl Filter for ConsentFilter {
     }
 
     fn filter(&self, doc: &Document) -> Verdict {
-        if doc.consent.permits_training() && !(self.respect_noindex && doc.consent.noindex) {
+        if doc.consent.permits_training()
+            && !(self.respect_noindex && doc.consent.noindex)
+            && self.signals.opt_out(&doc.consent.signals).is_none()
+        {
             Verdict::Keep
         } else {
             Verdict::Drop(reasons::TRAINING_OPT_OUT)
@@ -628,20 +639,47 @@ mod tests {
         noai.consent.noai = true;
         let mut noindex = annotated(EN);
         noindex.consent.noindex = true;
+        let mut reserved = annotated(EN);
+        reserved
+            .consent
+            .signals
+            .push(trawl_core::signals::tdm_reservation("header", "1"));
+        let mut unreadable = annotated(FR);
+        unreadable
+            .consent
+            .signals
+            .push(trawl_core::signals::content_usage(
+                "header",
+                "train-ai=maybe",
+            ));
         let (kept, stats) = check_stage(
             Stage::Filter(Box::new(ConsentFilter {
                 respect_noindex: true,
+                signals: Default::default(),
             })),
-            vec![no, noai, noindex.clone(), annotated(FR)],
+            vec![no, noai, noindex.clone(), reserved.clone(), unreadable],
         );
-        assert_eq!(kept.len(), 1);
+        assert_eq!(kept.len(), 1, "only the unreadable signal's document stays");
         assert_eq!(
             stats.stage("consent").unwrap().dropped["training_opt_out"],
-            3
+            4
         );
+        // the policy can record a signal instead of honouring it
+        let (kept, _) = check_stage(
+            Stage::Filter(Box::new(ConsentFilter {
+                respect_noindex: true,
+                signals: trawl_core::signals::SignalPolicy {
+                    tdmrep: trawl_core::signals::Policy::Record,
+                    ..Default::default()
+                },
+            })),
+            vec![reserved],
+        );
+        assert_eq!(kept.len(), 1);
         let (kept, _) = check_stage(
             Stage::Filter(Box::new(ConsentFilter {
                 respect_noindex: false,
+                signals: Default::default(),
             })),
             vec![noindex],
         );

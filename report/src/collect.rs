@@ -113,6 +113,29 @@ pub struct RunData {
     pub dropped_ids: HashMap<String, Sample>,
     /// Token shards: documents and tokens.
     pub shards: Option<(u64, u64)>,
+    /// Documents dropped as `training_opt_out`, by (what opted them out, host): the AI-use
+    /// signal (`content-signal`, `content-usage`, `tdm-reservation`) or `robots.txt`,
+    /// `noai`, `noindex`.
+    pub opt_outs: BTreeMap<(String, String), u64>,
+}
+
+/// What opted an excluded document out of training, from its consent record.
+fn opt_out_cause(consent: &Value) -> String {
+    if let Some(s) = consent["signals"].as_array().and_then(|a| {
+        a.iter()
+            .find(|s| s["parsed"] == true && s["training"] == false)
+    }) {
+        return s["signal"].as_str().unwrap_or("signal").to_string();
+    }
+    if consent["training_allowed"] == false {
+        "robots.txt".into()
+    } else if consent["noai"] == true {
+        "noai".into()
+    } else if consent["noindex"] == true {
+        "noindex".into()
+    } else {
+        "other".into()
+    }
 }
 
 fn key(seed: u64, id: &str) -> u64 {
@@ -392,6 +415,11 @@ pub async fn collect(
             cap,
             &mut d.truncated,
             |v| {
+                if v["reason"] == "training_opt_out" {
+                    let cause = opt_out_cause(&v["doc"]["consent"]);
+                    let host = host_of(v["doc"]["url"].as_str().unwrap_or(""));
+                    *d.opt_outs.entry((cause, host)).or_default() += 1;
+                }
                 let s = to_sample(v, stage, tc);
                 let h = key(cfg.seed, &s.id);
                 ids.push(s.clone());

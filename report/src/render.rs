@@ -484,6 +484,42 @@ pub fn render(a: &RunData, b: Option<&RunData>, cfg: &ReportConfig) -> String {
     h.push_str("</div></section>");
 
     // removed samples
+    if !a.opt_outs.is_empty() {
+        // what opted documents out of training: by signal, then by host
+        let mut by_signal: BTreeMap<&str, u64> = BTreeMap::new();
+        let mut by_host: BTreeMap<&str, BTreeMap<&str, u64>> = BTreeMap::new();
+        for ((cause, host), n) in &a.opt_outs {
+            *by_signal.entry(cause).or_default() += n;
+            *by_host.entry(host).or_default().entry(cause).or_default() += n;
+        }
+        h.push_str("<section id=\"consent\"><h2>Training opt-outs</h2><table><tr><th>opted out by</th><th>documents</th></tr>");
+        for (c, n) in &by_signal {
+            let _ = write!(h, "<tr><td>{}</td><td>{}</td></tr>", escape(c), num(*n));
+        }
+        h.push_str("</table><table><tr><th>host</th><th>documents</th><th>by</th></tr>");
+        let mut hosts: Vec<(&str, u64, String)> = by_host
+            .iter()
+            .map(|(host, m)| {
+                let total = m.values().sum();
+                let by = m
+                    .iter()
+                    .map(|(c, n)| format!("{} {}", escape(c), num(*n)))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                (*host, total, by)
+            })
+            .collect();
+        hosts.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(y.0)));
+        for (host, n, by) in hosts.iter().take(50) {
+            let _ = write!(
+                h,
+                "<tr><td>{}</td><td>{}</td><td class=\"l\">{by}</td></tr>",
+                escape(host),
+                num(*n)
+            );
+        }
+        h.push_str("</table></section>");
+    }
     h.push_str("<section id=\"dropped\"><h2>Samples of removed records</h2>");
     if a.dropped.is_empty() {
         h.push_str("<p>No record was removed.</p>");
