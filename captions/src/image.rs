@@ -241,9 +241,8 @@ pub fn check(
         rgb = resize_rgb(&rgb, nw, nh)
             .map_err(|e| (reasons::IMAGE_CORRUPT, format!("resizing: {e}")))?;
     }
-    let phash =
-        trawl_dedup::phash::phash_rgb(rgb.as_raw(), rgb.width() as usize, rgb.height() as usize)
-            .unwrap_or(0);
+    let phash = crate::phash::phash_rgb(rgb.as_raw(), rgb.width() as usize, rgb.height() as usize)
+        .unwrap_or(0);
     let (bytes, extension) = if cfg.jpeg_quality == 0 {
         (data.to_vec(), if format == "jpeg" { "jpg" } else { format })
     } else if let Some(stripped) = (format == "jpeg" && !resized && unrotated)
@@ -344,8 +343,7 @@ fn check_jpeg_turbo(
                 },
             )
             .ok()?;
-            let phash =
-                trawl_dedup::phash::phash_pixels(&buf[..sw * sh * 4], sw, sh, 4).unwrap_or(0);
+            let phash = crate::phash::phash_pixels(&buf[..sw * sh * 4], sw, sh, 4).unwrap_or(0);
             let exact = xxhash_rust::xxh3::xxh3_64(&bytes);
             return Some(Ok(CheckedImage {
                 format: "jpeg",
@@ -385,8 +383,8 @@ fn check_jpeg_turbo(
                 let small = &mut small_buf[..need];
                 resize_into(px, w, h, small, nw, nh, PixelType::U8x4)
                     .map_err(|e| (reasons::IMAGE_CORRUPT, format!("resizing: {e}")))?;
-                let phash = trawl_dedup::phash::phash_pixels(small, nw as usize, nh as usize, 4)
-                    .unwrap_or(0);
+                let phash =
+                    crate::phash::phash_pixels(small, nw as usize, nh as usize, 4).unwrap_or(0);
                 let bytes = encode_jpeg_pixels(
                     small,
                     nw,
@@ -398,7 +396,7 @@ fn check_jpeg_turbo(
                 (bytes, (nw, nh), phash)
             } else {
                 // kept at its size, and its own bytes could not be stripped (above): re-encoded
-                let phash = trawl_dedup::phash::phash_pixels(px, wu, hu, 4).unwrap_or(0);
+                let phash = crate::phash::phash_pixels(px, wu, hu, 4).unwrap_or(0);
                 let bytes =
                     encode_jpeg_pixels(px, w, h, turbojpeg::PixelFormat::RGBX, cfg.jpeg_quality)
                         .map_err(|e| (reasons::IMAGE_CORRUPT, format!("encoding: {e}")))?;

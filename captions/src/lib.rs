@@ -30,6 +30,7 @@ use trawl_core::{Attrs, Document, DropReason, ImageTextPair, InterleavedDoc, Sta
 
 pub mod align;
 pub mod image;
+pub mod phash;
 pub mod wds;
 
 pub use image::{CheckedImage, ImageConfig};
@@ -313,7 +314,7 @@ pub struct ShardOutput {
 #[derive(Debug, Default)]
 pub struct ImageDedup {
     exact: HashMap<u64, String>,
-    phash: trawl_dedup::phash::HammingIndex<String>,
+    phash: crate::phash::HammingIndex<String>,
 }
 
 impl ImageDedup {

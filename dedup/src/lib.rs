@@ -14,7 +14,6 @@
 pub mod batch;
 pub mod minhash;
 mod near;
-pub mod phash;
 mod rocks;
 #[doc(hidden)]
 pub mod testing;
