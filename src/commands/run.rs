@@ -12,7 +12,7 @@ use trawl_crawler::{CrawlPart, Crawler};
 use trawl_storage::{shard_name, warc, Storage};
 
 use crate::cli::RunArgs;
-use crate::pipeline::{Io, Pipeline, Unreadable};
+use crate::pipeline::{Io, PartDocs, Pipeline, Unreadable};
 use crate::{progress, UsageError};
 
 /// The embedded demo config (`config/examples/demo.toml`).
@@ -205,9 +205,10 @@ fn run_stages(
     let pb = parts_bar.clone();
     // Parts go through the stages in batches of up to one per thread: extract and filter
     // (no state across parts) on every thread, each with its own stage state; dedup and
-    // captions (state carried from part to part) on one, in part order; tokenization on
-    // every thread again. The bytes written do not depend on the number of threads or on
-    // how parts fall into batches. At most 2 x threads parts are held in memory.
+    // captions (state carried from part to part) on one, in part order, while the next
+    // batch is extracted; then tokenization on every thread. The bytes written do not depend
+    // on the number of threads or on how parts fall into batches. At most 3 x threads parts
+    // are held in memory (two batches and the channel).
     let threads = crate::parallel::threads();
     let cfg_w = cfg.clone();
     let root_w = root.clone();
@@ -229,56 +230,91 @@ fn run_stages(
             let mut n = 0;
             let (mut pages_total, mut bytes_total) = (0usize, 0usize);
             let t0 = std::time::Instant::now();
-            while let Some(first) = rx.blocking_recv() {
-                let mut batch = vec![first];
-                while batch.len() < threads {
-                    match rx.try_recv() {
-                        Ok(p) => batch.push(p),
-                        Err(_) => break,
-                    }
+            // the fronts of the previous batch, waiting for the middle stages
+            let mut pending: Option<Vec<(String, PartDocs)>> = None;
+            loop {
+                // the middle of the previous batch (one thread, part order) runs while this
+                // thread takes the next batch and the pool extracts and filters it
+                let (fronts, middled) = std::thread::scope(|scope| {
+                    let middle = &mut middle;
+                    let prev = pending.take();
+                    let handle = prev.map(|prev| {
+                        scope.spawn(move || -> Result<Vec<(String, PartDocs)>> {
+                            let mut out = Vec::with_capacity(prev.len());
+                            for (name, docs) in prev {
+                                let docs = middle
+                                    .part_middle(&name, docs)
+                                    .with_context(|| format!("processing part {name}"))?;
+                                out.push((name, docs));
+                            }
+                            Ok(out)
+                        })
+                    });
+                    let fronts = match rx.blocking_recv() {
+                        None => None,
+                        Some(first) => {
+                            let mut batch = vec![first];
+                            while batch.len() < threads {
+                                match rx.try_recv() {
+                                    Ok(p) => batch.push(p),
+                                    Err(_) => break,
+                                }
+                            }
+                            for part in &batch {
+                                pages_total += part.pages.len();
+                                bytes_total +=
+                                    part.pages.iter().map(|p| p.body.len()).sum::<usize>();
+                            }
+                            let jobs: Vec<Mutex<Option<CrawlPart>>> =
+                                batch.into_iter().map(|p| Mutex::new(Some(p))).collect();
+                            Some(crate::parallel::map_with_states(
+                                &mut pool,
+                                &jobs,
+                                |p, job| {
+                                    let part =
+                                        job.lock().expect("lock").take().expect("each part once");
+                                    let name = shard_name(part.index);
+                                    // damaged records are counted as record errors of extraction
+                                    let bad: Vec<Unreadable> = part
+                                        .damage
+                                        .iter()
+                                        .map(|d| Unreadable::warc(&part.warc, d))
+                                        .collect();
+                                    let pages = part.pages;
+                                    let docs = p
+                                        .part_front(&name, &part.warc, move || Ok((pages, bad)))
+                                        .with_context(|| format!("processing part {name}"))?;
+                                    Ok((name, docs))
+                                },
+                            ))
+                        }
+                    };
+                    let middled =
+                        handle.map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+                    (fronts, middled)
+                });
+                if let Some(m) = middled {
+                    let backs: Vec<Mutex<Option<(String, PartDocs)>>> =
+                        m?.into_iter().map(|x| Mutex::new(Some(x))).collect();
+                    crate::parallel::map_with_states(&mut pool, &backs, |p, job| {
+                        let (name, docs) =
+                            job.lock().expect("lock").take().expect("each part once");
+                        p.part_back(&name, docs)
+                            .with_context(|| format!("processing part {name}"))
+                    })?;
+                    n += backs.len();
+                    pb.set_position(n as u64);
+                    let secs = t0.elapsed().as_secs_f64().max(1e-3);
+                    pb.set_message(format!(
+                        "parts; {pages_total} pages, {:.0} pages/s, {:.1} MB/s through the stages",
+                        pages_total as f64 / secs,
+                        bytes_total as f64 / secs / 1e6
+                    ));
                 }
-                for part in &batch {
-                    pages_total += part.pages.len();
-                    bytes_total += part.pages.iter().map(|p| p.body.len()).sum::<usize>();
+                match fronts {
+                    Some(f) => pending = Some(f?),
+                    None => break,
                 }
-                let jobs: Vec<Mutex<Option<CrawlPart>>> =
-                    batch.into_iter().map(|p| Mutex::new(Some(p))).collect();
-                let fronts = crate::parallel::map_with_states(&mut pool, &jobs, |p, job| {
-                    let part = job.lock().expect("lock").take().expect("each part once");
-                    let name = shard_name(part.index);
-                    // damaged records are counted as record errors of the extract step
-                    let bad: Vec<Unreadable> = part
-                        .damage
-                        .iter()
-                        .map(|d| Unreadable::warc(&part.warc, d))
-                        .collect();
-                    let pages = part.pages;
-                    let docs = p
-                        .part_front(&name, &part.warc, move || Ok((pages, bad)))
-                        .with_context(|| format!("processing part {name}"))?;
-                    Ok(Mutex::new(Some((name, docs))))
-                })?;
-                let mut backs = Vec::with_capacity(fronts.len());
-                for f in fronts {
-                    let (name, docs) = f.into_inner().expect("lock").expect("set above");
-                    let docs = middle
-                        .part_middle(&name, docs)
-                        .with_context(|| format!("processing part {name}"))?;
-                    backs.push(Mutex::new(Some((name, docs))));
-                }
-                crate::parallel::map_with_states(&mut pool, &backs, |p, job| {
-                    let (name, docs) = job.lock().expect("lock").take().expect("each part once");
-                    p.part_back(&name, docs)
-                        .with_context(|| format!("processing part {name}"))
-                })?;
-                n += backs.len();
-                pb.set_position(n as u64);
-                let secs = t0.elapsed().as_secs_f64().max(1e-3);
-                pb.set_message(format!(
-                    "parts; {pages_total} pages, {:.0} pages/s, {:.1} MB/s through the stages",
-                    pages_total as f64 / secs,
-                    bytes_total as f64 / secs / 1e6
-                ));
             }
             Ok(n)
         })?;
