@@ -70,6 +70,15 @@ fn demo_run_writes_shards_manifest_and_report() {
         assert!(report.contains(reason), "report lacks {reason}");
     }
     assert!(!report.contains("<script"), "report must not carry scripts");
+    // documents kept and dropped per page type, and training opt-outs by what opted out
+    assert!(
+        report.contains("class=\"page-types\"") && report.contains("kept share</th></tr><tr><td>"),
+        "report lacks the page-type table"
+    );
+    assert!(
+        report.contains("Training opt-outs"),
+        "report lacks opt-outs by signal"
+    );
     // page-level opt-outs (X-Robots-Tag noai, meta noindex) and the training token are dropped
     let opt_outs: u64 = std::fs::read_dir(dir.path().join("stats/filter"))
         .unwrap()

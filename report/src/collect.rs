@@ -93,6 +93,8 @@ pub struct RunData {
     pub languages: (BTreeMap<String, u64>, BTreeMap<String, u64>),
     /// Domains of documents reaching the filter, and of kept documents.
     pub domains: (BTreeMap<String, u64>, BTreeMap<String, u64>),
+    /// Page types (`meta.page_type`) of documents reaching the filter, and of kept documents.
+    pub page_types: (BTreeMap<String, u64>, BTreeMap<String, u64>),
     /// Named histograms (document length, words, images per document, ...).
     pub hists: BTreeMap<String, Hist>,
     /// Threshold per histogram name.
@@ -117,6 +119,14 @@ pub struct RunData {
     /// signal (`content-signal`, `content-usage`, `tdm-reservation`) or `robots.txt`,
     /// `noai`, `noindex`.
     pub opt_outs: BTreeMap<(String, String), u64>,
+}
+
+/// A document's page type (`meta.page_type`; `unknown` for documents without one).
+fn page_type(doc: &Value) -> String {
+    doc["meta"]["page_type"]
+        .as_str()
+        .unwrap_or("unknown")
+        .to_string()
 }
 
 /// What opted an excluded document out of training, from its consent record.
@@ -460,6 +470,7 @@ pub async fn collect(
             })
             .or_default() += 1;
         *d.domains.0.entry(s.host.clone()).or_default() += 1;
+        *d.page_types.0.entry(page_type(doc)).or_default() += 1;
         let mut leaves = Vec::new();
         if let Some(a) = doc.get("attrs") {
             numeric_leaves("", a, &mut leaves);
@@ -535,6 +546,7 @@ pub async fn collect(
     let mut sizes = Hist::new(vec![16.0, 32.0, 64.0, 128.0, 256.0, 512.0, 1024.0, 2048.0]);
     let mut langs = BTreeMap::new();
     let mut doms = BTreeMap::new();
+    let mut types: BTreeMap<String, u64> = BTreeMap::new();
     let mut kept_ids = HashMap::new();
     read_set(root, kept_dir, cap, &mut d.truncated, |v| {
         let s = to_sample(v, "kept", tc);
@@ -547,6 +559,7 @@ pub async fn collect(
             })
             .or_insert(0u64) += 1;
         *doms.entry(s.host.clone()).or_insert(0u64) += 1;
+        *types.entry(page_type(v)).or_default() += 1;
         let text_len = v
             .get("text")
             .and_then(Value::as_str)
@@ -594,6 +607,7 @@ pub async fn collect(
     .await?;
     d.languages.1 = langs;
     d.domains.1 = doms;
+    d.page_types.1 = types;
     d.kept_ids = kept_ids;
     d.kept = stratified(kept_res.take(), k, cfg.seed);
     d.by_lang = lang_res

@@ -402,6 +402,30 @@ pub fn render(a: &RunData, b: Option<&RunData>, cfg: &ReportConfig) -> String {
         })
         .collect();
     h.push_str(&svg::bars("Languages of kept documents", &rows));
+    // page types: documents that reached the filters, kept, and the share kept
+    if !a.page_types.0.is_empty() || !a.page_types.1.is_empty() {
+        let mut names: BTreeSet<&String> = a.page_types.0.keys().collect();
+        names.extend(a.page_types.1.keys());
+        h.push_str("<table class=\"page-types\"><tr><th>page type</th><th>reached the filters</th><th>kept</th><th>dropped</th><th>kept share</th></tr>");
+        for t in names {
+            let seen = *a.page_types.0.get(t).unwrap_or(&0);
+            let kept = *a.page_types.1.get(t).unwrap_or(&0);
+            let share = if seen > 0 {
+                format!("{:.1}%", 100.0 * kept as f64 / seen as f64)
+            } else {
+                "-".into()
+            };
+            let _ = write!(
+                h,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{share}</td></tr>",
+                escape(t),
+                num(seen),
+                num(kept),
+                num(seen.saturating_sub(kept))
+            );
+        }
+        h.push_str("</table>");
+    }
     let rows: Vec<Row> = top(&|r| &r.languages.0, 30)
         .iter()
         .map(|l| Row {
