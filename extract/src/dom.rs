@@ -1497,4 +1497,34 @@ mod tests {
         }
         assert!(!x.text.contains("Copyright"), "{}", x.text);
     }
+
+    #[test]
+    fn hidden_tab_panels_are_content_other_hidden_elements_are_not() {
+        let para = |w: &str| {
+            format!("<p>The {w} kettle boils a full litre in under three minutes and keeps water warm for an hour after it switches off.</p>")
+        };
+        let html = format!(
+            r#"<html><body><main><h1>Steel kettle</h1>{}
+            <div role="tablist"><button role="tab">Description</button><button role="tab">Specifications</button></div>
+            <div role="tabpanel" id="desc">{}</div>
+            <div role="tabpanel" id="specs" hidden><table><tr><th>Capacity</th><td>1.7 litres</td></tr><tr><th>Power</th><td>2200 watts</td></tr></table>{}</div>
+            <div role="tabpanel" style="display:none">{}</div>
+            <div class="promo" hidden>{}</div>
+            <div aria-hidden="true">{}</div>
+            </main></body></html>"#,
+            para("steel"),
+            para("described"),
+            para("specified"),
+            para("reviewed"),
+            para("promoted"),
+            para("ariahidden"),
+        );
+        let x = extract(&html, "https://shop.example/kettle", true, None, None).unwrap();
+        for kept in ["described", "specified", "2200 watts", "reviewed"] {
+            assert!(x.text.contains(kept), "{kept} missing: {}", x.text);
+        }
+        for gone in ["promoted", "ariahidden"] {
+            assert!(!x.text.contains(gone), "{gone} kept: {}", x.text);
+        }
+    }
 }

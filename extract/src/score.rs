@@ -337,12 +337,16 @@ fn boilerplate(name: &str, a: &Attrs<'_>, c: ClassWords) -> Boiler {
     if matches!(name, "nav" | "footer" | "aside" | "menu") {
         return Boiler::Strong;
     }
-    if a.hidden || a.aria_hidden {
+    // a tab panel (or accordion panel) hidden until its tab is chosen holds the page's own
+    // text (a product's description, specifications, reviews): hidden is not boilerplate
+    let panel = a.role == Some("tabpanel");
+    if (a.hidden || a.aria_hidden) && !panel {
         return Boiler::Strong;
     }
     if let Some(style) = a.style.filter(|s| {
-        trawl_core::text::contains_ascii_ci(s, "none")
-            || trawl_core::text::contains_ascii_ci(s, "hidden")
+        !panel
+            && (trawl_core::text::contains_ascii_ci(s, "none")
+                || trawl_core::text::contains_ascii_ci(s, "hidden"))
     }) {
         let s = style.replace(' ', "").to_ascii_lowercase();
         if s.contains("display:none") || s.contains("visibility:hidden") {
