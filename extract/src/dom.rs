@@ -1499,7 +1499,7 @@ mod tests {
     }
 
     #[test]
-    fn hidden_tab_panels_are_content_other_hidden_elements_are_not() {
+    fn hidden_tab_and_accordion_panels_are_content_other_hidden_elements_are_not() {
         let para = |w: &str| {
             format!("<p>The {w} kettle boils a full litre in under three minutes and keeps water warm for an hour after it switches off.</p>")
         };
@@ -1509,6 +1509,9 @@ mod tests {
             <div role="tabpanel" id="desc">{}</div>
             <div role="tabpanel" id="specs" hidden><table><tr><th>Capacity</th><td>1.7 litres</td></tr><tr><th>Power</th><td>2200 watts</td></tr></table>{}</div>
             <div role="tabpanel" style="display:none">{}</div>
+            <h3><button aria-expanded="false" aria-controls="faq1" id="q1">Does it whistle?</button></h3>
+            <div id="faq1" aria-labelledby="q1" hidden>{}</div>
+            <div role="dialog" aria-labelledby="t" hidden>{}</div>
             <div class="promo" hidden>{}</div>
             <div aria-hidden="true">{}</div>
             </main></body></html>"#,
@@ -1516,14 +1519,22 @@ mod tests {
             para("described"),
             para("specified"),
             para("reviewed"),
+            para("answered"),
+            para("dialogue"),
             para("promoted"),
             para("ariahidden"),
         );
         let x = extract(&html, "https://shop.example/kettle", true, None, None).unwrap();
-        for kept in ["described", "specified", "2200 watts", "reviewed"] {
+        for kept in [
+            "described",
+            "specified",
+            "2200 watts",
+            "reviewed",
+            "answered",
+        ] {
             assert!(x.text.contains(kept), "{kept} missing: {}", x.text);
         }
-        for gone in ["promoted", "ariahidden"] {
+        for gone in ["promoted", "ariahidden", "dialogue"] {
             assert!(!x.text.contains(gone), "{gone} kept: {}", x.text);
         }
     }

@@ -219,6 +219,7 @@ struct Attrs<'a> {
     itemprop: Option<&'a str>,
     hidden: bool,
     aria_hidden: bool,
+    labelled_by: bool,
 }
 
 impl<'a> Attrs<'a> {
@@ -233,6 +234,7 @@ impl<'a> Attrs<'a> {
                 "itemprop" => a.itemprop = Some(v),
                 "hidden" => a.hidden = true,
                 "aria-hidden" => a.aria_hidden = v == "true",
+                "aria-labelledby" => a.labelled_by = !v.trim().is_empty(),
                 _ => {}
             }
         }
@@ -339,7 +341,12 @@ fn boilerplate(name: &str, a: &Attrs<'_>, c: ClassWords) -> Boiler {
     }
     // a tab panel (or accordion panel) hidden until its tab is chosen holds the page's own
     // text (a product's description, specifications, reviews): hidden is not boilerplate
-    let panel = a.role == Some("tabpanel");
+    let panel = match a.role {
+        Some("tabpanel") | Some("region") => true,
+        // an accordion or disclosure panel names the control that opens it
+        None => a.labelled_by,
+        Some(_) => false,
+    };
     if (a.hidden || a.aria_hidden) && !panel {
         return Boiler::Strong;
     }
