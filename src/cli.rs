@@ -16,7 +16,8 @@ use trawl_storage::ShardSpec;
     max_term_width = 100
 )]
 pub struct Cli {
-    /// No progress bars (they are also hidden when stderr is not a terminal).
+    /// No progress bars (they are also hidden when stderr is not a terminal), and only
+    /// warnings and errors in the log.
     #[arg(long, short, global = true)]
     pub quiet: bool,
     /// More log output (-v: debug, -vv: trace). TRAWL_LOG=<filter> overrides.

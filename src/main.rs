@@ -25,14 +25,17 @@ impl std::error::Error for UsageError {}
 
 fn init_logging(cli: &cli::Cli) {
     use tracing_subscriber::EnvFilter;
-    let default = match cli.verbose {
-        0 => "info",
-        1 => "debug",
-        _ => "trace",
+    // --quiet: warnings and errors only; -v, -vv: more. Libraries are held a level or more
+    // below trawl's own lines (the browser driver's transport chatter only at -vv).
+    let (default, libs) = match (cli.quiet, cli.verbose) {
+        (true, 0) => ("warn", "headless_chrome=off,tungstenite=off"),
+        (false, 0) => ("info", "headless_chrome=error,tungstenite=error"),
+        (_, 1) => ("debug", "headless_chrome=warn,tungstenite=warn"),
+        _ => ("trace", "headless_chrome=debug,tungstenite=debug"),
     };
     let filter = EnvFilter::try_from_env("TRAWL_LOG").unwrap_or_else(|_| {
         EnvFilter::new(format!(
-            "{default},html5ever=error,scraper=error,selectors=warn,hyper=warn,reqwest=warn"
+            "{default},{libs},html5ever=error,scraper=error,selectors=warn,hyper=warn,reqwest=warn"
         ))
     });
     let b = tracing_subscriber::fmt()

@@ -681,3 +681,54 @@ fn mistyped_roots_closed_pipes_and_terminal_escapes() {
     assert!(!err.contains("panic"), "{err}");
     assert_eq!(o.status.code(), Some(141), "{err}");
 }
+
+/// `--quiet` leaves only warnings and errors on stderr, the browser driver's lines included:
+/// a run that renders every page in Chromium writes nothing there.
+#[test]
+fn quiet_runs_with_a_browser_write_nothing_to_stderr() {
+    let Some(chromium) = crate::support::chromium() else {
+        return;
+    };
+    let port = crate::support::demo_port();
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("p.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "[crawl]\nseeds = [\"http://127.0.0.2:{port}/\"]\ndelay_ms = 0\nallow_private_addresses = true\nmax_pages = 4\n[render]\nmode = \"always\"\nchromium = \"{}\"\n",
+            chromium.display()
+        ),
+    )
+    .unwrap();
+    // the demo web, served by the demo itself: a config without seeds is the demo only, so
+    // serve it from a second process
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let web = rt
+        .block_on(trawl_testweb::TestWeb::start_on(
+            trawl_testweb::demo::sites(),
+            port,
+            std::time::Duration::ZERO,
+        ))
+        .unwrap();
+    // the default filter (the tests' TRAWL_LOG=warn would replace it)
+    let o = trawl()
+        .env_remove("TRAWL_LOG")
+        .args(["run", "--quiet", "--config"])
+        .arg(&cfg)
+        .arg("--output")
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{o:?}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.trim().is_empty(), "stderr under --quiet: {err}");
+    let st = marker_stats(&dir.path().join("out"), "crawl", "00000");
+    assert!(
+        st["stages"]["crawl"]["counters"]["render_rendered"]
+            .as_u64()
+            .unwrap_or(0)
+            > 0,
+        "pages were rendered: {st}"
+    );
+    drop(web);
+}
