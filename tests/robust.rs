@@ -732,3 +732,40 @@ fn quiet_runs_with_a_browser_write_nothing_to_stderr() {
     );
     drop(web);
 }
+
+/// A committed crawl part damaged on disk: a finished crawl is replayed past the damage (the
+/// damaged record is counted by extraction), not refused.
+#[test]
+fn a_damaged_committed_crawl_part_is_replayed_and_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let port = crate::support::demo_port().to_string();
+    let run = || {
+        trawl()
+            .args(["run", "--quiet", "--demo-port", &port, "--output"])
+            .arg(&out)
+            .output()
+            .unwrap()
+    };
+    assert!(run().status.success());
+    let part = out.join("crawl/warc/00001.warc.gz");
+    let bytes = std::fs::read(&part).unwrap();
+    let (records, _) = trawl_storage::warc::read_records_resync(&bytes, 1 << 26);
+    let i = records
+        .iter()
+        .position(|r| r.header("WARC-Type") == Some("response"))
+        .unwrap();
+    let (a, b) = (records[i].offset as usize, records[i + 1].offset as usize);
+    let mut bad = bytes.clone();
+    for x in &mut bad[a + 20..b - 10] {
+        *x ^= 0x5a;
+    }
+    std::fs::write(&part, &bad).unwrap();
+    // extraction of that part is redone
+    std::fs::remove_file(out.join("_done/extract/00001")).unwrap();
+    let o = run();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("committed WARC part"), "{err}");
+    let st = marker_stats(&out, "extract", "00001");
+    assert_eq!(st["stages"]["read"]["errors"]["warc_damaged"], 1, "{st}");
+}

@@ -20,6 +20,9 @@ use crate::{reasons, CrawlConfig};
 /// Stage name in stats and storage.
 pub const STAGE: &str = "crawl";
 
+/// The largest WARC record read back from a committed part (pages are capped far below).
+const MAX_REPLAY_RECORD: usize = 256 * 1024 * 1024;
+
 /// Errors that stop a crawl.
 #[derive(Debug, Error)]
 pub enum CrawlError {
@@ -219,7 +222,9 @@ impl Crawler {
         progress: Option<Arc<dyn Fn(u64) + Send + Sync>>,
     ) -> Result<CrawlState, CrawlError> {
         // Load what earlier runs committed.
+        // Committed parts are read past damage (a damaged record costs only itself).
         let mut committed: Vec<(Vec<FetchedPage>, Marker)> = Vec::new();
+        let mut damaged: Vec<Vec<warc::Damage>> = Vec::new();
         loop {
             let name = shard_name(committed.len());
             let Some(marker) = markers::read(root, STAGE, &name).await? else {
@@ -227,11 +232,9 @@ impl Crawler {
             };
             let file = format!("crawl/warc/{name}.warc.gz");
             let data = root.get(&file).await?;
-            let (pages, err) = warc::read_pages(&file, &data);
-            if let Some(e) = err {
-                return Err(CrawlError::Storage(e));
-            }
+            let (pages, damage) = warc::read_pages_resync(&file, &data, MAX_REPLAY_RECORD);
             committed.push((pages, marker));
+            damaged.push(damage);
         }
         let state: CrawlState = match root.get_opt("crawl/state.json").await? {
             Some(b) => serde_json::from_slice(&b).unwrap_or_default(),
@@ -242,18 +245,32 @@ impl Crawler {
                 parts = committed.len(),
                 "crawl already complete; replaying committed parts"
             );
-            for (i, (pages, marker)) in committed.into_iter().enumerate() {
+            // damaged records go downstream with their part and are counted there
+            for (i, ((pages, marker), damage)) in committed.into_iter().zip(damaged).enumerate() {
                 let part = CrawlPart {
                     index: i,
                     warc: format!("crawl/warc/{}.warc.gz", shard_name(i)),
                     pages,
                     stats: marker.stats,
                     replayed: true,
-                    damage: Vec::new(),
+                    damage,
                 };
                 tx.send(part).await.map_err(|_| CrawlError::Closed)?;
             }
             return Ok(state);
+        }
+        // resuming an unfinished crawl replays its parts page by page to rebuild the
+        // frontier: a damaged part cannot be rebuilt
+        if let Some((i, d)) = damaged
+            .iter()
+            .enumerate()
+            .find_map(|(i, d)| d.first().map(|d| (i, d)))
+        {
+            return Err(CrawlError::Storage(trawl_storage::StorageError::Malformed {
+                what: "committed WARC part",
+                url: root.url_of(&format!("crawl/warc/{}.warc.gz", shard_name(i))),
+                reason: format!("{d}; an unfinished crawl cannot resume past a damaged part: rerun with --force or a new root"),
+            }));
         }
         if !committed.is_empty() {
             tracing::info!(
