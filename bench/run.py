@@ -4,7 +4,7 @@
 The web (`serve bench HOSTS PAGES`) is crawled once into WARC parts. Then, taking turns,
 REPEAT times each: `trawl --threads T extract` over the parts, `trawl --threads T filter`
 over that extraction, and `trawl --threads T run` with the crawl off (the parts replayed
-through extract -> filter -> dedup -> captions -> shards). Wall time medians, pages/s,
+through extract -> filter -> dedup -> captions -> shards), each pinned to T cores (taskset). Wall time medians, pages/s,
 the 2-vs-1 ratio, and whether both thread counts wrote the same bytes (stats, markers,
 run.json and the report hold timings and are left out of the comparison).
 
@@ -76,7 +76,10 @@ def data_digest(root):
 def once(kind, threads):
     out = os.path.join(work, f"{kind}-{threads}")
     shutil.rmtree(out, ignore_errors=True)
-    base = [args.trawl, "--quiet", "--threads", str(threads)]
+    # pinned to as many cores as threads: `--threads 1` alone would still decode WARC parts
+    # on the async runtime's other core
+    cpus = ",".join(str(c) for c in range(threads))
+    base = ["taskset", "-c", cpus, args.trawl, "--quiet", "--threads", str(threads)]
     if kind == "extract":
         cmd = base + ["extract", "--input", warc, "--output", out]
     elif kind == "filter":
