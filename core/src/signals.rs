@@ -240,27 +240,10 @@ fn location_matches(pattern: &str, path: &str) -> bool {
             .map_or("/", |j| &pattern[i + 3 + j..]),
         None => pattern,
     };
-    let parts: Vec<&str> = pattern.split('*').collect();
-    if parts.len() == 1 {
+    if !pattern.contains('*') {
         return path == pattern || (pattern.ends_with('/') && path.starts_with(pattern));
     }
-    let mut pos = 0;
-    for (i, part) in parts.iter().enumerate() {
-        if i == 0 {
-            if !path.starts_with(part) {
-                return false;
-            }
-            pos = part.len();
-        } else if i == parts.len() - 1 {
-            return part.is_empty() || (path.len() >= pos + part.len() && path.ends_with(part));
-        } else {
-            match path[pos..].find(part) {
-                Some(j) => pos += j + part.len(),
-                None => return false,
-            }
-        }
-    }
-    true
+    crate::text::wildcard_match(pattern, path, true)
 }
 
 /// What a signal kind does.

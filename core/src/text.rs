@@ -105,6 +105,30 @@ pub fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// Whether `path` matches `pattern`, where `*` matches any run of characters; `anchored`:
+/// the match must reach the end of `path` (robots.txt's final `$`, TDMRep locations), else
+/// the pattern matches a prefix.
+pub fn wildcard_match(pattern: &str, path: &str, anchored: bool) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    let mut pos = 0;
+    for (i, part) in parts.iter().enumerate() {
+        if i == 0 {
+            if !path.starts_with(part) {
+                return false;
+            }
+            pos = part.len();
+        } else if i == parts.len() - 1 && anchored {
+            return path.len() >= pos + part.len() && path.ends_with(part);
+        } else {
+            match path[pos..].find(part) {
+                Some(j) => pos += j + part.len(),
+                None => return false,
+            }
+        }
+    }
+    !anchored || pos == path.len()
+}
+
 /// The largest char boundary of `s` at or below `i` (clamped to `s.len()`): what
 /// `str::floor_char_boundary` does, which is newer than the project's minimum Rust.
 pub fn floor_char_boundary(s: &str, i: usize) -> usize {

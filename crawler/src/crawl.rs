@@ -978,12 +978,7 @@ fn make_page(
         robots_fetched: Some(d.fetched.clone()).filter(|s| !s.is_empty()),
         robots_digest: Some(d.digest.clone()).filter(|s| !s.is_empty()),
         fetch_time: Some(fetch_time.clone()),
-        signals: d
-            .signals
-            .iter()
-            .cloned()
-            .chain(trawl_core::signals::from_headers(&f.headers))
-            .collect(),
+        signals: d.signals_with(&f.headers),
     };
     FetchedPage {
         url: url.to_string(),

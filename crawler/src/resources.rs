@@ -330,12 +330,7 @@ impl ResourceFetcher {
                 return Err((resource_reasons::WRONG_TYPE, format!("Content-Type {ct}")));
             }
         }
-        let signals = d
-            .signals
-            .iter()
-            .cloned()
-            .chain(trawl_core::signals::from_headers(&f.headers))
-            .collect();
+        let signals = d.signals_with(&f.headers);
         Ok(Resource {
             url: u.to_string(),
             final_url: f.final_url,

@@ -43,12 +43,25 @@ pub struct RobotsDecision {
     pub digest: String,
 }
 
+impl RobotsDecision {
+    /// The preferences for a response: this decision's (robots.txt, tdmrep.json) and those
+    /// in the response's own headers.
+    pub fn signals_with(&self, headers: &[(String, String)]) -> Vec<ConsentSignal> {
+        let mut v = self.signals.clone();
+        v.extend(signals::from_headers(headers));
+        v
+    }
+}
+
 enum Rules {
     AllowAll,
     DisallowAll,
     Parsed {
         crawl: Arc<Robot>,
         training: Arc<Robot>,
+        /// The file has Content-Signal or Content-Usage lines (decided once per file, so
+        /// the many URLs of a file without them cost no parse).
+        signal_lines: bool,
     },
 }
 
@@ -318,6 +331,7 @@ impl RobotsCache {
                         rules: Rules::Parsed {
                             crawl: Arc::new(c),
                             training: Arc::new(t),
+                            signal_lines: has_signal_lines(&body),
                         },
                         status: Some(f.status),
                         url: robots_url,
@@ -412,9 +426,14 @@ impl RobotsCache {
                     rules: match &prev.rules {
                         Rules::AllowAll => Rules::AllowAll,
                         Rules::DisallowAll => Rules::DisallowAll,
-                        Rules::Parsed { crawl, training } => Rules::Parsed {
+                        Rules::Parsed {
+                            crawl,
+                            training,
+                            signal_lines,
+                        } => Rules::Parsed {
                             crawl: crawl.clone(),
                             training: training.clone(),
+                            signal_lines: *signal_lines,
                         },
                     },
                     status: prev.status,
@@ -503,7 +522,9 @@ impl RobotsCache {
         let (crawl_allowed, training_allowed, crawl_delay, unreachable) = match &e.rules {
             Rules::AllowAll => (true, true, None, false),
             Rules::DisallowAll => (false, false, None, true),
-            Rules::Parsed { crawl, training } => {
+            Rules::Parsed {
+                crawl, training, ..
+            } => {
                 let s = u.as_str();
                 (crawl.allowed(s), training.allowed(s), crawl.delay, false)
             }
@@ -530,9 +551,9 @@ impl RobotsCache {
             refused_address: e.refused.clone(),
             signals: {
                 let mut v = match &e.rules {
-                    Rules::Parsed { .. } => {
-                        robots_signals(&e.body, &self.training_token, u.as_str())
-                    }
+                    Rules::Parsed {
+                        signal_lines: true, ..
+                    } => robots_signals(&e.body, &self.training_token, u.as_str()),
                     _ => Vec::new(),
                 };
                 match &e.tdm {
@@ -669,6 +690,13 @@ pub fn matched_rule(robots_txt: &[u8], token: &str, url: &str) -> Option<(String
     best.map(|(_, _, rule, line)| (rule, line))
 }
 
+/// Whether a robots.txt has any `Content-Signal` or `Content-Usage` line.
+fn has_signal_lines(robots_txt: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(robots_txt);
+    trawl_core::text::contains_ascii_ci(&text, "content-signal")
+        || trawl_core::text::contains_ascii_ci(&text, "content-usage")
+}
+
 /// The AI-use preferences a robots.txt states for `token` at `url`: the `Content-Signal` and
 /// `Content-Usage` lines of the groups that apply to the token (and lines before any group).
 /// A line may start with a path (`Content-Usage: /private/ train-ai=n`); of each kind the
@@ -715,26 +743,8 @@ pub fn robots_signals(robots_txt: &[u8], token: &str, url: &str) -> Vec<ConsentS
 
 /// `*` matches any run of octets, a final `$` anchors the end.
 fn pattern_matches(pattern: &str, path: &str) -> bool {
-    let (pat, anchored) = match pattern.strip_suffix('$') {
-        Some(p) => (p, true),
-        None => (pattern, false),
-    };
-    let parts: Vec<&str> = pat.split('*').collect();
-    let mut pos = 0;
-    for (i, part) in parts.iter().enumerate() {
-        if i == 0 {
-            if !path.starts_with(part) {
-                return false;
-            }
-            pos = part.len();
-        } else if i == parts.len() - 1 && anchored {
-            return path.len() >= pos + part.len() && path.ends_with(part);
-        } else {
-            match path[pos..].find(part) {
-                Some(j) => pos += j + part.len(),
-                None => return false,
-            }
-        }
+    match pattern.strip_suffix('$') {
+        Some(p) => trawl_core::text::wildcard_match(p, path, true),
+        None => trawl_core::text::wildcard_match(pattern, path, false),
     }
-    !anchored || pos == path.len() || (parts.len() > 1 && parts.last() == Some(&""))
 }
