@@ -1449,6 +1449,52 @@ mod tests {
         assert_eq!(x.page_type.0, crate::PageType::Article);
     }
 
+    /// A page of `n` posts, each in a `comment`-classed block, under `lead` prose.
+    fn thread_page(lead: &str, n: usize) -> String {
+        let posts: String = (0..n)
+            .map(|i| format!("<li class='comment'><div class='comment-meta'><a href='/u/{i}'>user{i}</a></div><div class='comment-text'><p>Post {i}: the ferry timetable changed in spring, and the early boat now leaves at six, which suits the commuters from the island.</p></div></li>"))
+            .collect();
+        format!(
+            r#"<html><head><title>Ferry timetable</title></head><body><nav><a href="/">Home</a> <a href="/f">Forums</a></nav>
+            <div class="wrap">{lead}<ol class="comments">{posts}</ol></div><footer>Copyright</footer></body></html>"#
+        )
+    }
+
+    #[test]
+    fn a_page_made_of_comment_blocks_keeps_them() {
+        // a thread: the posts are the page, whatever their class calls them
+        let x = extract(
+            &thread_page("", 12),
+            "https://h.example/t/1",
+            true,
+            None,
+            None,
+        )
+        .unwrap();
+        for i in [0, 6, 11] {
+            assert!(
+                x.text.contains(&format!("Post {i}: the ferry")),
+                "{}",
+                x.text
+            );
+        }
+        assert!(!x.text.contains("Copyright"), "{}", x.text);
+        // an article with a long comment section under it: the article alone
+        let story = "<article><h1>Ferries change their timetable</h1>".to_string()
+            + &"<p>The harbour authority moved the first crossing of the day to six in the morning, after a survey of the island's commuters found most of them start work before eight.</p>".repeat(10)
+            + "</article>";
+        let x = extract(
+            &thread_page(&story, 30),
+            "https://h.example/a",
+            true,
+            None,
+            None,
+        )
+        .unwrap();
+        assert!(x.text.starts_with("# Ferries change"), "{}", x.text);
+        assert!(!x.text.contains("Post 3:"), "{}", x.text);
+    }
+
     #[test]
     fn a_thread_served_inside_noscript_is_read_from_it() {
         let posts: String = (0..14)

@@ -210,7 +210,7 @@ fn class_words(a: &Attrs<'_>) -> ClassWords {
 }
 
 /// The attributes scoring reads, found in one pass over the element's attributes.
-#[derive(Default)]
+#[derive(Default, Clone, Copy)]
 struct Attrs<'a> {
     class: Option<&'a str>,
     id: Option<&'a str>,
@@ -460,6 +460,7 @@ pub(crate) fn score(doc: &Html) -> Scores {
     let mut boiler: Vec<Boiler> = Vec::new();
     // the semantic bonus of each element as a content root
     let mut bonus: Vec<f32> = Vec::new();
+    let mut by_words: Vec<bool> = Vec::new();
     let mut is_blk: Vec<bool> = Vec::new();
     let mut sig: Vec<u64> = Vec::new();
     let mut has_class: Vec<bool> = Vec::new();
@@ -485,6 +486,18 @@ pub(crate) fn score(doc: &Html) -> Scores {
                 } else {
                     boilerplate(name, &attrs, cw)
                 };
+                // flagged by its class/id words alone (not by tag, role, hiding or as a
+                // consent banner): such regions may be the page's building blocks
+                let tag_only = Attrs {
+                    class: None,
+                    id: None,
+                    ..attrs
+                };
+                by_words.push(
+                    b != Boiler::No
+                        && !cw.consent
+                        && boilerplate(name, &tag_only, ClassWords::default()) == Boiler::No,
+                );
                 bonus.push(content_bonus(name, &attrs, cw.content));
                 order.push((node.id(), parent));
                 els.push(e);
@@ -690,45 +703,66 @@ pub(crate) fn score(doc: &Html) -> Scores {
             best_in[p as usize] = best_in[p as usize].max(best_in[i]);
         }
     }
-    for i in (0..n).rev() {
-        let flip = match boiler[i] {
+    let flip: Vec<bool> = (0..n)
+        .map(|i| match boiler[i] {
             Boiler::Strong => plain[i] < 0.6 * top,
             Boiler::Always => true,
             // weak words: only regions without much prose
             Boiler::Weak => best_in[i] < 300f32.min(0.3 * top),
             Boiler::No => false,
-        };
-        if flip && stats[i].text * 2 < total_text {
-            if tracing::enabled!(tracing::Level::TRACE) && stats[i].text >= 100 {
-                tracing::trace!(kind = ?boiler[i], text = stats[i].text, tag = els[i].name(), id = ?els[i].attr("id"), class = ?els[i].attr("class"), "boilerplate region");
+        })
+        .collect();
+    // flip the boilerplate regions (but those `spared`), sum the masses and pick the root
+    let resolve = |stats: &mut [Stat], spared: &[bool]| {
+        for i in (0..n).rev() {
+            if flip[i] && !spared[i] {
+                if tracing::enabled!(tracing::Level::TRACE) && stats[i].text >= 100 {
+                    tracing::trace!(kind = ?boiler[i], text = stats[i].text, tag = els[i].name(), id = ?els[i].attr("id"), class = ?els[i].attr("class"), "boilerplate region");
+                }
+                let s = &mut stats[i];
+                s.mass = -((s.text - s.link.min(s.text)) as f32 * 0.5 + s.link as f32) - 4.0;
+                s.boiler = true;
             }
-            let s = &mut stats[i];
-            s.mass = -((s.text - s.link.min(s.text)) as f32 * 0.5 + s.link as f32) - 4.0;
-            s.boiler = true;
+            let p = order[i].1;
+            if p != u32::MAX {
+                let m = stats[i].mass;
+                stats[p as usize].mass += m;
+            }
         }
-        let p = order[i].1;
-        if p != u32::MAX {
-            let m = stats[i].mass;
-            stats[p as usize].mass += m;
+        // inside a boilerplate region is boilerplate too (comment threads are not the root)
+        for i in 1..n {
+            let p = order[i].1;
+            if p != u32::MAX && stats[p as usize].boiler {
+                stats[i].boiler = true;
+            }
         }
-    }
-    // inside a boilerplate region is boilerplate too (comment threads are not the root)
-    for i in 1..n {
-        let p = order[i].1;
-        if p != u32::MAX && stats[p as usize].boiler {
-            stats[i].boiler = true;
+        // the content root: greatest mass with semantic bonus, never a boilerplate region
+        let mut best: Option<(f32, NodeId)> = None;
+        for (i, (id, _)) in order.iter().enumerate() {
+            let s = stats[i];
+            if s.boiler || s.mass <= 0.0 || els[i].name() == "html" {
+                continue;
+            }
+            let score = s.mass * (1.0 + bonus[i]);
+            if best.is_none_or(|(b, _)| score >= b) {
+                best = Some((score, *id));
+            }
         }
-    }
-    // the content root: greatest mass with semantic bonus, never a boilerplate region
-    let mut best: Option<(f32, NodeId)> = None;
-    for (i, (id, _)) in order.iter().enumerate() {
-        let s = stats[i];
-        if s.boiler || s.mass <= 0.0 || els[i].name() == "html" {
-            continue;
-        }
-        let score = s.mass * (1.0 + bonus[i]);
-        if best.is_none_or(|(b, _)| score >= b) {
-            best = Some((score, *id));
+        best
+    };
+    // a region holding half of the page is a wrapper whatever its class says
+    let single: Vec<bool> = (0..n).map(|i| stats[i].text * 2 >= total_text).collect();
+    let unflipped = stats.clone();
+    let mut best = resolve(&mut stats, &single);
+    // a page with little prose of its own outside its boilerplate-named groups (a forum
+    // thread's posts, a page builder's widgets) is made of them
+    if best.is_none_or(|(_, id)| stats[index[&id] as usize].mass < MAX_LIST_PROSE) {
+        let groupable: Vec<bool> = (0..n).map(|i| flip[i] && by_words[i]).collect();
+        let blocks = building_blocks(&order, &els, &own, &groupable, total_text);
+        if blocks.iter().zip(&single).any(|(b, s)| *b && !*s) {
+            tracing::trace!("boilerplate-named groups hold the page");
+            stats = unflipped;
+            best = resolve(&mut stats, &blocks);
         }
     }
     if tracing::enabled!(tracing::Level::TRACE) {
@@ -770,6 +804,66 @@ pub(crate) fn score(doc: &Html) -> Scores {
         code_blocks,
         text: total_text,
     }
+}
+
+/// Boilerplate regions that are the page's building blocks: when the regions sharing one
+/// tag and class (`comment`, `elementor-widget-container`, `post-body`) together hold half
+/// of the page's visible text, the class names what the page is made of (a forum thread's
+/// posts, a page builder's widgets), not what surrounds the content. Returns, per element,
+/// whether it belongs to such a group (nested regions of one group are counted once).
+fn building_blocks(
+    order: &[(NodeId, u32)],
+    els: &[&scraper::node::Element],
+    own: &[Own],
+    flip: &[bool],
+    total_text: u32,
+) -> Vec<bool> {
+    let n = order.len();
+    // pre-order: a subtree is the slot range [i, i + size[i])
+    let mut size = vec![1u32; n];
+    for i in (1..n).rev() {
+        let p = order[i].1;
+        if p != u32::MAX {
+            size[p as usize] += size[i];
+        }
+    }
+    let mut prefix = vec![0u64; n + 1];
+    for i in 0..n {
+        prefix[i + 1] = prefix[i] + u64::from(own[i].text);
+    }
+    let key = |i: usize| {
+        let e = els[i];
+        let mut h = rustc_hash::FxHasher::default();
+        std::hash::Hash::hash(e.name(), &mut h);
+        for c in e.attr("class").unwrap_or("").split_ascii_whitespace() {
+            std::hash::Hash::hash(c, &mut h);
+        }
+        std::hash::Hasher::finish(&h)
+    };
+    // per group: text under the union of its regions (pre-order, so a nested region
+    // starts before the end of the one holding it)
+    let mut groups: FxHashMap<u64, (u64, usize)> = FxHashMap::default();
+    let mut keys = vec![0u64; n];
+    for i in 0..n {
+        if !flip[i] {
+            continue;
+        }
+        keys[i] = key(i);
+        let end = i + size[i] as usize;
+        let g = groups.entry(keys[i]).or_insert((0, 0));
+        if i >= g.1 {
+            g.0 += prefix[end] - prefix[i];
+            g.1 = end;
+        }
+    }
+    (0..n)
+        .map(|i| {
+            flip[i] && {
+                let g = groups[&keys[i]];
+                g.0 * 2 >= u64::from(total_text)
+            }
+        })
+        .collect()
 }
 
 /// What [`items`] reads of the scoring pass.
