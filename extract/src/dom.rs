@@ -200,6 +200,7 @@ fn extract_parsed(
         depth: 0,
         scores: &scores,
         prune,
+        keep_prose: KEEP_PROSE,
     };
     let mut llm = None;
     if let Some(choose) = choose {
@@ -257,6 +258,11 @@ fn extract_parsed(
         Prune::Full
     };
     let mut w = walker(root.id() != body.id(), prune);
+    // a tenth of the root's prose keeps a region of negative mass: a section of a landing
+    // page, not a teaser under an article
+    w.keep_prose = scores
+        .get(root.id())
+        .map_or(KEEP_PROSE, |s| (s.prose * 0.1).max(KEEP_PROSE_MIN));
     w.walk(root, 0);
     w.flush();
     if w.out.trim().is_empty() && root.id() == body.id() {
@@ -662,6 +668,8 @@ struct Walker<'s> {
     base: Option<url::Url>,
     keep_images: bool,
     root_is_content: bool,
+    /// See [`KEEP_PROSE`].
+    keep_prose: f32,
     depth: usize,
     /// What the walk drops.
     prune: Prune,
@@ -679,6 +687,11 @@ enum Prune {
     /// Nothing (the LLM's view of the page).
     Nothing,
 }
+
+/// Prose (about its characters of sentence text) that keeps a region of negative mass from
+/// being dropped whole, by default and at least.
+const KEEP_PROSE: f32 = 200.0;
+const KEEP_PROSE_MIN: f32 = 60.0;
 
 /// Nesting beyond this is flattened to inline text, so hostile pages cannot overflow the
 /// stack (browsers cap nesting similarly).
@@ -766,9 +779,12 @@ impl Walker<'_> {
                 return;
             }
             // negative mass: more links, fragments and boilerplate than prose
+            // (a region of negative mass holding a good deal of prose is walked into: its
+            // link lists go, its prose stays)
             if self.prune == Prune::Full
                 && st.mass < 0.0
                 && (st.link as f32 > 0.3 * st.text as f32 || st.mass < -20.0)
+                && st.prose < self.keep_prose
             {
                 return;
             }
@@ -1493,6 +1509,40 @@ mod tests {
         .unwrap();
         assert!(x.text.starts_with("# Ferries change"), "{}", x.text);
         assert!(!x.text.contains("Post 3:"), "{}", x.text);
+    }
+
+    #[test]
+    fn a_landing_page_keeps_every_section() {
+        // sections of similar weight, each cut off from the next by a button and a link
+        // strip that cost more than one section's prose brings
+        let topics = ["Backups", "Monitoring", "Alerts", "Reports", "Support"];
+        let strip: String = (0..16)
+            .map(|i| format!("<a href='/l{i}'>Related link {i}</a> "))
+            .collect();
+        let sections: String = topics
+            .iter()
+            .map(|t| format!(
+                "<div class='row'><div class='col'><h2>{t}</h2><p>{t} for every server you run, set up in minutes and kept for a year, with nothing to install on your machines.</p></div>\
+                 <div class='col'><span>Start today</span> <a class='btn' href='/start'>Sign up</a> {strip}</div></div>"
+            ))
+            .collect();
+        let html = format!(
+            r#"<html><head><title>Server care</title></head><body><header><a href="/">Logo</a></header>
+            <div class="page">{sections}</div><footer>Copyright</footer></body></html>"#
+        );
+        let x = extract(&html, "https://h.example/", true, None, None).unwrap();
+        for t in topics {
+            assert!(
+                x.text.contains(&format!("{t} for every server")),
+                "{}",
+                x.text
+            );
+        }
+        assert!(
+            !x.text.contains("Copyright") && !x.text.contains("Related link"),
+            "{}",
+            x.text
+        );
     }
 
     #[test]

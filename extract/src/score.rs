@@ -33,6 +33,9 @@ pub(crate) struct Stat {
     pub mass: f32,
     /// The element or an ancestor is boilerplate by tag, role or class/id.
     pub boiler: bool,
+    /// Sum of the positive block values outside boilerplate in the subtree (its prose,
+    /// whatever link lists around it cost).
+    pub prose: f32,
 }
 
 pub(crate) struct Scores {
@@ -663,6 +666,7 @@ pub(crate) fn score(doc: &Html) -> Scores {
             link: sub_link[i],
             mass: v,
             boiler: false,
+            prose: 0.0,
         };
     }
     // a repeated teaser: its whole subtree weighs against the list holding it
@@ -753,6 +757,7 @@ pub(crate) fn score(doc: &Html) -> Scores {
     // a region holding half of the page is a wrapper whatever its class says
     let single: Vec<bool> = (0..n).map(|i| stats[i].text * 2 >= total_text).collect();
     let unflipped = stats.clone();
+    let values: Vec<f32> = stats.iter().map(|s| s.mass).collect();
     let mut best = resolve(&mut stats, &single);
     // a page with little prose of its own outside its boilerplate-named groups (a forum
     // thread's posts, a page builder's widgets) is made of them
@@ -780,7 +785,27 @@ pub(crate) fn score(doc: &Html) -> Scores {
             tracing::trace!(mass = m, text = s.text, link = s.link, boiler = s.boiler, tag = e.name(), id = ?e.attr("id"), class = ?e.attr("class"), "content candidate");
         }
     }
+    // the positive block values outside boilerplate in each subtree
+    for i in (0..n).rev() {
+        if !stats[i].boiler {
+            stats[i].prose += values[i].max(0.0);
+        }
+        let p = order[i].1;
+        if p != u32::MAX {
+            let v = stats[i].prose;
+            stats[p as usize].prose += v;
+        }
+    }
     let prose = best.map_or(0.0, |(_, id)| stats[index[&id] as usize].mass);
+    if prose < MAX_LIST_PROSE {
+        if let Some(wider) = best.and_then(|(_, id)| spread(&order, &stats, index[&id])) {
+            if tracing::enabled!(tracing::Level::TRACE) {
+                let e = els[wider as usize];
+                tracing::trace!(tag = e.name(), id = ?e.attr("id"), class = ?e.attr("class"), "content spread over sections");
+            }
+            best = best.map(|(s, _)| (s, order[wider as usize].0));
+        }
+    }
     let code_blocks = (0..n)
         .filter(|&i| els[i].name() == "pre" && sub_text[i] > 0)
         .count() as u32;
@@ -864,6 +889,35 @@ fn building_blocks(
             }
         })
         .collect()
+}
+
+/// Share of the page's prose (outside boilerplate) below which a small content root gives
+/// way to an ancestor holding the rest.
+const SPREAD_SHARE: f32 = 0.5;
+/// Share of the page's prose the wider root must hold.
+const SPREAD_COVER: f32 = 0.7;
+
+/// Landing, service and builder pages spread their text over many sections of similar
+/// weight (a feature, a pricing table, a FAQ), separated by headings, buttons and images
+/// that cost more than one section's prose brings, so the best root is one section. When
+/// that root holds under half of the page's prose (the positive block values outside
+/// boilerplate regions), the tightest ancestor holding 70% of it is the content; the
+/// walker still drops the link lists and boilerplate inside it. Only for pages without an
+/// article-sized root (the caller checks).
+fn spread(order: &[(NodeId, u32)], stats: &[Stat], root: u32) -> Option<u32> {
+    let pos = |i: u32| stats[i as usize].prose;
+    let all = stats.first().map_or(0.0, |s| s.prose);
+    if all <= 0.0 || pos(root) >= SPREAD_SHARE * all {
+        return None;
+    }
+    let mut at = root;
+    while pos(at) < SPREAD_COVER * all {
+        at = order[at as usize].1;
+        if at == u32::MAX {
+            return None;
+        }
+    }
+    Some(at)
 }
 
 /// What [`items`] reads of the scoring pass.
