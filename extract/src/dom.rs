@@ -1546,6 +1546,23 @@ mod tests {
     }
 
     #[test]
+    fn a_consent_platform_dialog_is_never_the_content() {
+        // a preference centre listing its partners holds most of the page's text
+        let partners: String = (0..40)
+            .map(|i| format!("<div class='ot-vendor'><h4>Partner {i}</h4><p>Partner {i} stores and reads information on your device, measures how content performs and develops its products, based on your consent or its legitimate interest.</p></div>"))
+            .collect();
+        let html = format!(
+            r#"<html><head><title>Soup recipes</title></head><body><main><h1>Soup recipes</h1>
+            <p>Our collection of soups has something for every season, from chilled gazpacho to a slow winter broth.</p>
+            <p>Each recipe was tested twice in our kitchen and comes with notes on freezing.</p></main>
+            <div id="onetrust-consent-sdk"><div class="ot-pc-content">{partners}</div></div></body></html>"#
+        );
+        let x = extract(&html, "https://h.example/soups", true, None, None).unwrap();
+        assert!(x.text.contains("Our collection of soups"), "{}", x.text);
+        assert!(!x.text.contains("Partner 3"), "{}", x.text);
+    }
+
+    #[test]
     fn a_thread_served_inside_noscript_is_read_from_it() {
         let posts: String = (0..14)
             .map(|i| format!("<div class='post'><p>Reply {i}: I had the same problem after the update, and reinstalling the driver fixed it for me on two machines.</p></div>"))

@@ -183,6 +183,8 @@ struct ClassWords {
     weak: bool,
     /// A consent vendor's name inside a word (`CybotCookiebotDialog`).
     consent: bool,
+    /// Of which a consent management platform's name (`onetrust-consent-sdk`).
+    cmp: bool,
     /// A page-layout word (`page-wrapper`, `container`, `layout`): a strong word next to it
     /// names what the layout is for (`left-navigation_page-wrapper` holds the whole page).
     layout: bool,
@@ -191,7 +193,10 @@ struct ClassWords {
 fn class_words(a: &Attrs<'_>) -> ClassWords {
     let mut c = ClassWords::default();
     for v in a.class.into_iter().chain(a.id) {
-        c.consent |= consent_vendors().is_match(v);
+        for m in consent_vendors().find_iter(v) {
+            c.consent = true;
+            c.cmp |= m.pattern().as_usize() >= FIRST_CMP;
+        }
         // words split at ASCII whitespace, `-`, `_`, `:` (bytes: class values are ASCII in
         // practice, and a word with other bytes matches no listed word anyway)
         for w in v
@@ -245,6 +250,9 @@ impl<'a> Attrs<'a> {
     }
 }
 
+/// Where the consent management platforms' names start in [`CONSENT_VENDORS`].
+const FIRST_CMP: usize = 5;
+
 fn consent_vendors() -> &'static aho_corasick::AhoCorasick {
     static AC: std::sync::LazyLock<aho_corasick::AhoCorasick> = std::sync::LazyLock::new(|| {
         aho_corasick::AhoCorasick::builder()
@@ -263,6 +271,8 @@ const CONSENT_VENDORS: &[&str] = &[
     "gdpr",
     "rgpd",
     "dsgvo",
+    // consent management platforms by name: their dialogs (a preference centre listing
+    // hundreds of partners) are never a page's content, however much of it they hold
     "onetrust",
     "didomi",
     "usercentrics",
@@ -464,6 +474,7 @@ pub(crate) fn score(doc: &Html) -> Scores {
     // the semantic bonus of each element as a content root
     let mut bonus: Vec<f32> = Vec::new();
     let mut by_words: Vec<bool> = Vec::new();
+    let mut cmp: Vec<bool> = Vec::new();
     let mut is_blk: Vec<bool> = Vec::new();
     let mut sig: Vec<u64> = Vec::new();
     let mut has_class: Vec<bool> = Vec::new();
@@ -501,6 +512,7 @@ pub(crate) fn score(doc: &Html) -> Scores {
                         && !cw.consent
                         && boilerplate(name, &tag_only, ClassWords::default()) == Boiler::No,
                 );
+                cmp.push(cw.cmp);
                 bonus.push(content_bonus(name, &attrs, cw.content));
                 order.push((node.id(), parent));
                 els.push(e);
@@ -755,7 +767,10 @@ pub(crate) fn score(doc: &Html) -> Scores {
         best
     };
     // a region holding half of the page is a wrapper whatever its class says
-    let single: Vec<bool> = (0..n).map(|i| stats[i].text * 2 >= total_text).collect();
+    // (but a consent platform's dialog)
+    let single: Vec<bool> = (0..n)
+        .map(|i| stats[i].text * 2 >= total_text && !cmp[i])
+        .collect();
     let unflipped = stats.clone();
     let values: Vec<f32> = stats.iter().map(|s| s.mass).collect();
     let mut best = resolve(&mut stats, &single);
