@@ -965,8 +965,11 @@ impl Walker<'_> {
 }
 
 /// An element whose class marks it as an image caption or photo credit.
+/// A caption by its class (`wp-caption-text`, `photo-credit`); one holding a heading (a
+/// card's `caption` with the item's name and price) is a text block, and a wrapper around
+/// an image and its caption (`wp-caption`) is walked into.
 fn is_caption(e: &ElementRef<'_>) -> bool {
-    e.value().attr("class").is_some_and(|c| {
+    let named = e.value().attr("class").is_some_and(|c| {
         c.split(|ch: char| ch.is_whitespace() || ch == '-' || ch == '_')
             .any(|w| {
                 let w = w.to_ascii_lowercase();
@@ -982,7 +985,14 @@ fn is_caption(e: &ElementRef<'_>) -> bool {
                         | "copyright"
                 )
             })
-    })
+    });
+    named
+        && !e.descendants().filter_map(ElementRef::wrap).any(|d| {
+            matches!(
+                d.value().name(),
+                "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "img"
+            )
+        })
 }
 
 /// Lazy-loading attributes carrying the real image URL (`src` is often a placeholder).
@@ -1560,6 +1570,23 @@ mod tests {
         let x = extract(&html, "https://h.example/soups", true, None, None).unwrap();
         assert!(x.text.contains("Our collection of soups"), "{}", x.text);
         assert!(!x.text.contains("Partner 3"), "{}", x.text);
+    }
+
+    #[test]
+    fn a_card_caption_with_a_heading_is_text_and_a_photo_caption_is_not() {
+        let cards: String = (0..8)
+            .map(|i| format!("<div class='card'><a href='/p/{i}'><img src='/i/{i}.jpg' alt=''><div class='caption'><h3>Lantern model {i}</h3><div>Maker: Northlight</div><div>Price: ${i}9.00</div></div></a></div>"))
+            .collect();
+        let html = format!(
+            r#"<html><head><title>Lanterns</title></head><body><h1>Lanterns</h1><div class="grid">{cards}</div>
+            <figure><img src="/i/shop.jpg"><div class="photo-caption">Our shop in winter</div></figure></body></html>"#
+        );
+        let x = extract(&html, "https://h.example/lanterns", true, None, None).unwrap();
+        for i in [0, 4, 7] {
+            assert!(x.text.contains(&format!("Lantern model {i}")), "{}", x.text);
+        }
+        assert!(x.text.contains("Maker: Northlight"), "{}", x.text);
+        assert!(!x.text.contains("Our shop in winter"), "{}", x.text);
     }
 
     #[test]
