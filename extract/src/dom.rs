@@ -200,7 +200,6 @@ fn extract_parsed(
         depth: 0,
         scores: &scores,
         prune,
-        keep_prose: KEEP_PROSE,
     };
     let mut llm = None;
     if let Some(choose) = choose {
@@ -258,11 +257,6 @@ fn extract_parsed(
         Prune::Full
     };
     let mut w = walker(root.id() != body.id(), prune);
-    // a tenth of the root's prose keeps a region of negative mass: a section of a landing
-    // page, not a teaser under an article
-    w.keep_prose = scores
-        .get(root.id())
-        .map_or(KEEP_PROSE, |s| (s.prose * 0.1).max(KEEP_PROSE_MIN));
     w.walk(root, 0);
     w.flush();
     if w.out.trim().is_empty() && root.id() == body.id() {
@@ -668,8 +662,6 @@ struct Walker<'s> {
     base: Option<url::Url>,
     keep_images: bool,
     root_is_content: bool,
-    /// See [`KEEP_PROSE`].
-    keep_prose: f32,
     depth: usize,
     /// What the walk drops.
     prune: Prune,
@@ -688,10 +680,9 @@ enum Prune {
     Nothing,
 }
 
-/// Prose (about its characters of sentence text) that keeps a region of negative mass from
-/// being dropped whole, by default and at least.
-const KEEP_PROSE: f32 = 200.0;
-const KEEP_PROSE_MIN: f32 = 60.0;
+/// Prose (about its characters of sentence text: one sentence) that keeps a region of
+/// negative mass from being dropped whole: its link lists go, its sentences stay.
+const KEEP_PROSE: f32 = 60.0;
 
 /// Nesting beyond this is flattened to inline text, so hostile pages cannot overflow the
 /// stack (browsers cap nesting similarly).
@@ -784,7 +775,7 @@ impl Walker<'_> {
             if self.prune == Prune::Full
                 && st.mass < 0.0
                 && (st.link as f32 > 0.3 * st.text as f32 || st.mass < -20.0)
-                && st.prose < self.keep_prose
+                && st.prose < KEEP_PROSE
             {
                 return;
             }
