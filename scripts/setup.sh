@@ -49,14 +49,14 @@ if [ ! -x "$S3S" ]; then
     cargo install s3s-fs@0.14.1 --locked --features binary --root "$CACHE/tools" --quiet
 fi
 
-# --- Python venv: megatron-core (and its torch), datatrove, webdataset ----------------------
+# --- Python venv: megatron-core (and its torch), datatrove, webdataset, pyarrow, datasets --
 VENV="$CACHE/venv"
-if ! "$VENV/bin/python" -c 'import megatron.core.datasets.indexed_dataset, datatrove.utils.dataset, tokenizers, orjson, warcio, webdataset, PIL' >/dev/null 2>&1; then
+if ! "$VENV/bin/python" -c 'import megatron.core.datasets.indexed_dataset, datatrove.utils.dataset, tokenizers, orjson, warcio, webdataset, PIL, pyarrow, datasets' >/dev/null 2>&1; then
     if ! command -v python3 >/dev/null || ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
         apt_install python3 python3-venv
     fi
     log "creating $VENV with megatron-core and datatrove (downloads torch, a few minutes, once)"
     [ -x "$VENV/bin/pip" ] || python3 -m venv "$VENV"
-    "$VENV/bin/pip" install --quiet --disable-pip-version-check 'megatron-core==0.16.1' 'datatrove==0.10.1' tokenizers orjson warcio numpy 'webdataset==1.0.2' pillow
+    "$VENV/bin/pip" install --quiet --disable-pip-version-check 'megatron-core==0.16.1' 'datatrove==0.10.1' tokenizers orjson warcio numpy 'webdataset==1.0.2' pillow 'pyarrow>=15' 'datasets>=3'
 fi
 log "ready: chromium=$(command -v chromium) s3s-fs=$S3S python=$VENV/bin/python"

@@ -13,6 +13,7 @@ use trawl_core::{Chain, Document, FetchedPage, RunStats, StageId};
 use trawl_extract::Extractor;
 use trawl_shards::pack::PackReport;
 use trawl_shards::{PartBuilder, ShardManifest, Tokenizer};
+use trawl_storage::docs::DocWriter;
 use trawl_storage::jsonl::{self, JsonlWriter, LineError};
 use trawl_storage::markers::{self, Marker};
 use trawl_storage::Storage;
@@ -63,6 +64,18 @@ pub struct Pipeline {
 
 pub fn jsonl_name(stage: &str, name: &str) -> String {
     format!("{stage}/{name}.jsonl.zst")
+}
+
+impl Pipeline {
+    /// The object holding a document stage's output for shard `name`, in the configured
+    /// format (`[storage] documents`).
+    pub fn doc_name(&self, stage: &str, name: &str) -> String {
+        self.cfg.storage.documents.object(stage, name)
+    }
+
+    fn doc_writer(&self) -> DocWriter {
+        DocWriter::new(self.cfg.storage.documents)
+    }
 }
 
 impl Pipeline {
@@ -233,7 +246,7 @@ impl Pipeline {
         }
     }
 
-    /// Reads documents from a JSONL object under the run root. Malformed lines are counted
+    /// Reads documents from a JSONL or Parquet object under the run root. Malformed lines are counted
     /// and logged, not fatal.
     pub fn read_docs(&self, key: &str) -> Result<Vec<Document>> {
         let bytes = self
@@ -275,7 +288,7 @@ impl Pipeline {
         let mut ex = JsonlWriter::for_name("x.jsonl.zst");
         let mut stats = read_step(pages.len(), bad, &mut ex);
         let st = stats.stage_mut("extract");
-        let mut out = JsonlWriter::for_name("x.jsonl.zst");
+        let mut out = self.doc_writer();
         let mut docs = Vec::new();
         let t0 = std::time::Instant::now();
         for p in pages {
@@ -325,7 +338,7 @@ impl Pipeline {
         }
         st.nanos = t0.elapsed().as_nanos() as u64;
         let (o, e) = (
-            jsonl_name("extract", name),
+            self.doc_name("extract", name),
             jsonl_name("excluded/extract", name),
         );
         self.put(&o, out.finish())?;
@@ -352,7 +365,7 @@ impl Pipeline {
         let kept: Vec<Document> = docs.into_iter().filter_map(|d| chain.process(d)).collect();
         let excluded = chain.take_excluded();
         stats += &chain.take_stats();
-        let mut out = JsonlWriter::for_name("x.jsonl.zst");
+        let mut out = self.doc_writer();
         for d in &kept {
             out.write(d);
         }
@@ -360,7 +373,7 @@ impl Pipeline {
             ex.write(e);
         }
         let (o, e) = (
-            jsonl_name(which.name(), name),
+            self.doc_name(which.name(), name),
             jsonl_name(&format!("excluded/{which}"), name),
         );
         self.put(&o, out.finish())?;
@@ -392,7 +405,7 @@ impl Pipeline {
     /// makes the decisions (and writes the exclusion records) of an uninterrupted run.
     /// Returns the kept documents.
     pub fn seed_dedup(&mut self, name: &str) -> Result<Vec<Document>> {
-        let kept = self.read_docs(&jsonl_name("dedup", name))?;
+        let kept = self.read_docs(&self.doc_name("dedup", name))?;
         let chain = self.dedup_chain()?;
         for d in &kept {
             chain.seed(d);
@@ -567,7 +580,7 @@ impl Pipeline {
     ) -> Result<PartDocs> {
         let mut part = PartDocs {
             docs: None,
-            current: jsonl_name("extract", name),
+            current: self.doc_name("extract", name),
         };
         if self.cfg.extract.enabled && !self.done(StageId::Extract, name, &[warc.to_string()])? {
             let (pages, bad) = pages()?;
@@ -581,7 +594,7 @@ impl Pipeline {
             } else {
                 part.docs = None;
             }
-            part.current = jsonl_name("filter", name);
+            part.current = self.doc_name("filter", name);
         }
         Ok(part)
     }
@@ -597,7 +610,7 @@ impl Pipeline {
             } else {
                 part.docs = Some(self.seed_dedup(name)?);
             }
-            part.current = jsonl_name("dedup", name);
+            part.current = self.doc_name("dedup", name);
         }
         if self.cfg.captions.enabled {
             let current = part.current.clone();
@@ -671,7 +684,7 @@ pub async fn fetch_images(
         .collect()
 }
 
-/// Parses documents from JSONL bytes; malformed lines are logged and skipped (for trawl's
+/// Parses documents from JSONL or Parquet bytes; malformed lines are logged and skipped (for trawl's
 /// own committed outputs; input files go through [`read_input`], which keeps them).
 pub fn read_docs_bytes(key: &str, bytes: &[u8]) -> Result<Vec<Document>> {
     let input = read_input(key, bytes, jsonl::DEFAULT_MAX_LINE_BYTES)?;
@@ -704,11 +717,12 @@ impl From<Vec<Document>> for Input {
     }
 }
 
-/// Reads documents from JSONL bytes, keeping every line that could not be read (with its
-/// file, line and offset) for the stage to count and write to `excluded/`.
+/// Reads documents from JSONL or Parquet bytes (by the key's name), keeping every line or
+/// row that could not be read (with its file, line and offset) for the stage to count and
+/// write to `excluded/`.
 pub fn read_input(key: &str, bytes: &[u8], max_line: usize) -> Result<Input> {
     let mut input = Input::default();
-    for r in jsonl::lines_capped::<Document>(key, bytes, max_line)? {
+    for r in trawl_storage::docs::read(key, bytes, max_line)? {
         match r {
             Ok(d) => input.docs.push(d),
             Err(e) => input.bad.push(Unreadable::from(&e)),

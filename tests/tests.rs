@@ -11,6 +11,7 @@ mod dedup;
 mod deploy;
 mod golden;
 mod megatron;
+mod parquet;
 mod props;
 mod report;
 mod robust;

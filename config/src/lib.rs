@@ -121,8 +121,20 @@ impl PipelineConfig {
         )
     }
 
-    /// The config a stage's own work reads.
+    /// The config a stage's own work reads (and, for the document stages writing Parquet,
+    /// the format: their outputs' names and bytes change with it).
     fn section_of(&self, stage: StageId) -> serde_json::Value {
+        let own = self.own_section(stage);
+        let writes_docs = matches!(stage, StageId::Extract | StageId::Filter | StageId::Dedup);
+        match self.storage.documents {
+            trawl_storage::docs::DocFormat::Parquet if writes_docs => {
+                serde_json::json!([own, "parquet"])
+            }
+            _ => own,
+        }
+    }
+
+    fn own_section(&self, stage: StageId) -> serde_json::Value {
         match stage {
             StageId::Crawl => serde_json::Value::Null,
             // extraction counts each document's tokens with the [shards] tokenizer

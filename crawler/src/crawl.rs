@@ -1045,19 +1045,16 @@ async fn host_survival(prev: &str) -> Result<HashMap<String, f64>, CrawlError> {
         async move {
             let mut n: HashMap<String, u64> = HashMap::new();
             for k in root.list(dir).await? {
-                if !trawl_storage::jsonl::is_jsonl(&k) {
+                if !trawl_storage::docs::is_documents(&k) {
                     continue;
                 }
                 let b = root.get(&k).await?;
-                for v in trawl_storage::jsonl::lines::<serde_json::Value>(&k, &b)?.flatten() {
-                    if let Some(u) = v
-                        .get("url")
-                        .and_then(|u| u.as_str())
-                        .and_then(|u| Url::parse(u).ok())
-                    {
+                let max = trawl_storage::jsonl::DEFAULT_MAX_LINE_BYTES;
+                trawl_storage::docs::for_each(&k, &b, max, |d| {
+                    if let Some(u) = d.ok().and_then(|d| Url::parse(&d.url).ok()) {
                         *n.entry(authority(&u)).or_default() += 1;
                     }
-                }
+                })?;
             }
             Ok::<_, StorageError>(n)
         }

@@ -19,8 +19,7 @@
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
 
 use serde::{Deserialize, Serialize};
-use trawl_core::Document;
-use trawl_storage::{jsonl, shard_name, Storage, StorageError};
+use trawl_storage::{docs, jsonl, shard_name, Storage, StorageError};
 
 use crate::minhash::{band_key, estimate, jaccard, MinHasher};
 use crate::DedupConfig;
@@ -68,7 +67,7 @@ pub async fn signatures(
             }
         }
     }
-    for r in jsonl::lines::<Document>(input_name, input)? {
+    for r in docs::read(input_name, input, jsonl::DEFAULT_MAX_LINE_BYTES)? {
         let Ok(d) = r else {
             bad += 1;
             continue;

@@ -332,14 +332,23 @@ async fn read_set(
 ) -> Result<(), StorageError> {
     let mut n = 0;
     for k in root.list(prefix).await? {
-        if !jsonl::is_jsonl(&k) {
+        if !trawl_storage::docs::is_documents(&k) {
             continue;
         }
         let bytes = root.get(&k).await?;
-        for mut v in jsonl::read_lines::<Value>(&k, &bytes)?
-            .into_iter()
-            .flatten()
-        {
+        let values: Vec<Value> = if trawl_storage::docs::is_parquet(&k) {
+            trawl_storage::docs::read(&k, &bytes, usize::MAX)?
+                .into_iter()
+                .flatten()
+                .filter_map(|d| serde_json::to_value(d).ok())
+                .collect()
+        } else {
+            jsonl::read_lines::<Value>(&k, &bytes)?
+                .into_iter()
+                .flatten()
+                .collect()
+        };
+        for mut v in values {
             if n >= cap {
                 *truncated = true;
                 return Ok(());

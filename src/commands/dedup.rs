@@ -4,7 +4,8 @@ use anyhow::{Context, Result};
 use serde_json::json;
 use trawl_core::{Excluded, RunStats, StageId};
 use trawl_dedup::batch;
-use trawl_storage::jsonl::{self, JsonlWriter};
+use trawl_storage::docs::{self, DocWriter};
+use trawl_storage::jsonl::JsonlWriter;
 use trawl_storage::markers::{self, Marker};
 use trawl_storage::{shard_name, InputSet, ShardSpec, Storage};
 
@@ -98,7 +99,7 @@ fn dry_run(phase: &str, a: &StageArgs, rt: &tokio::runtime::Runtime) -> Result<(
             input,
             &c.cfg.storage,
             c.shard,
-            jsonl::is_jsonl,
+            docs::is_documents,
         ))?;
         println!(
             "  {} inputs under {input}; this worker takes {}",
@@ -187,7 +188,7 @@ pub fn phase(p: DedupPhase, quiet: bool, rt: &tokio::runtime::Runtime) -> Result
                 &input,
                 &c.cfg.storage,
                 c.shard,
-                jsonl::is_jsonl,
+                docs::is_documents,
             ))?;
             rt.block_on(c.root.put("dedup/batch/inputs.json", serde_json::to_vec(&json!({ "total": set.total, "bands": c.cfg.dedup.bands, "rows": c.cfg.dedup.rows }))?.into()))?;
             let bar = progress::bar(show, Some(set.objects.len() as u64), "signatures");
@@ -317,7 +318,7 @@ pub fn phase(p: DedupPhase, quiet: bool, rt: &tokio::runtime::Runtime) -> Result
                 &input,
                 &c.cfg.storage,
                 c.shard,
-                jsonl::is_jsonl,
+                docs::is_documents,
             ))?;
             let bar = progress::bar(show, Some(set.objects.len() as u64), "apply");
             for (k, key) in &set.objects {
@@ -331,13 +332,13 @@ pub fn phase(p: DedupPhase, quiet: bool, rt: &tokio::runtime::Runtime) -> Result
                 let mut remove = rt.block_on(batch::removals(&c.root, *k))?;
                 let mut stats = RunStats::default();
                 let (mut out, mut ex) = (
-                    JsonlWriter::for_name("x.jsonl.zst"),
+                    DocWriter::new(c.cfg.storage.documents),
                     JsonlWriter::for_name("x.jsonl.zst"),
                 );
                 let st = stats.stage_mut("near_dedup");
                 // one document at a time: memory is the input object and the compressed output
                 let mut docs_err = None;
-                jsonl::for_each_line::<trawl_core::Document>(key, &bytes, |r| {
+                docs::for_each(key, &bytes, c.cfg.storage.max_record_bytes, |r| {
                     let mut d = match r {
                         Ok(d) => d,
                         Err(e) => {
@@ -374,7 +375,7 @@ pub fn phase(p: DedupPhase, quiet: bool, rt: &tokio::runtime::Runtime) -> Result
                     anyhow::bail!("{}: {} document ids decided for removal are not in this input (e.g. {missing:?}); the inputs changed since the signatures phase", set.storage.url_of(key), remove.len());
                 }
                 let (o, e) = (
-                    format!("dedup/{name}.jsonl.zst"),
+                    c.cfg.storage.documents.object("dedup", &name),
                     format!("excluded/dedup/{name}.jsonl.zst"),
                 );
                 rt.block_on(c.root.put(&o, out.finish().into()))?;

@@ -2,7 +2,7 @@
 
 use anyhow::{Context, Result};
 use trawl_shards::train::{sample_by_language, train_bpe, TrainOptions};
-use trawl_storage::{jsonl, InputSet, ShardSpec, Storage};
+use trawl_storage::{InputSet, ShardSpec, Storage};
 
 use super::load_config;
 use crate::cli::ShardsAction;
@@ -101,10 +101,12 @@ pub fn action(a: ShardsAction, rt: &tokio::runtime::Runtime) -> Result<()> {
                 &input,
                 &cfg,
                 ShardSpec::default(),
-                jsonl::is_jsonl,
+                trawl_storage::docs::is_documents,
             ))?;
             if set.objects.is_empty() {
-                return Err(UsageError(format!("no JSONL documents under {input}")).into());
+                return Err(
+                    UsageError(format!("no documents (JSONL or Parquet) under {input}")).into(),
+                );
             }
             let mut docs = Vec::new();
             for (_, key) in &set.objects {

@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use trawl_config::PipelineConfig;
 use trawl_core::{FetchedPage, StageId};
 use trawl_crawler::Crawler;
-use trawl_storage::{jsonl, shard_name, warc, InputSet, ShardSpec, Storage};
+use trawl_storage::{shard_name, warc, InputSet, ShardSpec, Storage};
 
 use super::load_config;
 use crate::cli::{ExtractArgs, ExtractFormat, ReportArgs, SampleArgs, StageArgs};
@@ -543,10 +543,15 @@ pub fn docs_stage(
     if stage == StageId::Dedup && shard.count > 1 {
         return Err(UsageError(format!("--shard {shard}: exact dedup needs every document in order, so it runs as one worker in this version")).into());
     }
-    let set = rt.block_on(InputSet::open(&input, &cfg.storage, shard, jsonl::is_jsonl))?;
+    let set = rt.block_on(InputSet::open(
+        &input,
+        &cfg.storage,
+        shard,
+        trawl_storage::docs::is_documents,
+    ))?;
     if set.total == 0 {
         return Err(UsageError(format!(
-            "no JSONL files (.jsonl, .jsonl.gz, .jsonl.zst) under {input}"
+            "no document files (.jsonl, .jsonl.gz, .jsonl.zst, .parquet) under {input}"
         ))
         .into());
     }

@@ -6,6 +6,7 @@
 //!   whole. Readers therefore never see half a shard.
 //! - [`ShardSpec`] and [`InputSet`]: deterministic `--shard i/n` partitioning of a listing.
 //! - [`jsonl`]: JSONL, `.jsonl.gz` and `.jsonl.zst` (zstd is what trawl writes).
+//! - [`docs`]: document files, JSONL or Parquet (`[storage] documents`).
 //! - [`warc`]: WARC 1.1 reading and writing, gzip per record.
 //! - [`markers`]: completion markers (carrying the shard's stats) and stats files, so a rerun
 //!   skips finished shards.
@@ -20,6 +21,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod docs;
 mod error;
 mod input;
 pub mod jsonl;

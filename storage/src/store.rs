@@ -46,6 +46,10 @@ pub struct StorageConfig {
     pub instance_metadata: bool,
     /// Unsigned requests (a public bucket): no credentials are looked up at all.
     pub anonymous: bool,
+    /// The format document stages (extract, filter, dedup) write: `jsonl` (zstd JSON
+    /// Lines) or `parquet` (columns `id`, `text`, `url`, and JSON strings `meta`, `attrs`,
+    /// `consent`, `images`, `extra`; zstd row groups). Stages read either.
+    pub documents: crate::docs::DocFormat,
 }
 
 impl Default for StorageConfig {
@@ -61,6 +65,7 @@ impl Default for StorageConfig {
             max_record_bytes: 64 * 1024 * 1024,
             instance_metadata: true,
             anonymous: false,
+            documents: crate::docs::DocFormat::Jsonl,
         }
     }
 }
