@@ -175,7 +175,7 @@ fn extract_parsed(
         .filter(|l| !l.is_empty());
     let (noai, noimageai, noindex) = (meta.noai, meta.noimageai, meta.noindex);
 
-    let scores = crate::score::score(&doc);
+    let scores = crate::score::score(&doc, crate::pagetype::declares_product(&meta.types));
     check(deadline)?;
     let page_type = crate::pagetype::classify(&crate::pagetype::Evidence {
         types: &meta.types,
@@ -1578,6 +1578,42 @@ mod tests {
         }
         assert!(x.text.contains("Maker: Northlight"), "{}", x.text);
         assert!(!x.text.contains("Our shop in winter"), "{}", x.text);
+    }
+
+    #[test]
+    fn customer_reviews_are_comments_on_a_product_page_only() {
+        let said = [
+            "sturdy and easy to assemble, I bought two more for the spare room.",
+            "the white finish chipped at one corner after a month of use.",
+            "holds all my records; the bottom shelf bows a little under the weight.",
+            "took us forty minutes, and the instructions were clear enough.",
+            "good value for the price, though the back panel is thin.",
+            "we use it as a room divider and it looks fine from both sides.",
+        ];
+        let reviews: String = said
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                format!("<div class='review'><p>Reviewer {i} wrote that it is {t}</p></div>")
+            })
+            .collect();
+        let page = |ld: &str| {
+            format!(
+                r#"<html><head><title>Shelf unit</title>{ld}</head><body><main><h1>Shelf unit, white</h1>
+                <p>A simple shelf unit of solid pine with four compartments, for books, boxes and records; it stands on the floor or lies on its side as a bench.</p>
+                <p>Width 77 cm, depth 39 cm, height 147 cm. Maximum load per shelf 13 kg. Assembly takes about an hour with two people.</p>
+                <p>The pine comes from managed forests and is finished with a water-based lacquer; wipe it with a damp cloth and dry it with a clean one.</p>
+                <p>Inserts with doors or drawers fit every compartment and are sold separately, as are the wall fittings that keep a tall unit from tipping.</p>
+                <section class="reviews"><h2>Customer reviews</h2>{reviews}</section></main></body></html>"#
+            )
+        };
+        let product = r#"<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Shelf unit"}</script>"#;
+        let x = extract(&page(product), "https://h.example/p/1", true, None, None).unwrap();
+        assert!(x.text.contains("solid pine"), "{}", x.text);
+        assert!(!x.text.contains("Reviewer 2"), "{}", x.text);
+        // without a declared product, a `review` region may be the content (a critic's review)
+        let x = extract(&page(""), "https://h.example/p/1", true, None, None).unwrap();
+        assert!(x.text.contains("Reviewer 2"), "{}", x.text);
     }
 
     #[test]

@@ -122,6 +122,16 @@ const ARTICLE_TYPES: &[&str] = &[
 ];
 const SERVICE_TYPES: &[&str] = &["service", "offer", "faqpage", "softwareapplication"];
 
+/// Whether the page declares one product (not a grid of many).
+pub(crate) fn declares_product(types: &[(String, u32)]) -> bool {
+    let n: u32 = types
+        .iter()
+        .filter(|(t, _)| PRODUCT_TYPES.contains(&t.as_str()))
+        .map(|(_, n)| n)
+        .sum();
+    (1..3).contains(&n)
+}
+
 /// The page's type and how sure the classifier is (0..1): declared types count most.
 pub(crate) fn classify(e: &Evidence<'_>) -> (PageType, f32) {
     let og = e.og_type.unwrap_or("");

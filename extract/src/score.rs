@@ -138,6 +138,8 @@ enum WordKind {
     Content,
     /// Comment threads.
     Comment,
+    /// Customer reviews: comments on a product's page.
+    Review,
     /// Boilerplate regions, trusted whatever the region holds.
     Strong,
     /// Boilerplate that layout classes also use (`ad-wrapper` around the story, `rail`
@@ -161,6 +163,7 @@ fn word_kind(w: &[u8]) -> Option<WordKind> {
         | b"blog" | b"prose" | b"markdown" | b"articlebody" => WordKind::Content,
         b"comment" | b"comments" | b"commentlist" | b"commentary" | b"disqus" | b"respond"
         | b"replies" | b"reply" => WordKind::Comment,
+        b"review" | b"reviews" | b"ratings" => WordKind::Review,
         b"nav" | b"navbar" | b"navigation" | b"menu" | b"footer" | b"sidebar" | b"cookie"
         | b"cookies" | b"consent" | b"share" | b"sharing" | b"social" | b"breadcrumb"
         | b"breadcrumbs" | b"related" | b"newsletter" | b"subscribe" | b"skip" | b"pagination"
@@ -190,7 +193,9 @@ struct ClassWords {
     layout: bool,
 }
 
-fn class_words(a: &Attrs<'_>) -> ClassWords {
+/// `reviews`: whether customer reviews are comments (on a product's page; elsewhere a
+/// `review` is as likely the content: a critic's review).
+fn class_words(a: &Attrs<'_>, reviews: bool) -> ClassWords {
     let mut c = ClassWords::default();
     for v in a.class.into_iter().chain(a.id) {
         for m in consent_vendors().find_iter(v) {
@@ -208,6 +213,7 @@ fn class_words(a: &Attrs<'_>) -> ClassWords {
                 Some(WordKind::Layout) => c.layout = true,
                 Some(WordKind::Content) => c.content = true,
                 Some(WordKind::Comment) => c.comment = true,
+                Some(WordKind::Review) => c.comment |= reviews,
                 Some(WordKind::Strong) => c.strong = true,
                 Some(WordKind::Weak) => c.weak = true,
                 None => {}
@@ -464,7 +470,9 @@ struct Own {
 }
 
 /// Scores the document and picks the content root under `body`.
-pub(crate) fn score(doc: &Html) -> Scores {
+/// `product`: the page declares a product (JSON-LD or microdata), so its customer reviews
+/// are comments, not its content.
+pub(crate) fn score(doc: &Html, product: bool) -> Scores {
     // pre-order with context: (node, parent slot, owner block slot, in link)
     let mut order: Vec<(NodeId, u32)> = Vec::new(); // (element, parent slot)
     let mut els: Vec<&scraper::node::Element> = Vec::new();
@@ -494,7 +502,7 @@ pub(crate) fn score(doc: &Html) -> Scores {
                 let slot = order.len() as u32;
                 // own flag here; whether it holds is decided once sizes are known
                 let attrs = Attrs::of(e);
-                let cw = class_words(&attrs);
+                let cw = class_words(&attrs, product);
                 let b = if matches!(name, "html" | "body") {
                     Boiler::No
                 } else {
