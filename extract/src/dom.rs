@@ -230,7 +230,22 @@ fn extract_parsed(
             Err(why) => llm = Some(Err(why)),
         }
     }
-    let listing = scores.listing;
+    // a list inside the prose root (an index of a guide's chapters under its introduction)
+    // is read with the prose around it: the root, with its lists kept as items
+    // (a root holding most of the page is its wrapper, and says nothing of the list)
+    let inside_root = |l: ego_tree::NodeId| {
+        scores.root.is_some_and(|r| {
+            scores.get(r).is_some_and(|s| s.text * 2 < scores.text)
+                && doc
+                    .tree
+                    .get(l)
+                    .is_some_and(|n| n.ancestors().any(|a| a.id() == r))
+        })
+    };
+    let (listing, lists_in_root) = match scores.listing {
+        Some(l) if inside_root(l) => (None, true),
+        l => (l, false),
+    };
     let root = listing
         .or(scores.root)
         .and_then(|id| doc.tree.get(id))
@@ -251,13 +266,18 @@ fn extract_parsed(
         }
         _ => root,
     };
-    let prune = if listing.is_some() {
+    let prune = if listing.is_some() || lists_in_root {
         Prune::Items
     } else {
         Prune::Full
     };
     let mut w = walker(root.id() != body.id(), prune);
-    w.walk(root, 0);
+    // a root that is itself a list or table (a listing's `<ul>`) keeps its own formatting
+    if matches!(root.value().name(), "ul" | "ol") {
+        w.element(root, 0);
+    } else {
+        w.walk(root, 0);
+    }
     w.flush();
     if w.out.trim().is_empty() && root.id() == body.id() {
         // nothing scored as prose: keep what is not boilerplate rather than nothing
@@ -1614,6 +1634,35 @@ mod tests {
         // without a declared product, a `review` region may be the content (a critic's review)
         let x = extract(&page(""), "https://h.example/p/1", true, None, None).unwrap();
         assert!(x.text.contains("Reviewer 2"), "{}", x.text);
+    }
+
+    #[test]
+    fn a_list_inside_the_prose_root_is_read_with_its_prose() {
+        // a guide's index page: a short introduction, then its chapters as a list of links
+        // with a line each, inside the article; a site menu and footer beside it
+        let chapters: String = (0..8)
+            .map(|i| format!("<li><a href='/guide/{i}'>Chapter {i}: working with types</a> how the compiler checks chapter {i} code, step by step.</li>"))
+            .collect();
+        let menu: String = (0..150)
+            .map(|i| format!("<li><a href='/m/{i}'>Menu entry {i}</a></li>"))
+            .collect();
+        let html = format!(
+            r#"<html><head><title>The guide</title></head><body><nav><ul>{menu}</ul></nav>
+            <div class="layout"><article><h1>The guide</h1><p>This guide explains the type system from the ground up, with examples you can run.</p>
+            <p>Each chapter builds on the one before it, so read them in order the first time through.</p>
+            <p>The examples need version four or later of the compiler; older versions reject some of them.</p>
+            <p>Exercises close every chapter, and their answers are in the appendix at the end of the guide.</p>
+            <p>If you find a mistake, the issue tracker linked from every page is the place to report it.</p>
+            <ul class="chapters">{chapters}</ul></article></div><footer>Copyright</footer></body></html>"#
+        );
+        let x = extract(&html, "https://h.example/guide", true, None, None).unwrap();
+        assert!(x.text.contains("explains the type system"), "{}", x.text);
+        assert!(
+            x.text.contains("Chapter 5: working with types"),
+            "{}",
+            x.text
+        );
+        assert!(!x.text.contains("Menu entry"), "{}", x.text);
     }
 
     #[test]
