@@ -776,7 +776,7 @@ impl Unreadable {
 /// The `read` step of a stage over files: every record read, the unreadable ones dropped
 /// as `record_error` per kind, with the bytes they covered; each is written to the stage's
 /// exclusion file with its source (`file@offset`, line) and first bytes.
-fn read_step(records: usize, bad: &[Unreadable], ex: &mut JsonlWriter) -> RunStats {
+pub(crate) fn read_step(records: usize, bad: &[Unreadable], ex: &mut JsonlWriter) -> RunStats {
     let mut stats = RunStats::default();
     let st = stats.stage_mut(READ_STEP);
     st.seen = (records + bad.len()) as u64;

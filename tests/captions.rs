@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::support::{demo_port, ok, python, trawl};
+use crate::support::{demo_run, python};
 
 fn jsonl(dir: &Path, prefix: &str) -> Vec<Value> {
     let mut out = Vec::new();
@@ -36,15 +36,7 @@ fn tail(url: &str) -> String {
 #[test]
 fn gallery_images_are_kept_or_dropped_with_their_reason() {
     let dir = tempfile::tempdir().unwrap();
-    ok(trawl()
-        .args([
-            "run",
-            "--quiet",
-            "--demo-port",
-            &demo_port().to_string(),
-            "--output",
-        ])
-        .arg(dir.path()));
+    demo_run(dir.path());
     let d = dir.path();
 
     // every image of the galleries has its fate

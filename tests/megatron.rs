@@ -1,22 +1,14 @@
 //! megatron-core's own reader (IndexedDataset, in a venv made by scripts/setup.sh) reads
 //! the shards trawl writes, token for token.
 
-use crate::support::{demo_port, ok, python, trawl};
+use crate::support::{demo_port, demo_run, ok, python, trawl};
 use trawl_shards::{megatron, Manifest};
 
 #[test]
 fn megatron_core_reads_every_token() {
     let Some(py) = python() else { return };
     let dir = tempfile::tempdir().unwrap();
-    ok(trawl()
-        .args([
-            "run",
-            "--quiet",
-            "--demo-port",
-            &demo_port().to_string(),
-            "--output",
-        ])
-        .arg(dir.path()));
+    demo_run(dir.path());
     let m: Manifest =
         serde_json::from_slice(&std::fs::read(dir.path().join("shards/manifest.json")).unwrap())
             .unwrap();

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use crate::support::{demo_port, ok, python, read_jsonl, trawl};
+use crate::support::{demo_run, ok, python, read_jsonl, trawl};
 
 const DEMO_TOML: &str = include_str!("../config/examples/demo.toml");
 
@@ -116,15 +116,7 @@ fn parquet_documents_hold_what_jsonl_holds() {
     let dir = tempfile::tempdir().unwrap();
     // a crawl of the demo web to start from
     let demo = dir.path().join("demo");
-    ok(trawl()
-        .args([
-            "run",
-            "--quiet",
-            "--demo-port",
-            &demo_port().to_string(),
-            "--output",
-        ])
-        .arg(&demo));
+    demo_run(&demo);
     let (jsonl, parquet) = (dir.path().join("jsonl"), dir.path().join("parquet"));
     stages(&config(dir.path(), "jsonl"), &demo.join("crawl"), &jsonl);
     stages(

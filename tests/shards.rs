@@ -5,22 +5,14 @@ use std::path::Path;
 
 use trawl_shards::{datatrove, megatron, Manifest};
 
-use crate::support::{demo_port, files, ok, python, run, trawl};
+use crate::support::{demo_port, demo_run, files, ok, python, run, trawl};
 
 fn manifest(root: &Path) -> Manifest {
     serde_json::from_slice(&std::fs::read(root.join("shards/manifest.json")).unwrap()).unwrap()
 }
 
 fn demo(out: &Path) -> String {
-    ok(trawl()
-        .args([
-            "run",
-            "--quiet",
-            "--demo-port",
-            &demo_port().to_string(),
-            "--output",
-        ])
-        .arg(out))
+    demo_run(out)
 }
 
 /// Every shard read by megatron-core and by datatrove equals our own reading, which sums to

@@ -19,6 +19,7 @@
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
 
 use serde::{Deserialize, Serialize};
+use trawl_core::{Document, Verdict};
 use trawl_storage::{docs, jsonl, shard_name, Storage, StorageError};
 
 use crate::minhash::{band_key, estimate, jaccard, MinHasher};
@@ -439,9 +440,86 @@ pub async fn removals(root: &Storage, k: usize) -> Result<HashMap<String, Remova
     Ok(list.into_iter().map(|r| (r.id.clone(), r)).collect())
 }
 
+/// Phase 4 as a stage of the runner's chain: drops the documents the clusters phase decided
+/// to remove, by DocId, recording in `attrs.dedup` which document each was a copy of and
+/// how similar. The chain does the accounting and writes the exclusion records; the
+/// caller compares the drops with [`ApplyRemovals::expected`] (fewer: the inputs changed
+/// since the signatures phase).
+#[derive(Debug)]
+pub struct ApplyRemovals {
+    remove: HashMap<String, Removal>,
+    expected: usize,
+}
+
+impl ApplyRemovals {
+    /// The stage for one input file's removals (see [`removals`]).
+    pub fn new(remove: HashMap<String, Removal>) -> Self {
+        ApplyRemovals {
+            expected: remove.len(),
+            remove,
+        }
+    }
+
+    /// How many documents the file should lose.
+    pub fn expected(&self) -> usize {
+        self.expected
+    }
+}
+
+impl trawl_core::Task for ApplyRemovals {
+    fn name(&self) -> &'static str {
+        "near_dedup"
+    }
+
+    fn process(&mut self, doc: &mut Document) -> Result<Verdict, trawl_core::RecordError> {
+        Ok(match self.remove.remove(doc.id.as_str()) {
+            Some(r) => {
+                doc.attrs.insert(
+                    "dedup".into(),
+                    serde_json::json!({ "near_of": r.near_of, "similarity": r.similarity }),
+                );
+                Verdict::Drop(crate::reasons::NEAR_DUPLICATE)
+            }
+            None => Verdict::Keep,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn removals_drop_by_id_and_say_of_what() {
+        let d = |t: &str| Document::new(format!("https://h.test/{t}"), t);
+        let (a, b) = (d("first"), d("second"));
+        let remove = [(
+            b.id.as_str().to_string(),
+            Removal {
+                id: b.id.as_str().to_string(),
+                near_of: a.id.as_str().to_string(),
+                similarity: 0.91,
+            },
+        )]
+        .into_iter()
+        .collect();
+        let stage = ApplyRemovals::new(remove);
+        assert_eq!(stage.expected(), 1);
+        let mut chain =
+            trawl_core::Chain::new("dedup", vec![trawl_core::Stage::Task(Box::new(stage))]);
+        assert!(chain.process(a.clone()).is_some());
+        assert!(chain.process(b).is_none());
+        let ex = chain.take_excluded();
+        assert_eq!(
+            (ex[0].stage.as_str(), ex[0].reason.as_str()),
+            ("near_dedup", "near_duplicate")
+        );
+        assert_eq!(ex[0].doc.attrs["dedup"]["near_of"], a.id.as_str());
+        assert_eq!(
+            chain.stats().stage("near_dedup").unwrap().dropped["near_duplicate"],
+            1
+        );
+    }
 
     #[tokio::test]
     async fn chunked_reads_cross_record_boundaries() {

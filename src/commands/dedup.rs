@@ -2,7 +2,7 @@
 
 use anyhow::{Context, Result};
 use serde_json::json;
-use trawl_core::{Excluded, RunStats, StageId};
+use trawl_core::{Chain, RunStats, Stage, StageId};
 use trawl_dedup::batch;
 use trawl_storage::docs::{self, DocWriter};
 use trawl_storage::jsonl::JsonlWriter;
@@ -329,51 +329,33 @@ pub fn phase(p: DedupPhase, quiet: bool, rt: &tokio::runtime::Runtime) -> Result
                     continue;
                 }
                 let bytes = rt.block_on(set.storage.get(key))?;
-                let mut remove = rt.block_on(batch::removals(&c.root, *k))?;
-                let mut stats = RunStats::default();
-                let (mut out, mut ex) = (
-                    DocWriter::new(c.cfg.storage.documents),
-                    JsonlWriter::for_name("x.jsonl.zst"),
-                );
-                let st = stats.stage_mut("near_dedup");
-                // one document at a time: memory is the input object and the compressed output
-                let mut docs_err = None;
-                docs::for_each(key, &bytes, c.cfg.storage.max_record_bytes, |r| {
-                    let mut d = match r {
-                        Ok(d) => d,
-                        Err(e) => {
-                            docs_err.get_or_insert(e);
-                            return;
-                        }
-                    };
-                    st.seen += 1;
-                    match remove.remove(d.id.as_str()) {
-                        Some(r) => {
-                            st.drop_for(trawl_dedup::reasons::NEAR_DUPLICATE.as_str());
-                            d.attrs.insert(
-                                "dedup".into(),
-                                json!({ "near_of": r.near_of, "similarity": r.similarity }),
-                            );
-                            ex.write(&Excluded {
-                                stage: "near_dedup".into(),
-                                reason: trawl_dedup::reasons::NEAR_DUPLICATE.as_str().into(),
-                                error: None,
-                                doc: d,
-                            });
-                        }
-                        None => {
-                            st.kept += 1;
-                            out.write(&d);
-                        }
+                let stage = batch::ApplyRemovals::new(rt.block_on(batch::removals(&c.root, *k))?);
+                let expected = stage.expected();
+                let input =
+                    crate::pipeline::read_input(key, &bytes, c.cfg.storage.max_record_bytes)?;
+                let mut ex = JsonlWriter::for_name("x.jsonl.zst");
+                let mut stats = crate::pipeline::read_step(input.docs.len(), &input.bad, &mut ex);
+                let mut chain =
+                    Chain::new(StageId::Dedup.name(), vec![Stage::Task(Box::new(stage))]);
+                let mut out = DocWriter::new(c.cfg.storage.documents);
+                for d in input.docs {
+                    if let Some(d) = chain.process(d) {
+                        out.write(&d);
                     }
-                })?;
-                if let Some(e) = docs_err {
-                    tracing::warn!(error = %e, "malformed document lines skipped");
                 }
-                if !remove.is_empty() {
-                    let missing: Vec<&String> = remove.keys().take(3).collect();
-                    anyhow::bail!("{}: {} document ids decided for removal are not in this input (e.g. {missing:?}); the inputs changed since the signatures phase", set.storage.url_of(key), remove.len());
+                for e in chain.take_excluded() {
+                    ex.write(&e);
                 }
+                let chain_stats = chain.take_stats();
+                let removed = chain_stats
+                    .stage("near_dedup")
+                    .and_then(|s| s.dropped.get(trawl_dedup::reasons::NEAR_DUPLICATE.as_str()))
+                    .copied()
+                    .unwrap_or(0);
+                if removed != expected as u64 {
+                    anyhow::bail!("{}: {} document ids decided for removal are not in this input; the inputs changed since the signatures phase", set.storage.url_of(key), expected as u64 - removed.min(expected as u64));
+                }
+                stats += &chain_stats;
                 let (o, e) = (
                     c.cfg.storage.documents.object("dedup", &name),
                     format!("excluded/dedup/{name}.jsonl.zst"),

@@ -43,6 +43,19 @@ pub fn ok(c: &mut Command) -> String {
 }
 
 /// A port free on 127.0.0.2..127.0.0.8 (where the demo web binds).
+/// `trawl run` on the embedded demo web into `out`; its stdout.
+pub fn demo_run(out: &Path) -> String {
+    ok(trawl()
+        .args([
+            "run",
+            "--quiet",
+            "--demo-port",
+            &demo_port().to_string(),
+            "--output",
+        ])
+        .arg(out))
+}
+
 pub fn demo_port() -> u16 {
     for _ in 0..200 {
         let l = TcpListener::bind("127.0.0.2:0").expect("bind loopback");
