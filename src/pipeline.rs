@@ -6,7 +6,6 @@
 use std::future::Future;
 
 use anyhow::{Context, Result};
-use serde::Serialize;
 use trawl_captions::Captioner;
 use trawl_config::PipelineConfig;
 use trawl_core::{Chain, Document, FetchedPage, RunStats, StageId};
@@ -34,16 +33,6 @@ impl Io {
     pub fn handle(&self) -> tokio::runtime::Handle {
         self.rt.clone()
     }
-}
-
-#[derive(Serialize)]
-struct ExcludedPage<'a> {
-    stage: &'static str,
-    reason: &'static str,
-    url: &'a str,
-    status: u16,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<String>,
 }
 
 /// Stage runtimes built from one config.
@@ -326,12 +315,10 @@ impl Pipeline {
                 }
                 Err((reason, error)) => {
                     st.drop_for(reason.as_str());
-                    ex.write(&ExcludedPage {
-                        stage: "extract",
-                        reason: reason.as_str(),
-                        url: &p.url,
-                        status: p.status,
+                    ex.write(&trawl_core::Excluded {
                         error,
+                        status: Some(p.status),
+                        ..trawl_core::Excluded::url("extract", reason.as_str(), &p.url)
                     });
                 }
             }
@@ -484,7 +471,17 @@ impl Pipeline {
         *st += &out.stats;
         st.nanos = t0.elapsed().as_nanos() as u64;
         for (pair, reason, detail) in &out.dropped {
-            ex.write(&serde_json::json!({ "stage": "captions", "reason": reason.as_str(), "detail": detail, "url": pair.image_url, "doc": { "id": pair.doc_id, "url": pair.page_url, "text": pair.alt, "attrs": pair.attrs } }));
+            // the image's page as the document, with the image's alt text as its text
+            let mut doc = Document::new(pair.page_url.clone(), pair.alt.clone());
+            if let Some(id) = &pair.doc_id {
+                doc.id = id.clone();
+            }
+            doc.attrs = pair.attrs.clone();
+            ex.write(&trawl_core::Excluded {
+                detail: Some(detail.clone()),
+                doc: Some(doc),
+                ..trawl_core::Excluded::url("captions", reason.as_str(), &pair.image_url)
+            });
         }
         let index = |rows: Vec<serde_json::Value>| {
             let mut w = JsonlWriter::for_name("x.jsonl.zst");
@@ -791,10 +788,8 @@ pub(crate) fn read_step(records: usize, bad: &[Unreadable], ex: &mut JsonlWriter
             doc.attrs.insert("line".into(), (l as u64).into());
         }
         ex.write(&trawl_core::Excluded {
-            stage: READ_STEP.into(),
-            reason: trawl_core::DropReason::RECORD_ERROR.as_str().into(),
             error: Some(e.error.clone()),
-            doc,
+            ..trawl_core::Excluded::doc(READ_STEP, trawl_core::DropReason::RECORD_ERROR, doc)
         });
     }
     if let Some(first) = bad.first() {

@@ -6,18 +6,60 @@ use serde::{Deserialize, Serialize};
 
 use crate::{Document, DropReason, RecordError, RunStats, Stage, Verdict};
 
-/// A dropped record with the stage and reason, as written to `excluded/<stage>/`.
+/// A dropped record with the stage and reason: the one shape of every line under
+/// `excluded/<stage>/`, whatever the stage (a URL the crawler left, a page extraction
+/// dropped, a document a filter removed, an image captions refused).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Excluded {
-    /// The stage that dropped it.
+    /// The stage (or step) that dropped it.
     pub stage: String,
     /// The fixed reason.
     pub reason: String,
     /// Detail for record errors.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
-    /// The record itself (with the attrs that led to the decision).
-    pub doc: Document,
+    /// What the decision was about when it is not a document: the URL the crawler did not
+    /// fetch, the page that gave no document, the image captions dropped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The HTTP status of the page or image, when one was fetched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// More about the reason (the robots.txt rule, the image's size).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// The document, when there is one (with the attrs that led to the decision; for an
+    /// image, the page it was on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub doc: Option<Document>,
+}
+
+impl Excluded {
+    /// A document dropped by `stage` for `reason`.
+    pub fn doc(stage: &str, reason: DropReason, doc: Document) -> Excluded {
+        Excluded {
+            stage: stage.to_string(),
+            reason: reason.as_str().to_string(),
+            error: None,
+            url: None,
+            status: None,
+            detail: None,
+            doc: Some(doc),
+        }
+    }
+
+    /// A URL (a page, an image) dropped by `stage` for `reason`, without a document.
+    pub fn url(stage: &str, reason: &str, url: &str) -> Excluded {
+        Excluded {
+            stage: stage.to_string(),
+            reason: reason.to_string(),
+            error: None,
+            url: Some(url.to_string()),
+            status: None,
+            detail: None,
+            doc: None,
+        }
+    }
 }
 
 /// The token count recorded on a document (`attrs.tokens`, written after extraction), so
@@ -85,12 +127,7 @@ impl Chain {
                 }
                 Ok(Verdict::Drop(reason)) => {
                     st.drop_for(reason.as_str());
-                    self.excluded.push(Excluded {
-                        stage: name.to_string(),
-                        reason: reason.as_str().to_string(),
-                        error: None,
-                        doc,
-                    });
+                    self.excluded.push(Excluded::doc(name, reason, doc));
                     return None;
                 }
                 Err(e) => {
@@ -98,10 +135,8 @@ impl Chain {
                     *st.errors.entry(e.kind.to_string()).or_default() += 1;
                     tracing::debug!(stage = name, url = %doc.url, error = %e, "record error");
                     self.excluded.push(Excluded {
-                        stage: name.to_string(),
-                        reason: DropReason::RECORD_ERROR.as_str().to_string(),
                         error: Some(e.to_string()),
-                        doc,
+                        ..Excluded::doc(name, DropReason::RECORD_ERROR, doc)
                     });
                     return None;
                 }
@@ -147,16 +182,16 @@ impl Chain {
     /// same state for first-owner tasks: two documents that both passed such a task have
     /// different keys in it, so the order they are registered in does not matter.
     pub fn seed_excluded(&mut self, ex: &Excluded) {
-        if ex.error.is_some() {
+        let (None, Some(doc)) = (&ex.error, &ex.doc) else {
             return;
-        }
+        };
         let Some(at) = self.stages.iter().position(|s| s.name() == ex.stage) else {
             return;
         };
         for s in &mut self.stages[..at] {
-            s.seed(&ex.doc);
+            s.seed(doc);
         }
-        self.stages[at].seed_dropped(&ex.doc);
+        self.stages[at].seed_dropped(doc);
     }
 }
 
@@ -201,6 +236,6 @@ mod tests {
             err.starts_with("panic: ") && err.contains("char boundary"),
             "{err}"
         );
-        assert_eq!(ex[0].doc.text, "boom\u{a0}here");
+        assert_eq!(ex[0].doc.as_ref().unwrap().text, "boom\u{a0}here");
     }
 }

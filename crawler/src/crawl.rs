@@ -77,14 +77,6 @@ pub struct CrawlState {
     pub parts: usize,
 }
 
-#[derive(Serialize)]
-struct ExcludedUrl<'a> {
-    url: &'a str,
-    reason: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    detail: Option<&'a str>,
-}
-
 /// The crawler.
 #[derive(Debug)]
 pub struct Crawler {
@@ -834,10 +826,9 @@ impl Crawler {
             ctx.root.put(&file, w.finish().into()).await?;
             let mut ex = JsonlWriter::for_name("x.jsonl.zst");
             for (url, reason, detail) in &buf.excluded {
-                ex.write(&ExcludedUrl {
-                    url,
-                    reason: reason.as_str(),
-                    detail: detail.as_deref(),
+                ex.write(&trawl_core::Excluded {
+                    detail: detail.clone(),
+                    ..trawl_core::Excluded::url(STAGE, reason.as_str(), url)
                 });
             }
             let ex_file = format!("excluded/crawl/{name}.jsonl.zst");

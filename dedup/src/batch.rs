@@ -514,7 +514,10 @@ mod tests {
             (ex[0].stage.as_str(), ex[0].reason.as_str()),
             ("near_dedup", "near_duplicate")
         );
-        assert_eq!(ex[0].doc.attrs["dedup"]["near_of"], a.id.as_str());
+        assert_eq!(
+            ex[0].doc.as_ref().unwrap().attrs["dedup"]["near_of"],
+            a.id.as_str()
+        );
         assert_eq!(
             chain.stats().stage("near_dedup").unwrap().dropped["near_duplicate"],
             1

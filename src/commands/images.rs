@@ -101,7 +101,10 @@ pub fn fetch(
                 }
                 Err((reason, detail)) => {
                     st.drop_for(reason.as_str());
-                    excluded.write(&json!({ "stage": "images", "reason": reason.as_str(), "detail": detail, "url": url }));
+                    excluded.write(&trawl_core::Excluded {
+                        detail: Some(detail.to_string()),
+                        ..trawl_core::Excluded::url("images", reason.as_str(), url)
+                    });
                 }
             }
         }
