@@ -25,9 +25,9 @@ pub(crate) struct Extracted {
 
 /// Elements that never hold main content.
 const SKIP_TAGS: &[&str] = &[
-    "script", "style", "noscript", "nav", "footer", "aside", "form", "iframe", "svg", "button",
-    "select", "option", "template", "textarea", "input", "label", "head", "canvas", "object",
-    "embed", "dialog", "menu",
+    "script", "style", "noscript", "nav", "footer", "aside", "iframe", "svg", "button", "select",
+    "option", "template", "textarea", "input", "label", "head", "canvas", "object", "embed",
+    "dialog", "menu",
 ];
 
 static BODY: LazyLock<Selector> =
@@ -287,7 +287,9 @@ fn extract_parsed(
         w.flush();
     }
     check(deadline)?;
+    tracing::trace!(chars = w.out.len(), "walked");
     let (mut text, mut images) = tidy(&w.out, w.images, title.as_deref());
+    tracing::trace!(chars = text.len(), "tidied");
     // Pages that render their article from JSON leave a teaser in the elements, and often
     // the whole text in JSON-LD's `articleBody`: taken when it is much longer than the walk's
     // text (then without images: their positions were in the walk's text).
@@ -781,12 +783,20 @@ impl Walker<'_> {
         if SKIP_TAGS.contains(&name) {
             return;
         }
+        // a form is a search box or a login, unless it holds prose: forum software wraps a
+        // thread's posts in one (for moderation), ASP.NET the whole page
+        if name == "form" && self.scores.get(e.id()).is_none_or(|s| s.prose < KEEP_PROSE) {
+            return;
+        }
         if let Some(st) = self
             .scores
             .get(e.id())
             .filter(|_| self.prune != Prune::Nothing)
         {
             if st.boiler {
+                if st.text >= 100 {
+                    tracing::trace!(tag = name, class = ?e.value().attr("class"), text = st.text, "walker skips a boilerplate region");
+                }
                 return;
             }
             // negative mass: more links, fragments and boilerplate than prose
@@ -797,6 +807,9 @@ impl Walker<'_> {
                 && (st.link as f32 > 0.3 * st.text as f32 || st.mass < -20.0)
                 && st.prose < KEEP_PROSE
             {
+                if st.text >= 100 {
+                    tracing::trace!(tag = name, class = ?e.value().attr("class"), text = st.text, mass = st.mass, prose = st.prose, "walker drops a region");
+                }
                 return;
             }
         }
@@ -1663,6 +1676,30 @@ mod tests {
             x.text
         );
         assert!(!x.text.contains("Menu entry"), "{}", x.text);
+    }
+
+    #[test]
+    fn posts_inside_a_form_are_read_and_a_search_form_is_not() {
+        let said = [
+            "the update broke my printer driver, and rolling back fixed it",
+            "same here on two machines; the vendor's beta driver works",
+            "it is fixed in the next release according to the changelog",
+            "thanks, the beta driver solved it for me as well",
+        ];
+        let posts: String = said
+            .iter()
+            .map(|t| format!("<article class='post'><p>Reply: {t}, after a morning of trying everything else.</p></article>"))
+            .collect();
+        let html = format!(
+            r#"<html><head><title>Printer driver</title></head><body>
+            <div class="top"><form action="/search"><span>Search the forums for answers to your question</span><input name="q"></form></div>
+            <main><h1>Printer driver broken</h1><form action="/moderate" method="post">{posts}</form></main></body></html>"#
+        );
+        let x = extract(&html, "https://h.example/t/9", true, None, None).unwrap();
+        for t in said {
+            assert!(x.text.contains(t), "{}", x.text);
+        }
+        assert!(!x.text.contains("Search the forums"), "{}", x.text);
     }
 
     #[test]

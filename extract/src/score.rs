@@ -904,6 +904,13 @@ fn building_blocks(
             g.1 = end;
         }
     }
+    if tracing::enabled!(tracing::Level::TRACE) {
+        for i in 0..n {
+            if flip[i] && groups[&keys[i]].0 * 5 >= u64::from(total_text) {
+                tracing::trace!(text = groups[&keys[i]].0, total_text, tag = els[i].name(), class = ?els[i].attr("class"), "boilerplate-named group");
+            }
+        }
+    }
     (0..n)
         .map(|i| {
             flip[i] && {
