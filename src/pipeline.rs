@@ -459,12 +459,13 @@ impl Pipeline {
         let mut ex = JsonlWriter::for_name("x.jsonl.zst");
         let mut stats = read_step(docs.len(), bad, &mut ex);
         self.load_scorer()?;
-        let plan = self.captioner.plan(docs);
-        let fetcher = self.image_fetcher()?;
-        let fetched = self.io.block(fetch_images(&fetcher, &plan.urls, None));
+        let fetcher = CrawlerImages {
+            fetcher: self.image_fetcher()?,
+            io: self.io.clone(),
+        };
         let out = self
             .captioner
-            .assemble(docs, plan, fetched, &mut self.image_dedup);
+            .caption(docs, &fetcher, &mut self.image_dedup);
         let (pair_tar, pair_idx, inter_tar, inter_idx) =
             trawl_captions::write_shards(&out).context("writing WebDataset shards")?;
         let st = stats.stage_mut("captions");
@@ -658,6 +659,18 @@ pub fn image_fetcher(cfg: &PipelineConfig) -> Result<trawl_crawler::ResourceFetc
         ],
     };
     trawl_crawler::ResourceFetcher::new(&cfg.crawl, limits).context("image fetcher")
+}
+
+/// The crawler's fetcher as captions' [`trawl_captions::ImageFetcher`].
+struct CrawlerImages {
+    fetcher: trawl_crawler::ResourceFetcher,
+    io: Io,
+}
+
+impl trawl_captions::ImageFetcher for CrawlerImages {
+    fn fetch(&self, urls: &[String]) -> Vec<trawl_captions::FetchOutcome> {
+        self.io.block(fetch_images(&self.fetcher, urls, None))
+    }
 }
 
 /// Fetches image URLs (one outcome per URL, in order) in the form the captions checks take.

@@ -246,6 +246,14 @@ pub struct FetchedImage {
 /// A fetch outcome: the image or why there is none.
 pub type FetchOutcome = Result<FetchedImage, (DropReason, String)>;
 
+/// Where captions gets its images. trawl wires in the crawler's fetcher (the crawl's
+/// robots.txt groups, per-host politeness, redirect and size caps, AI-use signals) by config;
+/// tests and other tools can bring their own. The stage crate depends on no other.
+pub trait ImageFetcher {
+    /// One outcome per URL, in the order given.
+    fn fetch(&self, urls: &[String]) -> Vec<FetchOutcome>;
+}
+
 /// A checked image, or why it was refused.
 pub type CheckOutcome = Result<Arc<CheckedImage>, (DropReason, String)>;
 
@@ -632,6 +640,20 @@ impl Captioner {
         }
         plan.urls = urls.into_iter().collect();
         plan
+    }
+
+    /// One shard: plans the images of `docs`, fetches them through `fetcher`, and
+    /// assembles pairs and interleaved documents ([`Captioner::plan`] then
+    /// [`Captioner::assemble`]).
+    pub fn caption(
+        &self,
+        docs: &[Document],
+        fetcher: &dyn ImageFetcher,
+        dedup: &mut ImageDedup,
+    ) -> ShardOutput {
+        let plan = self.plan(docs);
+        let fetched = fetcher.fetch(&plan.urls);
+        self.assemble(docs, plan, fetched, dedup)
     }
 
     /// Decodes and checks the fetched images (in parallel), then builds the shard's kept
@@ -1166,10 +1188,16 @@ mod tests {
         );
         let mut corrupt = png(2, 200, 150);
         corrupt.truncate(corrupt.len() / 2);
-        let fetched: Vec<FetchOutcome> = plan
-            .urls
-            .iter()
-            .map(|u| match u.as_str() {
+        // served through the ImageFetcher seam: one call per shard, the plan's URLs in order
+        struct Served<F: Fn(&str) -> FetchOutcome>(F, std::cell::RefCell<Vec<Vec<String>>>);
+        impl<F: Fn(&str) -> FetchOutcome> ImageFetcher for Served<F> {
+            fn fetch(&self, urls: &[String]) -> Vec<FetchOutcome> {
+                self.1.borrow_mut().push(urls.to_vec());
+                urls.iter().map(|u| (self.0)(u)).collect()
+            }
+        }
+        let served = Served(
+            |u: &str| match u {
                 "https://h/0.png" => ok(png(0, 300, 200)),
                 "https://h/1.png" => ok(png(1, 300, 200)),
                 "https://h/2.png" => ok(corrupt.clone()),
@@ -1181,10 +1209,12 @@ mod tests {
                     signals: Vec::new(),
                 }),
                 _ => ok(png_half(0, 300, 200)),
-            })
-            .collect();
+            },
+            Default::default(),
+        );
         let mut dedup = ImageDedup::default();
-        let out = c.assemble(&docs, plan, fetched, &mut dedup);
+        let out = c.caption(&docs, &served, &mut dedup);
+        assert_eq!(*served.1.borrow(), vec![plan.urls.clone()]);
         let kept: Vec<&str> = out.pairs.iter().map(|p| p.pair.alt.as_str()).collect();
         assert_eq!(
             kept,
