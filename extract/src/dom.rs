@@ -1703,6 +1703,36 @@ mod tests {
     }
 
     #[test]
+    fn sections_of_one_shape_are_read_together() {
+        // a reference page: three sections of one shape, each cut from the next by a long
+        // strip of links that costs more than a section brings
+        let strip: String = (0..100)
+            .map(|i| format!("<a href='/l{i}'>Link {i}</a> "))
+            .collect();
+        let section = |name: &str, n: usize| {
+            let paras: String = (0..n)
+                .map(|i| format!("<p>The {name} call, part {i}: it takes a request object, checks its fields against the schema and returns a response or an error.</p>"))
+                .collect();
+            format!("<section class='doc-section'><h2>{name}</h2>{paras}</section><div class='strip'>{strip}</div>")
+        };
+        let html = format!(
+            r#"<html><head><title>API reference</title></head><body><div class="doc">{}{}{}</div></body></html>"#,
+            section("create", 14),
+            section("update", 11),
+            section("delete", 10)
+        );
+        let x = extract(&html, "https://h.example/api", true, None, None).unwrap();
+        for name in ["create", "update", "delete"] {
+            assert!(
+                x.text.contains(&format!("The {name} call, part 3")),
+                "{}",
+                x.text
+            );
+        }
+        assert!(!x.text.contains("Link 7"), "{}", x.text);
+    }
+
+    #[test]
     fn a_thread_served_inside_noscript_is_read_from_it() {
         let posts: String = (0..14)
             .map(|i| format!("<div class='post'><p>Reply {i}: I had the same problem after the update, and reinstalling the driver fixed it for me on two machines.</p></div>"))

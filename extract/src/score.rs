@@ -828,6 +828,14 @@ pub(crate) fn score(doc: &Html, product: bool) -> Scores {
             }
             best = best.map(|(s, _)| (s, order[wider as usize].0));
         }
+    } else if let Some(wider) =
+        best.and_then(|(_, id)| sibling_sections(&order, &stats, &sig, index[&id]))
+    {
+        if tracing::enabled!(tracing::Level::TRACE) {
+            let e = els[wider as usize];
+            tracing::trace!(tag = e.name(), id = ?e.attr("id"), class = ?e.attr("class"), "content joins its sibling sections");
+        }
+        best = best.map(|(s, _)| (s, order[wider as usize].0));
     }
     let code_blocks = (0..n)
         .filter(|&i| els[i].name() == "pre" && sub_text[i] > 0)
@@ -948,6 +956,34 @@ fn spread(order: &[(NodeId, u32)], stats: &[Stat], root: u32) -> Option<u32> {
         }
     }
     Some(at)
+}
+
+/// Share of the root's prose a sibling of the same tag and class needs to join it.
+const SIBLING_SHARE: f32 = 0.25;
+
+/// A long page cut into sections of one shape (`<section class="doc-section">` per heading of
+/// a reference page, one `<div class="chapter">` each): the root is the largest, and its
+/// siblings of the same tag-and-class path holding a good share of its prose are the rest of
+/// the text, so the parent holding them is the content.
+fn sibling_sections(
+    order: &[(NodeId, u32)],
+    stats: &[Stat],
+    sig: &[u64],
+    root: u32,
+) -> Option<u32> {
+    let r = root as usize;
+    let parent = order[r].1;
+    if parent == u32::MAX || stats[parent as usize].boiler {
+        return None;
+    }
+    let joins = (0..order.len()).any(|i| {
+        i != r
+            && order[i].1 == parent
+            && sig[i] == sig[r]
+            && !stats[i].boiler
+            && stats[i].prose >= SIBLING_SHARE * stats[r].prose
+    });
+    joins.then_some(parent)
 }
 
 /// What [`items`] reads of the scoring pass.
