@@ -1733,6 +1733,31 @@ mod tests {
     }
 
     #[test]
+    fn items_whose_classes_carry_per_item_tokens_are_one_list() {
+        // WordPress's post_class(): the component class first, then the post's id and terms
+        let cats = ["soup", "salad", "dinner", "quick"];
+        let items: String = (0..10)
+            .map(|i| format!("<article class='recipe-card post-{} category-{} tag-{}'><a href='/r/{i}'><img src='/i/{i}.jpg' alt=''><h3>Recipe number {i} with lentils</h3></a><span>{i}0 reviews, ready in 30 minutes</span></article>", 9000 + i, cats[i % 4], i * 7))
+            .collect();
+        let menu: String = (0..12)
+            .map(|i| format!("<li><a href='/m/{i}'>Section {i}</a></li>"))
+            .collect();
+        let html = format!(
+            r#"<html><head><title>Lentil recipes</title></head><body><nav><ul>{menu}</ul></nav>
+            <main><h1>Lentil recipes</h1><p>Our best lentil recipes.</p><div class="grid">{items}</div></main><footer>Copyright</footer></body></html>"#
+        );
+        let x = extract(&html, "https://h.example/lentils", true, None, None).unwrap();
+        for i in [0, 4, 9] {
+            assert!(
+                x.text.contains(&format!("Recipe number {i} with lentils")),
+                "{}",
+                x.text
+            );
+        }
+        assert_eq!(x.page_type.0, crate::PageType::Listing, "{}", x.text);
+    }
+
+    #[test]
     fn a_thread_served_inside_noscript_is_read_from_it() {
         let posts: String = (0..14)
             .map(|i| format!("<div class='post'><p>Reply {i}: I had the same problem after the update, and reinstalling the driver fixed it for me on two machines.</p></div>"))

@@ -532,7 +532,13 @@ pub(crate) fn score(doc: &Html, product: bool) -> Scores {
                 // tag + class signature, for structural repetition
                 let mut h = rustc_hash::FxHasher::default();
                 std::hash::Hash::hash(&name, &mut h);
-                std::hash::Hash::hash(&attrs.class.unwrap_or(""), &mut h);
+                // the class list's first token names the component (`carousel-cell post-94972
+                // category-bowl ...`: WordPress appends per-post tokens, which differ item by item)
+                let component = attrs
+                    .class
+                    .and_then(|c| c.split_ascii_whitespace().next())
+                    .unwrap_or("");
+                std::hash::Hash::hash(component, &mut h);
                 if parent != u32::MAX {
                     std::hash::Hash::hash(&sig[parent as usize], &mut h);
                 }
