@@ -266,7 +266,9 @@ fn extract_parsed(
         }
         _ => root,
     };
-    let prune = if listing.is_some() || lists_in_root {
+    // documentation keeps the lists of links inside its root (an API index, "see also")
+    let docs = page_type.0 == crate::PageType::Documentation;
+    let prune = if listing.is_some() || lists_in_root || docs {
         Prune::Items
     } else {
         Prune::Full
@@ -1755,6 +1757,25 @@ mod tests {
             );
         }
         assert_eq!(x.page_type.0, crate::PageType::Listing, "{}", x.text);
+    }
+
+    #[test]
+    fn documentation_keeps_its_lists_of_links() {
+        let code: String = (0..3)
+            .map(|i| format!("<p>Example {i} opens a file and reads it line by line, closing it when the block ends.</p><pre>with open(path) as f{i}:\n    for line in f{i}:\n        print(line)</pre>"))
+            .collect();
+        let refs: String = ["open", "read", "readline", "close", "seek", "tell"]
+            .iter()
+            .map(|f| format!("<li><a href='/api/{f}'>io.{f}</a></li>"))
+            .collect();
+        let html = format!(
+            r#"<html><head><title>Reading files</title></head><body><nav><a href="/">Docs</a></nav>
+            <main><h1>Reading files</h1><p>Files are read through the io module, which buffers what it reads and decodes it as text unless asked for bytes.</p>{code}
+            <h2>See also</h2><ul>{refs}</ul></main></body></html>"#
+        );
+        let x = extract(&html, "https://h.example/docs/files", true, None, None).unwrap();
+        assert_eq!(x.page_type.0, crate::PageType::Documentation);
+        assert!(x.text.contains("io.readline"), "{}", x.text);
     }
 
     #[test]
