@@ -1,7 +1,7 @@
 //! megatron-core's own reader (IndexedDataset, in a venv made by scripts/setup.sh) reads
 //! the shards trawl writes, token for token.
 
-use crate::support::{demo_port, demo_run, ok, python, trawl};
+use crate::support::{demo_run, ok, python, trawl};
 use trawl_shards::{megatron, Manifest};
 
 #[test]
@@ -67,15 +67,7 @@ fn megatron_core_reads_every_token() {
 fn warcio_reads_the_crawl_warc() {
     let Some(py) = python() else { return };
     let dir = tempfile::tempdir().unwrap();
-    ok(trawl()
-        .args([
-            "run",
-            "--quiet",
-            "--demo-port",
-            &demo_port().to_string(),
-            "--output",
-        ])
-        .arg(dir.path()));
+    demo_run(dir.path());
     let mut warcs: Vec<_> = std::fs::read_dir(dir.path().join("crawl/warc"))
         .unwrap()
         .map(|e| e.unwrap().path())

@@ -274,7 +274,7 @@ fn extract_parsed(
         Prune::Full
     };
     let mut w = walker(root.id() != body.id(), prune);
-    // a root that is itself a list or table (a listing's `<ul>`) keeps its own formatting
+    // a root that is itself a list (a listing's `<ul>`) keeps its list formatting
     if matches!(root.value().name(), "ul" | "ol") {
         w.element(root, 0);
     } else {

@@ -76,12 +76,17 @@ pub(crate) struct Evidence<'a> {
 
 impl Evidence<'_> {
     fn count(&self, names: &[&str]) -> u32 {
-        self.types
-            .iter()
-            .filter(|(t, _)| names.contains(&t.as_str()))
-            .map(|(_, n)| n)
-            .sum()
+        count(self.types, names)
     }
+}
+
+/// How many of the declared types are among `names`.
+fn count(types: &[(String, u32)], names: &[&str]) -> u32 {
+    types
+        .iter()
+        .filter(|(t, _)| names.contains(&t.as_str()))
+        .map(|(_, n)| n)
+        .sum()
 }
 
 const FORUM_TYPES: &[&str] = &[
@@ -124,12 +129,7 @@ const SERVICE_TYPES: &[&str] = &["service", "offer", "faqpage", "softwareapplica
 
 /// Whether the page declares one product (not a grid of many).
 pub(crate) fn declares_product(types: &[(String, u32)]) -> bool {
-    let n: u32 = types
-        .iter()
-        .filter(|(t, _)| PRODUCT_TYPES.contains(&t.as_str()))
-        .map(|(_, n)| n)
-        .sum();
-    (1..3).contains(&n)
+    (1..3).contains(&count(types, PRODUCT_TYPES))
 }
 
 /// The page's type and how sure the classifier is (0..1): declared types count most.

@@ -713,12 +713,7 @@ pub(crate) fn score(doc: &Html, product: bool) -> Scores {
     // masses as if no region were boilerplate: a region holding (most of) the page's best
     // prose is not boilerplate whatever its class says (`pg-side-of-rail` around a story)
     let mut plain: Vec<f32> = stats.iter().map(|s| s.mass).collect();
-    for i in (1..n).rev() {
-        let p = order[i].1;
-        if p != u32::MAX {
-            plain[p as usize] += plain[i];
-        }
-    }
+    sum_subtrees(&order, &mut plain);
     let top = (0..n)
         .filter(|&i| !matches!(els[i].name(), "html" | "body"))
         .map(|i| plain[i])
@@ -815,31 +810,34 @@ pub(crate) fn score(doc: &Html, product: bool) -> Scores {
         }
     }
     // the positive block values outside boilerplate in each subtree
-    for i in (0..n).rev() {
-        if !stats[i].boiler {
-            stats[i].prose += values[i].max(0.0);
-        }
-        let p = order[i].1;
-        if p != u32::MAX {
-            let v = stats[i].prose;
-            stats[p as usize].prose += v;
-        }
+    let mut prose_in: Vec<f32> = (0..n)
+        .map(|i| {
+            if stats[i].boiler {
+                0.0
+            } else {
+                values[i].max(0.0)
+            }
+        })
+        .collect();
+    sum_subtrees(&order, &mut prose_in);
+    for (s, p) in stats.iter_mut().zip(prose_in) {
+        s.prose = p;
     }
     let prose = best.map_or(0.0, |(_, id)| stats[index[&id] as usize].mass);
-    if prose < MAX_LIST_PROSE {
-        if let Some(wider) = best.and_then(|(_, id)| spread(&order, &stats, index[&id])) {
-            if tracing::enabled!(tracing::Level::TRACE) {
-                let e = els[wider as usize];
-                tracing::trace!(tag = e.name(), id = ?e.attr("id"), class = ?e.attr("class"), "content spread over sections");
-            }
-            best = best.map(|(s, _)| (s, order[wider as usize].0));
+    // a small root spreads over the page's sections; an article-sized one joins its
+    // sibling sections of the same shape
+    let wider = best.and_then(|(_, id)| {
+        let root = index[&id];
+        if prose < MAX_LIST_PROSE {
+            spread(&order, &stats, root).map(|w| (w, "spread over sections"))
+        } else {
+            sibling_sections(&order, &stats, &sig, root).map(|w| (w, "joins its sibling sections"))
         }
-    } else if let Some(wider) =
-        best.and_then(|(_, id)| sibling_sections(&order, &stats, &sig, index[&id]))
-    {
+    });
+    if let Some((wider, how)) = wider {
         if tracing::enabled!(tracing::Level::TRACE) {
             let e = els[wider as usize];
-            tracing::trace!(tag = e.name(), id = ?e.attr("id"), class = ?e.attr("class"), "content joins its sibling sections");
+            tracing::trace!(how, tag = e.name(), id = ?e.attr("id"), class = ?e.attr("class"), "content root widened");
         }
         best = best.map(|(s, _)| (s, order[wider as usize].0));
     }
@@ -868,6 +866,18 @@ pub(crate) fn score(doc: &Html, product: bool) -> Scores {
     }
 }
 
+/// Adds each element's value into its parent's, children first (the elements are in
+/// pre-order): afterwards each holds the sum over its subtree.
+fn sum_subtrees<T: Copy + std::ops::AddAssign>(order: &[(NodeId, u32)], v: &mut [T]) {
+    for i in (1..order.len()).rev() {
+        let p = order[i].1;
+        if p != u32::MAX {
+            let x = v[i];
+            v[p as usize] += x;
+        }
+    }
+}
+
 /// Boilerplate regions that are the page's building blocks: when the regions sharing one
 /// tag and class (`comment`, `elementor-widget-container`, `post-body`) together hold half
 /// of the page's visible text, the class names what the page is made of (a forum thread's
@@ -883,12 +893,7 @@ fn building_blocks(
     let n = order.len();
     // pre-order: a subtree is the slot range [i, i + size[i])
     let mut size = vec![1u32; n];
-    for i in (1..n).rev() {
-        let p = order[i].1;
-        if p != u32::MAX {
-            size[p as usize] += size[i];
-        }
-    }
+    sum_subtrees(order, &mut size);
     let mut prefix = vec![0u64; n + 1];
     for i in 0..n {
         prefix[i + 1] = prefix[i] + u64::from(own[i].text);

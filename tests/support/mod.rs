@@ -42,7 +42,6 @@ pub fn ok(c: &mut Command) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
-/// A port free on 127.0.0.2..127.0.0.8 (where the demo web binds).
 /// `trawl run` on the embedded demo web into `out`; its stdout.
 pub fn demo_run(out: &Path) -> String {
     ok(trawl()
@@ -56,6 +55,7 @@ pub fn demo_run(out: &Path) -> String {
         .arg(out))
 }
 
+/// A port free on 127.0.0.2..127.0.0.8 (where the demo web binds).
 pub fn demo_port() -> u16 {
     for _ in 0..200 {
         let l = TcpListener::bind("127.0.0.2:0").expect("bind loopback");
