@@ -1,45 +1,24 @@
-//! The per-shard pipeline shared by `trawl run` and the stage subcommands. Every stage
-//! writes its shard's outputs, then its stats file, then its completion marker (last), so
-//! a shard is either fully there or redone; names are derived from the shard index, so a
-//! rerun overwrites and never duplicates.
-
-use std::future::Future;
+//! The stage runtimes of one config, and the per-part path of `trawl run`. Every shard is
+//! made through trawl-core's [`ShardRunner`] (skip-if-done, accounting, exclusion records,
+//! outputs, then the completion marker last) over the run root ([`RunRoot`]); this file
+//! only builds the stages a command needs from the config and says which slot each runs in.
 
 use anyhow::{Context, Result};
 use trawl_captions::Captioner;
 use trawl_config::PipelineConfig;
-use trawl_core::{Chain, Document, FetchedPage, RunStats, StageId};
+use trawl_core::{
+    Chain, Document, FetchedPage, PageStage, ShardJob, ShardRunner, StageId, StageStats, Unreadable,
+};
 use trawl_extract::Extractor;
 use trawl_shards::pack::PackReport;
 use trawl_shards::{PartBuilder, ShardManifest, Tokenizer};
-use trawl_storage::docs::DocWriter;
-use trawl_storage::jsonl::{self, JsonlWriter, LineError};
-use trawl_storage::markers::{self, Marker};
-use trawl_storage::Storage;
-
-/// Blocks on storage futures from CPU threads.
-#[derive(Clone, Debug)]
-pub struct Io {
-    rt: tokio::runtime::Handle,
-}
-
-impl Io {
-    pub fn new(rt: tokio::runtime::Handle) -> Io {
-        Io { rt }
-    }
-    pub fn block<F: Future>(&self, f: F) -> F::Output {
-        self.rt.block_on(f)
-    }
-    pub fn handle(&self) -> tokio::runtime::Handle {
-        self.rt.clone()
-    }
-}
+use trawl_storage::jsonl::{self, JsonlWriter};
+use trawl_storage::{RunRoot, Storage};
 
 /// Stage runtimes built from one config.
 pub struct Pipeline {
     pub cfg: PipelineConfig,
-    pub root: Storage,
-    pub io: Io,
+    pub store: RunRoot,
     pub force: bool,
     extractor: Extractor,
     filter: Option<Chain>,
@@ -59,11 +38,22 @@ impl Pipeline {
     /// The object holding a document stage's output for shard `name`, in the configured
     /// format (`[storage] documents`).
     pub fn doc_name(&self, stage: &str, name: &str) -> String {
-        self.cfg.storage.documents.object(stage, name)
+        self.store.doc_object(stage, name)
     }
 
-    fn doc_writer(&self) -> DocWriter {
-        DocWriter::new(self.cfg.storage.documents)
+    /// The run root.
+    pub fn root(&self) -> &Storage {
+        self.store.storage()
+    }
+
+    fn runner(&self) -> ShardRunner<'_> {
+        ShardRunner::new(&self.store, self.force)
+    }
+
+    /// The job of `stage` for shard `name` made from `inputs`, with the stage's config
+    /// fingerprint.
+    fn job(&self, stage: StageId, name: &str, inputs: Vec<String>) -> ShardJob {
+        ShardJob::new(stage.name(), name, inputs, self.cfg.fingerprint(stage))
     }
 }
 
@@ -74,8 +64,7 @@ impl Pipeline {
     /// model and opens no dedup index).
     pub fn new(
         cfg: PipelineConfig,
-        root: Storage,
-        io: Io,
+        store: RunRoot,
         force: bool,
         stages: &[StageId],
     ) -> Result<Pipeline> {
@@ -84,8 +73,7 @@ impl Pipeline {
         captioner.set_signal_policy(cfg.filter.consent_signals.clone());
         let mut p = Pipeline {
             cfg,
-            root,
-            io,
+            store,
             force,
             extractor,
             filter: None,
@@ -117,8 +105,8 @@ impl Pipeline {
     fn filter_chain(&mut self) -> Result<&mut Chain> {
         if self.filter.is_none() {
             let takedowns = self
-                .io
-                .block(trawl_shards::pack::run_blocklist(&self.root))?;
+                .store
+                .block(trawl_shards::pack::run_blocklist(self.store.storage()))?;
             let stages = self
                 .cfg
                 .filter
@@ -188,43 +176,9 @@ impl Pipeline {
 
     /// Whether `stage` is already done for shard `name` from these inputs.
     pub fn done(&self, stage: StageId, name: &str, inputs: &[String]) -> Result<bool> {
-        if self.force {
-            return Ok(false);
-        }
-        Ok(self.io.block(markers::is_done(
-            &self.root,
-            stage.name(),
-            name,
-            inputs,
-            &self.cfg.fingerprint(stage),
-        ))?)
-    }
-
-    fn put(&self, key: &str, bytes: Vec<u8>) -> Result<()> {
-        self.io
-            .block(self.root.put(key, bytes.into()))
-            .with_context(|| format!("writing {}", self.root.url_of(key)))
-    }
-
-    fn commit(
-        &self,
-        stage: StageId,
-        name: &str,
-        inputs: Vec<String>,
-        outputs: Vec<String>,
-        stats: RunStats,
-    ) -> Result<()> {
-        let m = Marker {
-            stage: stage.name().into(),
-            shard: name.into(),
-            inputs,
-            outputs,
-            stats,
-            config: self.cfg.fingerprint(stage),
-        };
-        self.io
-            .block(markers::commit(&self.root, &m))
-            .with_context(|| format!("committing {stage}/{name}"))
+        Ok(self
+            .runner()
+            .is_done(&self.job(stage, name, inputs.to_vec()))?)
     }
 
     /// The documents a stage before produced in this process, or else its committed output.
@@ -239,9 +193,9 @@ impl Pipeline {
     /// and logged, not fatal.
     pub fn read_docs(&self, key: &str) -> Result<Vec<Document>> {
         let bytes = self
-            .io
-            .block(self.root.get(key))
-            .with_context(|| format!("reading {}", self.root.url_of(key)))?;
+            .store
+            .block(self.root().get(key))
+            .with_context(|| format!("reading {}", self.root().url_of(key)))?;
         read_docs_bytes(key, &bytes)
     }
 
@@ -261,8 +215,9 @@ impl Pipeline {
         Ok(self.tokenizer.as_ref().expect("loaded above"))
     }
 
-    /// Extracts one shard of pages. Each document gets `attrs.tokens` (its token count with
-    /// the configured tokenizer) so every later stage can count tokens in and out.
+    /// Extracts one shard of pages (the page -> document slot). Each document gets
+    /// `attrs.tokens` (its token count with the configured tokenizer) so every later stage
+    /// can count tokens in and out.
     pub fn extract(
         &mut self,
         name: &str,
@@ -270,70 +225,22 @@ impl Pipeline {
         bad: &[Unreadable],
         inputs: Vec<String>,
     ) -> Result<Vec<Document>> {
-        let count_tokens = self.cfg.shards.enabled;
-        if count_tokens {
+        if self.cfg.shards.enabled {
             self.tokenizer()?;
         }
-        let mut ex = JsonlWriter::for_name("x.jsonl.zst");
-        let mut stats = read_step(pages.len(), bad, &mut ex);
-        let st = stats.stage_mut("extract");
-        let mut out = self.doc_writer();
-        let mut docs = Vec::new();
-        let t0 = std::time::Instant::now();
-        for p in pages {
-            st.seen += 1;
-            st.bytes_in += p.body.len() as u64;
-            let result = match trawl_core::RecordError::catch(|| self.extractor.extract(p)) {
-                Ok(r) => r.map_err(|reason| (reason, None)),
-                Err(e) => {
-                    tracing::warn!(url = %p.url, error = %e, "extraction failed on this page; counted and skipped");
-                    *st.errors.entry(e.kind.to_string()).or_default() += 1;
-                    Err((trawl_core::DropReason::RECORD_ERROR, Some(e.to_string())))
-                }
-            };
-            match result {
-                Ok(mut d) => {
-                    st.kept += 1;
-                    st.bytes_out += d.text.len() as u64;
-                    // LLM-assisted pages, and those where the rule-based result stood instead
-                    if d.attrs.get("extractor").and_then(|v| v.as_str()) == Some("llm") {
-                        st.count("llm_extracted", 1);
-                    }
-                    if d.attrs.contains_key("llm_fallback") {
-                        st.count("llm_fallback", 1);
-                    }
-                    if let Some(t) = &d.meta.page_type {
-                        st.count(&format!("page_type_{t}"), 1);
-                    }
-                    if let (true, Some(tok)) = (count_tokens, self.tokenizer.as_ref()) {
-                        let n = tok.encode(&d.text).len() as u64;
-                        d.attrs.insert("tokens".into(), n.into());
-                        st.count("tokens_out", n);
-                    }
-                    out.write(&d);
-                    docs.push(d);
-                }
-                Err((reason, error)) => {
-                    st.drop_for(reason.as_str());
-                    ex.write(&trawl_core::Excluded {
-                        error,
-                        status: Some(p.status),
-                        ..trawl_core::Excluded::url("extract", reason.as_str(), &p.url)
-                    });
-                }
-            }
-        }
-        st.nanos = t0.elapsed().as_nanos() as u64;
-        let (o, e) = (
-            self.doc_name("extract", name),
-            jsonl_name("excluded/extract", name),
-        );
-        self.put(&o, out.finish())?;
-        self.put(&e, ex.finish())?;
-        self.commit(StageId::Extract, name, inputs, vec![o, e], stats)?;
-        Ok(docs)
+        let job = self.job(StageId::Extract, name, inputs);
+        let mut stage = ExtractPages {
+            extractor: &self.extractor,
+            tokenizer: self.tokenizer.as_ref().filter(|_| self.cfg.shards.enabled),
+        };
+        let runner = ShardRunner::new(&self.store, self.force);
+        runner.make(&job, |w| {
+            w.read_step(pages.len(), bad);
+            anyhow::Ok(w.pages(&mut stage, pages))
+        })
     }
 
+    /// The Filter/Map/Task slot: filter or dedup over one shard of documents.
     fn run_chain(
         &mut self,
         which: StageId,
@@ -341,32 +248,22 @@ impl Pipeline {
         input: Input,
         inputs: Vec<String>,
     ) -> Result<Vec<Document>> {
-        let mut ex = JsonlWriter::for_name("x.jsonl.zst");
-        let mut stats = read_step(input.docs.len(), &input.bad, &mut ex);
-        let docs = input.docs;
-        let chain = if which == StageId::Filter {
-            self.filter_chain()?
+        let job = self.job(which, name, inputs);
+        if which == StageId::Filter {
+            self.filter_chain()?;
         } else {
-            self.dedup_chain()?
-        };
-        let kept: Vec<Document> = docs.into_iter().filter_map(|d| chain.process(d)).collect();
-        let excluded = chain.take_excluded();
-        stats += &chain.take_stats();
-        let mut out = self.doc_writer();
-        for d in &kept {
-            out.write(d);
+            self.dedup_chain()?;
         }
-        for e in &excluded {
-            ex.write(e);
+        let chain = if which == StageId::Filter {
+            self.filter.as_mut()
+        } else {
+            self.dedup.as_mut()
         }
-        let (o, e) = (
-            self.doc_name(which.name(), name),
-            jsonl_name(&format!("excluded/{which}"), name),
-        );
-        self.put(&o, out.finish())?;
-        self.put(&e, ex.finish())?;
-        self.commit(which, name, inputs, vec![o, e], stats)?;
-        Ok(kept)
+        .expect("built above");
+        ShardRunner::new(&self.store, self.force).make(&job, |w| {
+            w.read_step(input.docs.len(), &input.bad);
+            anyhow::Ok(w.chain(chain, input.docs))
+        })
     }
 
     pub fn filter(
@@ -397,13 +294,13 @@ impl Pipeline {
         for d in &kept {
             chain.seed(d);
         }
-        let key = jsonl_name("excluded/dedup", name);
-        if let Some(bytes) = self.io.block(self.root.get_opt(&key))? {
+        let key = trawl_storage::exclusions_object("dedup", name);
+        if let Some(bytes) = self.store.block(self.root().get_opt(&key))? {
             for r in jsonl::read_lines::<trawl_core::Excluded>(&key, &bytes)? {
                 let ex = r.map_err(|e| {
                     anyhow::anyhow!(
                         "{}: unreadable exclusion record ({e}); rerun `trawl dedup --force`",
-                        self.root.url_of(&key)
+                        self.root().url_of(&key)
                     )
                 })?;
                 self.dedup_chain()?.seed_excluded(&ex);
@@ -419,7 +316,7 @@ impl Pipeline {
             return Ok(());
         }
         let key = jsonl_name("captions/pairs", name);
-        let Some(bytes) = self.io.block(self.root.get_opt(&key))? else {
+        let Some(bytes) = self.store.block(self.root().get_opt(&key))? else {
             return Ok(());
         };
         for v in jsonl::read_lines::<serde_json::Value>(&key, &bytes)?
@@ -445,9 +342,9 @@ impl Pipeline {
         Ok(self.image_fetcher.clone().expect("built above"))
     }
 
-    /// Image/alt-text pairs and interleaved documents of one shard: images fetched with the
-    /// crawl's manners, checked, de-duplicated across the run, scored when a model is
-    /// configured, written as WebDataset tars with JSONL indexes.
+    /// Image/alt-text pairs and interleaved documents of one shard (a whole-shard task):
+    /// images fetched with the crawl's manners, checked, de-duplicated across the run,
+    /// scored when a model is configured, written as WebDataset tars with JSONL indexes.
     pub fn captions(
         &mut self,
         name: &str,
@@ -455,58 +352,53 @@ impl Pipeline {
         bad: &[Unreadable],
         inputs: Vec<String>,
     ) -> Result<()> {
-        let t0 = std::time::Instant::now();
-        let mut ex = JsonlWriter::for_name("x.jsonl.zst");
-        let mut stats = read_step(docs.len(), bad, &mut ex);
         self.load_scorer()?;
         let fetcher = CrawlerImages {
             fetcher: self.image_fetcher()?,
-            io: self.io.clone(),
+            store: self.store.clone(),
         };
-        let out = self
-            .captioner
-            .caption(docs, &fetcher, &mut self.image_dedup);
-        let (pair_tar, pair_idx, inter_tar, inter_idx) =
-            trawl_captions::write_shards(&out).context("writing WebDataset shards")?;
-        let st = stats.stage_mut("captions");
-        *st += &out.stats;
-        st.nanos = t0.elapsed().as_nanos() as u64;
-        for (pair, reason, detail) in &out.dropped {
-            // the image's page as the document, with the image's alt text as its text
-            let mut doc = Document::new(pair.page_url.clone(), pair.alt.clone());
-            if let Some(id) = &pair.doc_id {
-                doc.id = id.clone();
+        let job = self.job(StageId::Captions, name, inputs);
+        let (store, force) = (&self.store, self.force);
+        let (captioner, image_dedup) = (&mut self.captioner, &mut self.image_dedup);
+        ShardRunner::new(store, force).make(&job, |w| {
+            w.read_step(docs.len(), bad);
+            let t0 = std::time::Instant::now();
+            let out = captioner.caption(docs, &fetcher, image_dedup);
+            let (pair_tar, pair_idx, inter_tar, inter_idx) =
+                trawl_captions::write_shards(&out).context("writing WebDataset shards")?;
+            let st = w.stage_stats();
+            *st += &out.stats;
+            st.nanos = t0.elapsed().as_nanos() as u64;
+            for (pair, reason, detail) in &out.dropped {
+                // the image's page as the document, with the image's alt text as its text
+                let mut doc = Document::new(pair.page_url.clone(), pair.alt.clone());
+                if let Some(id) = &pair.doc_id {
+                    doc.id = id.clone();
+                }
+                doc.attrs = pair.attrs.clone();
+                w.exclude(&trawl_core::Excluded {
+                    detail: Some(detail.clone()),
+                    doc: Some(doc),
+                    ..trawl_core::Excluded::url("captions", reason.as_str(), &pair.image_url)
+                });
             }
-            doc.attrs = pair.attrs.clone();
-            ex.write(&trawl_core::Excluded {
-                detail: Some(detail.clone()),
-                doc: Some(doc),
-                ..trawl_core::Excluded::url("captions", reason.as_str(), &pair.image_url)
-            });
-        }
-        let index = |rows: Vec<serde_json::Value>| {
-            let mut w = JsonlWriter::for_name("x.jsonl.zst");
-            for r in &rows {
-                w.write(r);
-            }
-            w.finish()
-        };
-        let keys = [
-            format!("captions/pairs/{name}.tar"),
-            jsonl_name("captions/pairs", name),
-            format!("captions/interleaved/{name}.tar"),
-            jsonl_name("captions/interleaved", name),
-            jsonl_name("excluded/captions", name),
-        ];
-        self.put(&keys[0], pair_tar)?;
-        self.put(&keys[1], index(pair_idx))?;
-        self.put(&keys[2], inter_tar)?;
-        self.put(&keys[3], index(inter_idx))?;
-        self.put(&keys[4], ex.finish())?;
-        self.commit(StageId::Captions, name, inputs, keys.to_vec(), stats)
+            let index = |rows: Vec<serde_json::Value>| {
+                let mut w = JsonlWriter::for_name("x.jsonl.zst");
+                for r in &rows {
+                    w.write(r);
+                }
+                w.finish()
+            };
+            w.output(format!("captions/pairs/{name}.tar"), pair_tar);
+            w.output(jsonl_name("captions/pairs", name), index(pair_idx));
+            w.output(format!("captions/interleaved/{name}.tar"), inter_tar);
+            w.output(jsonl_name("captions/interleaved", name), index(inter_idx));
+            anyhow::Ok(())
+        })
     }
 
-    /// Tokenizes one input shard into `_parts/shards/<name>.*` (input order).
+    /// Tokenizes one input shard into `_parts/shards/<name>.*` (input order; a whole-shard
+    /// task).
     pub fn shards(
         &mut self,
         name: &str,
@@ -515,52 +407,49 @@ impl Pipeline {
         inputs: Vec<String>,
     ) -> Result<ShardManifest> {
         self.tokenizer()?;
-        let mut ex = JsonlWriter::for_name("x.jsonl.zst");
-        let mut stats = read_step(docs.len(), bad, &mut ex);
+        let job = self.job(StageId::Shards, name, inputs);
         let tok = self.tokenizer.as_ref().expect("loaded above");
-        let t0 = std::time::Instant::now();
-        let mut b = PartBuilder::new(&self.cfg.shards, tok, name);
-        let st = stats.stage_mut("shards");
-        for d in docs {
-            st.seen += 1;
-            st.kept += 1;
-            st.bytes_in += d.text.len() as u64;
-            let n = b.add(d);
-            st.count("tokens", n);
-            st.count("tokens_in", trawl_core::doc_tokens(d));
-            st.count("tokens_out", n);
-        }
-        st.nanos = t0.elapsed().as_nanos() as u64;
-        let out = b.finish();
-        let part = trawl_shards::part_key(name, "json");
-        let mut outputs = vec![part.clone()];
-        // megatron-core cannot open an empty .bin (mmap of an empty file fails), so a part
-        // without documents has a manifest but no token files
-        if out.manifest.documents > 0 {
-            self.put(&out.manifest.bin, out.bin)?;
-            self.put(&out.manifest.idx, out.idx)?;
-            outputs.extend([out.manifest.bin.clone(), out.manifest.idx.clone()]);
-        }
-        if !bad.is_empty() {
-            let e = jsonl_name("excluded/shards", name);
-            self.put(&e, ex.finish())?;
-            outputs.push(e);
-        }
-        self.put(&part, serde_json::to_vec_pretty(&out.manifest)?)?;
-        self.commit(StageId::Shards, name, inputs, outputs, stats)?;
-        Ok(out.manifest)
+        let cfg = &self.cfg.shards;
+        ShardRunner::new(&self.store, self.force).make(&job, |w| {
+            w.read_step(docs.len(), bad);
+            let t0 = std::time::Instant::now();
+            let mut b = PartBuilder::new(cfg, tok, name);
+            let st = w.stage_stats();
+            for d in docs {
+                st.seen += 1;
+                st.kept += 1;
+                st.bytes_in += d.text.len() as u64;
+                let n = b.add(d);
+                st.count("tokens", n);
+                st.count("tokens_in", trawl_core::doc_tokens(d));
+                st.count("tokens_out", n);
+            }
+            st.nanos = t0.elapsed().as_nanos() as u64;
+            let out = b.finish();
+            // megatron-core cannot open an empty .bin (mmap of an empty file fails), so a
+            // part without documents has a manifest but no token files
+            if out.manifest.documents > 0 {
+                w.output(out.manifest.bin.clone(), out.bin);
+                w.output(out.manifest.idx.clone(), out.idx);
+            }
+            w.output(
+                trawl_shards::part_key(name, "json"),
+                serde_json::to_vec_pretty(&out.manifest)?,
+            );
+            anyhow::Ok(out.manifest)
+        })
     }
 
     /// Packs every tokenized part into the final shards and manifests, once `expected`
     /// parts are committed; `None` while parts are missing (another worker's share).
     pub fn pack(&self, expected: usize) -> Result<Option<PackReport>> {
-        let done = self.io.block(self.root.list("_done/shards"))?.len();
+        let done = self.store.block(self.root().list("_done/shards"))?.len();
         if done < expected {
             return Ok(None);
         }
         let report = self
-            .io
-            .block(trawl_shards::pack::pack(&self.root, &self.cfg.shards))
+            .store
+            .block(trawl_shards::pack::pack(self.root(), &self.cfg.shards))
             .context("packing token shards")?;
         Ok(Some(report))
     }
@@ -664,12 +553,12 @@ pub fn image_fetcher(cfg: &PipelineConfig) -> Result<trawl_crawler::ResourceFetc
 /// The crawler's fetcher as captions' [`trawl_captions::ImageFetcher`].
 struct CrawlerImages {
     fetcher: trawl_crawler::ResourceFetcher,
-    io: Io,
+    store: RunRoot,
 }
 
 impl trawl_captions::ImageFetcher for CrawlerImages {
     fn fetch(&self, urls: &[String]) -> Vec<trawl_captions::FetchOutcome> {
-        self.io.block(fetch_images(&self.fetcher, urls, None))
+        self.store.block(fetch_images(&self.fetcher, urls, None))
     }
 }
 
@@ -741,79 +630,35 @@ pub fn read_input(key: &str, bytes: &[u8], max_line: usize) -> Result<Input> {
     Ok(input)
 }
 
-/// A record of an input file that could not be used: a JSONL line or a damaged part of a
-/// WARC file.
-#[derive(Debug)]
-pub struct Unreadable {
-    pub kind: &'static str,
-    /// `file@offset`.
-    pub source: String,
-    pub line: Option<usize>,
-    /// Bytes of the input it covers (skipped).
-    pub bytes: u64,
-    pub error: String,
-    /// Its first bytes, for review.
-    pub head: String,
+/// Extraction in the page -> document slot, with its own counters: page types, LLM use,
+/// and the token count of each document when token shards are on.
+struct ExtractPages<'a> {
+    extractor: &'a Extractor,
+    tokenizer: Option<&'a Tokenizer>,
 }
 
-impl From<&LineError> for Unreadable {
-    fn from(e: &LineError) -> Unreadable {
-        Unreadable {
-            kind: e.kind,
-            source: format!("{}@{}", e.file, e.offset),
-            line: Some(e.line),
-            bytes: e.bytes,
-            error: e.to_string(),
-            head: e.head.clone(),
+impl PageStage for ExtractPages<'_> {
+    fn process(
+        &mut self,
+        page: &FetchedPage,
+        st: &mut StageStats,
+    ) -> Result<Document, trawl_core::DropReason> {
+        let mut d = self.extractor.extract(page)?;
+        // LLM-assisted pages, and those where the rule-based result stood instead
+        if d.attrs.get("extractor").and_then(|v| v.as_str()) == Some("llm") {
+            st.count("llm_extracted", 1);
         }
-    }
-}
-
-impl Unreadable {
-    /// Damage in the WARC file `file`.
-    pub fn warc(file: &str, d: &trawl_storage::warc::Damage) -> Unreadable {
-        Unreadable {
-            kind: d.kind,
-            source: format!("{file}@{}", d.offset),
-            line: None,
-            bytes: d.bytes_skipped,
-            error: format!("{file}: {d}"),
-            head: String::new(),
+        if d.attrs.contains_key("llm_fallback") {
+            st.count("llm_fallback", 1);
         }
-    }
-}
-
-/// The `read` step of a stage over files: every record read, the unreadable ones dropped
-/// as `record_error` per kind, with the bytes they covered; each is written to the stage's
-/// exclusion file with its source (`file@offset`, line) and first bytes.
-pub(crate) fn read_step(records: usize, bad: &[Unreadable], ex: &mut JsonlWriter) -> RunStats {
-    let mut stats = RunStats::default();
-    let st = stats.stage_mut(READ_STEP);
-    st.seen = (records + bad.len()) as u64;
-    st.kept = records as u64;
-    for e in bad {
-        st.drop_for(trawl_core::DropReason::RECORD_ERROR.as_str());
-        *st.errors.entry(e.kind.to_string()).or_default() += 1;
-        st.count("bytes_skipped", e.bytes);
-        let mut doc = Document::new("", e.head.clone());
-        doc.meta.source = Some(e.source.clone());
-        if let Some(l) = e.line {
-            doc.attrs.insert("line".into(), (l as u64).into());
+        if let Some(t) = &d.meta.page_type {
+            st.count(&format!("page_type_{t}"), 1);
         }
-        ex.write(&trawl_core::Excluded {
-            error: Some(e.error.clone()),
-            ..trawl_core::Excluded::doc(READ_STEP, trawl_core::DropReason::RECORD_ERROR, doc)
-        });
+        if let Some(tok) = self.tokenizer {
+            let n = tok.encode(&d.text).len() as u64;
+            d.attrs.insert("tokens".into(), n.into());
+            st.count("tokens_out", n);
+        }
+        Ok(d)
     }
-    if let Some(first) = bad.first() {
-        tracing::warn!(
-            count = bad.len(),
-            first = %first.error,
-            "unreadable input records counted and skipped (see excluded/)"
-        );
-    }
-    stats
 }
-
-/// The name of the read step in stage stats.
-pub const READ_STEP: &str = "read";

@@ -27,6 +27,7 @@ mod error;
 pub mod html;
 mod record;
 mod runner;
+mod shard;
 pub mod signals;
 mod stage;
 mod stage_id;
@@ -41,6 +42,10 @@ pub use record::{
     InterleavedDoc, Meta, RenderInfo, WarcLocation,
 };
 pub use runner::{doc_tokens, Chain, Excluded};
+pub use shard::{
+    Marker, PageStage, ShardError, ShardJob, ShardRunner, ShardStore, ShardWork, Sink, StoreError,
+    Unreadable, READ_STEP,
+};
 pub use stage::{DropReason, Filter, Map, Stage, Task, Verdict};
 pub use stage_id::StageId;
 pub use stats::{Histogram, RunStats, StageStats};

@@ -2,12 +2,10 @@
 
 use anyhow::{Context, Result};
 use serde_json::json;
-use trawl_core::{Chain, RunStats, Stage, StageId};
+use trawl_core::{Chain, RunStats, ShardJob, ShardRunner, Stage, StageId};
 use trawl_dedup::batch;
-use trawl_storage::docs::{self, DocWriter};
-use trawl_storage::jsonl::JsonlWriter;
-use trawl_storage::markers::{self, Marker};
-use trawl_storage::{shard_name, InputSet, ShardSpec, Storage};
+use trawl_storage::docs;
+use trawl_storage::{shard_name, InputSet, RunRoot, ShardSpec, Storage};
 
 use super::load_config;
 use crate::cli::{DedupPhase, StageArgs};
@@ -16,6 +14,7 @@ use crate::{progress, UsageError};
 struct Ctx {
     cfg: trawl_config::PipelineConfig,
     root: Storage,
+    store: RunRoot,
     shard: ShardSpec,
     force: bool,
     wait: u64,
@@ -30,53 +29,51 @@ fn ctx(a: &StageArgs, rt: &tokio::runtime::Runtime) -> Result<Ctx> {
     rt.block_on(root.check())
         .with_context(|| format!("cannot use run root {}", root.url()))?;
     let shard = super::stage::shard_of(a.shard)?;
+    let store = RunRoot::new(root.clone(), rt.handle().clone(), cfg.storage.documents);
     Ok(Ctx {
         cfg,
         root,
+        store,
         shard,
         force: a.force,
         wait: a.wait,
     })
 }
 
-fn done(
-    c: &Ctx,
-    rt: &tokio::runtime::Runtime,
-    stage: StageId,
-    name: &str,
-    inputs: &[String],
-) -> Result<bool> {
-    Ok(!c.force
-        && rt.block_on(markers::is_done(
-            &c.root,
-            stage.name(),
-            name,
-            inputs,
-            &c.cfg.fingerprint(stage),
-        ))?)
-}
+impl Ctx {
+    fn runner(&self) -> ShardRunner<'_> {
+        ShardRunner::new(&self.store, self.force)
+    }
 
-fn commit(
-    c: &Ctx,
-    rt: &tokio::runtime::Runtime,
-    stage: StageId,
-    name: &str,
-    inputs: Vec<String>,
-    outputs: Vec<String>,
-    stats: RunStats,
-) -> Result<()> {
-    rt.block_on(markers::commit(
-        &c.root,
-        &Marker {
-            stage: stage.name().into(),
-            shard: name.into(),
-            inputs,
-            outputs,
-            stats,
-            config: c.cfg.fingerprint(stage),
-        },
-    ))?;
-    Ok(())
+    fn job(&self, stage: StageId, name: &str, inputs: Vec<String>) -> ShardJob {
+        ShardJob::new(stage.name(), name, inputs, self.cfg.fingerprint(stage))
+    }
+
+    fn done(&self, stage: StageId, name: &str, inputs: &[String]) -> Result<bool> {
+        Ok(self
+            .runner()
+            .is_done(&self.job(stage, name, inputs.to_vec()))?)
+    }
+
+    /// Commits a batch phase's shard whose outputs the phase wrote itself.
+    fn commit(
+        &self,
+        stage: StageId,
+        name: &str,
+        inputs: Vec<String>,
+        outputs: Vec<String>,
+        stats: RunStats,
+    ) -> Result<()> {
+        self.runner()
+            .make(&self.job(stage, name, inputs), |w| {
+                *w.stats() = stats;
+                for o in outputs {
+                    w.written(o);
+                }
+                anyhow::Ok(())
+            })
+            .with_context(|| format!("committing {stage}/{name}"))
+    }
 }
 
 /// `--dry-run` of a batch phase: what it would read and where it would write, from the
@@ -195,7 +192,7 @@ pub fn phase(p: DedupPhase, quiet: bool, rt: &tokio::runtime::Runtime) -> Result
             for (k, key) in &set.objects {
                 let name = shard_name(*k);
                 let inputs = vec![set.storage.url_of(key)];
-                if !done(&c, rt, StageId::DedupSignatures, &name, &inputs)? {
+                if !c.done(StageId::DedupSignatures, &name, &inputs)? {
                     let bytes = rt.block_on(set.storage.get(key))?;
                     let n =
                         rt.block_on(batch::signatures(&c.root, &c.cfg.dedup, *k, key, &bytes))?;
@@ -203,9 +200,7 @@ pub fn phase(p: DedupPhase, quiet: bool, rt: &tokio::runtime::Runtime) -> Result
                     let st = stats.stage_mut("signatures");
                     st.seen = n as u64;
                     st.kept = n as u64;
-                    commit(
-                        &c,
-                        rt,
+                    c.commit(
                         StageId::DedupSignatures,
                         &name,
                         inputs,
@@ -241,14 +236,12 @@ pub fn phase(p: DedupPhase, quiet: bool, rt: &tokio::runtime::Runtime) -> Result
             for b in &mine {
                 let name = format!("{b:03}");
                 let inputs = vec![format!("{total} signature files")];
-                if !done(&c, rt, StageId::DedupBuckets, &name, &inputs)? {
+                if !c.done(StageId::DedupBuckets, &name, &inputs)? {
                     let n = rt.block_on(batch::buckets(&c.root, *b, total))?;
                     pairs += n;
                     let mut stats = RunStats::default();
                     stats.stage_mut("buckets").count("pairs", n as u64);
-                    commit(
-                        &c,
-                        rt,
+                    c.commit(
                         StageId::DedupBuckets,
                         &name,
                         inputs,
@@ -283,16 +276,14 @@ pub fn phase(p: DedupPhase, quiet: bool, rt: &tokio::runtime::Runtime) -> Result
                 "run the buckets phase for every band first",
             )?;
             let inputs = vec![format!("{total} inputs, {} bands", c.cfg.dedup.bands)];
-            if !done(&c, rt, StageId::DedupClusters, "00000", &inputs)? {
+            if !c.done(StageId::DedupClusters, "00000", &inputs)? {
                 let (confirmed, removed) =
                     rt.block_on(batch::clusters(&c.root, &c.cfg.dedup, total))?;
                 let mut stats = RunStats::default();
                 let st = stats.stage_mut("clusters");
                 st.count("pairs_confirmed", confirmed as u64);
                 st.count("removed", removed as u64);
-                commit(
-                    &c,
-                    rt,
+                c.commit(
                     StageId::DedupClusters,
                     "00000",
                     inputs,
@@ -324,7 +315,7 @@ pub fn phase(p: DedupPhase, quiet: bool, rt: &tokio::runtime::Runtime) -> Result
             for (k, key) in &set.objects {
                 let name = shard_name(*k);
                 let inputs = vec![set.storage.url_of(key)];
-                if done(&c, rt, StageId::Dedup, &name, &inputs)? {
+                if c.done(StageId::Dedup, &name, &inputs)? {
                     bar.inc(1);
                     continue;
                 }
@@ -333,36 +324,23 @@ pub fn phase(p: DedupPhase, quiet: bool, rt: &tokio::runtime::Runtime) -> Result
                 let expected = stage.expected();
                 let input =
                     crate::pipeline::read_input(key, &bytes, c.cfg.storage.max_record_bytes)?;
-                let mut ex = JsonlWriter::for_name("x.jsonl.zst");
-                let mut stats = crate::pipeline::read_step(input.docs.len(), &input.bad, &mut ex);
                 let mut chain =
                     Chain::new(StageId::Dedup.name(), vec![Stage::Task(Box::new(stage))]);
-                let mut out = DocWriter::new(c.cfg.storage.documents);
-                for d in input.docs {
-                    if let Some(d) = chain.process(d) {
-                        out.write(&d);
+                let job = c.job(StageId::Dedup, &name, inputs);
+                c.runner().make(&job, |w| {
+                    w.read_step(input.docs.len(), &input.bad);
+                    w.chain(&mut chain, input.docs);
+                    let removed = w
+                        .stats()
+                        .stage("near_dedup")
+                        .and_then(|s| s.dropped.get(trawl_dedup::reasons::NEAR_DUPLICATE.as_str()))
+                        .copied()
+                        .unwrap_or(0);
+                    if removed != expected as u64 {
+                        anyhow::bail!("{}: {} document ids decided for removal are not in this input; the inputs changed since the signatures phase", set.storage.url_of(key), expected as u64 - removed.min(expected as u64));
                     }
-                }
-                for e in chain.take_excluded() {
-                    ex.write(&e);
-                }
-                let chain_stats = chain.take_stats();
-                let removed = chain_stats
-                    .stage("near_dedup")
-                    .and_then(|s| s.dropped.get(trawl_dedup::reasons::NEAR_DUPLICATE.as_str()))
-                    .copied()
-                    .unwrap_or(0);
-                if removed != expected as u64 {
-                    anyhow::bail!("{}: {} document ids decided for removal are not in this input; the inputs changed since the signatures phase", set.storage.url_of(key), expected as u64 - removed.min(expected as u64));
-                }
-                stats += &chain_stats;
-                let (o, e) = (
-                    c.cfg.storage.documents.object("dedup", &name),
-                    format!("excluded/dedup/{name}.jsonl.zst"),
-                );
-                rt.block_on(c.root.put(&o, out.finish().into()))?;
-                rt.block_on(c.root.put(&e, ex.finish().into()))?;
-                commit(&c, rt, StageId::Dedup, &name, inputs, vec![o, e], stats)?;
+                    Ok(())
+                })?;
                 bar.inc(1);
             }
             bar.finish_and_clear();

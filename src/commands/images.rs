@@ -8,10 +8,9 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use serde_json::json;
 use trawl_captions::Captioner;
-use trawl_core::RunStats;
+use trawl_core::{ShardJob, ShardRunner};
 use trawl_storage::jsonl::JsonlWriter;
-use trawl_storage::markers::{self, Marker};
-use trawl_storage::{shard_name, Storage};
+use trawl_storage::{shard_name, RunRoot, Storage};
 
 use crate::progress;
 
@@ -39,6 +38,8 @@ pub fn fetch(
         })
         .collect();
     let root = Storage::open(output, &cfg.storage)?;
+    let store = RunRoot::new(root.clone(), rt.handle().clone(), cfg.storage.documents);
+    let runner = ShardRunner::new(&store, false);
     let fetcher = crate::pipeline::image_fetcher(&cfg)?;
     let captioner = Captioner::new(cfg.captions.clone());
     let fingerprint = format!(
@@ -57,13 +58,8 @@ pub fn fetch(
     for (i, chunk) in list.chunks(shard_size).enumerate() {
         let name = shard_name(i);
         let input = format!("{}#{}", urls.display(), i * shard_size);
-        if rt.block_on(markers::is_done(
-            &root,
-            "images",
-            &name,
-            std::slice::from_ref(&input),
-            &fingerprint,
-        ))? {
+        let job = ShardJob::new("images", &name, vec![input], fingerprint.clone());
+        if runner.is_done(&job)? {
             bar.inc(chunk.len() as u64);
             continue;
         }
@@ -78,60 +74,49 @@ pub fn fetch(
             Some(progress),
         ));
         let checked = captioner.check_images(fetched);
-        let mut tar = trawl_captions::wds::TarWriter::new();
-        let mut index = JsonlWriter::for_name("x.jsonl.zst");
-        let mut excluded = JsonlWriter::for_name("x.jsonl.zst");
-        let mut stats = RunStats::default();
-        let st = stats.stage_mut("images");
-        for (k, ((url, caption), r)) in chunk.iter().zip(checked).enumerate() {
-            st.seen += 1;
-            match r {
-                Ok(img) => {
-                    let key = format!("{name}{k:06}");
-                    let meta = json!({
-                        "key": key, "url": url, "caption": caption, "format": img.format,
-                        "original_size": [img.original.0, img.original.1], "size": [img.size.0, img.size.1],
-                        "phash": format!("{:016x}", img.phash), "sha": format!("{:016x}", img.exact),
-                    });
-                    tar.append(&format!("{key}.{}", img.extension), &img.bytes)?;
-                    tar.append(&format!("{key}.json"), &serde_json::to_vec(&meta)?)?;
-                    index.write(&meta);
-                    st.kept += 1;
-                    st.bytes_out += img.bytes.len() as u64;
+        let (kept, dropped) = runner
+            .make(&job, |w| {
+                let mut tar = trawl_captions::wds::TarWriter::new();
+                let mut index = JsonlWriter::for_name("x.jsonl.zst");
+                let mut excluded = Vec::new();
+                let st = w.stage_stats();
+                for (k, ((url, caption), r)) in chunk.iter().zip(checked).enumerate() {
+                    st.seen += 1;
+                    match r {
+                        Ok(img) => {
+                            let key = format!("{name}{k:06}");
+                            let meta = json!({
+                                "key": key, "url": url, "caption": caption, "format": img.format,
+                                "original_size": [img.original.0, img.original.1], "size": [img.size.0, img.size.1],
+                                "phash": format!("{:016x}", img.phash), "sha": format!("{:016x}", img.exact),
+                            });
+                            tar.append(&format!("{key}.{}", img.extension), &img.bytes)?;
+                            tar.append(&format!("{key}.json"), &serde_json::to_vec(&meta)?)?;
+                            index.write(&meta);
+                            st.kept += 1;
+                            st.bytes_out += img.bytes.len() as u64;
+                        }
+                        Err((reason, detail)) => {
+                            st.drop_for(reason.as_str());
+                            excluded.push(trawl_core::Excluded {
+                                detail: Some(detail.to_string()),
+                                ..trawl_core::Excluded::url("images", reason.as_str(), url)
+                            });
+                        }
+                    }
                 }
-                Err((reason, detail)) => {
-                    st.drop_for(reason.as_str());
-                    excluded.write(&trawl_core::Excluded {
-                        detail: Some(detail.to_string()),
-                        ..trawl_core::Excluded::url("images", reason.as_str(), url)
-                    });
+                st.nanos = t0.elapsed().as_nanos() as u64;
+                let counts = (st.kept, st.seen - st.kept);
+                for e in &excluded {
+                    w.exclude(e);
                 }
-            }
-        }
-        st.nanos = t0.elapsed().as_nanos() as u64;
-        kept_total += st.kept;
-        dropped_total += st.seen - st.kept;
-        let keys = [
-            format!("images/{name}.tar"),
-            format!("images/{name}.jsonl.zst"),
-            format!("excluded/images/{name}.jsonl.zst"),
-        ];
-        rt.block_on(async {
-            root.put(&keys[0], tar.finish()?.into()).await?;
-            root.put(&keys[1], index.finish().into()).await?;
-            root.put(&keys[2], excluded.finish().into()).await?;
-            let m = Marker {
-                stage: "images".into(),
-                shard: name.clone(),
-                inputs: vec![input],
-                outputs: keys.to_vec(),
-                stats,
-                config: fingerprint.clone(),
-            };
-            markers::commit(&root, &m).await?;
-            anyhow::Ok(())
-        })
-        .with_context(|| format!("writing shard {name}"))?;
+                w.output(format!("images/{name}.tar"), tar.finish()?);
+                w.output(format!("images/{name}.jsonl.zst"), index.finish());
+                anyhow::Ok(counts)
+            })
+            .with_context(|| format!("writing shard {name}"))?;
+        kept_total += kept;
+        dropped_total += dropped;
         bar.set_position(base + chunk.len() as u64);
     }
     bar.finish_and_clear();

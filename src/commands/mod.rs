@@ -1,6 +1,7 @@
 //! One module per command.
 
 mod dedup;
+mod flow;
 mod images;
 mod run;
 pub mod runinfo;

@@ -1,19 +1,21 @@
 //! `trawl run`: every enabled stage in one process. The crawler (async) sends committed
-//! parts over a bounded channel to a CPU thread that runs extract -> filter -> dedup ->
-//! captions -> shards per part; the manifest and the report are written at the end.
+//! parts over a bounded channel to a pool of CPU threads that runs extract -> filter ->
+//! dedup -> captions -> shards per part (`flow`); the manifest and the report are written
+//! at the end.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 use trawl_config::PipelineConfig;
 use trawl_core::StageId;
 use trawl_crawler::{CrawlPart, Crawler};
-use trawl_storage::{shard_name, warc, Storage};
+use trawl_storage::{warc, Storage};
 
 use crate::cli::RunArgs;
-use crate::pipeline::{Io, PartDocs, Pipeline, Unreadable};
+use crate::pipeline::Pipeline;
 use crate::{progress, UsageError};
+use trawl_storage::RunRoot;
 
 /// The embedded demo config (`config/examples/demo.toml`).
 const DEMO_TOML: &str = include_str!("../../config/examples/demo.toml");
@@ -146,18 +148,13 @@ fn run_stages(
         .into_iter()
         .filter(|s| cfg.enabled(*s))
         .collect();
-    let pipeline = Pipeline::new(
-        cfg.clone(),
-        root.clone(),
-        Io::new(rt.handle().clone()),
-        a.force,
-        &enabled,
-    )?;
+    let store = RunRoot::new(root.clone(), rt.handle().clone(), cfg.storage.documents);
+    let pipeline = Pipeline::new(cfg.clone(), store.clone(), a.force, &enabled)?;
 
     let show = progress::enabled(quiet);
     let crawl_bar = progress::bar(show, None, "crawl");
     crawl_bar.set_message("pages fetched");
-    let (tx, mut rx) = tokio::sync::mpsc::channel::<CrawlPart>(crate::parallel::threads().max(2));
+    let (tx, rx) = tokio::sync::mpsc::channel::<CrawlPart>(crate::parallel::threads().max(2));
     let crawl_task = if cfg.crawl.enabled {
         let crawler = Crawler::new(cfg.crawl.clone())?
             .with_renderer(cfg.render.clone(), rt.handle().clone())?;
@@ -203,120 +200,36 @@ fn run_stages(
     let parts_bar = progress::bar(show, None, "process");
     parts_bar.set_message("parts through extract..shards");
     let pb = parts_bar.clone();
-    // Parts go through the stages in batches of up to one per thread: extract and filter
-    // (no state across parts) on every thread, each with its own stage state; dedup and
-    // captions (state carried from part to part) on one, in part order, while the next
-    // batch is extracted; then tokenization on every thread. The bytes written do not depend
-    // on the number of threads or on how parts fall into batches. At most 3 x threads parts
-    // are held in memory (two batches and the channel).
+    // Parts go through the stages on a work queue (see `flow`): extract and filter on any
+    // thread, dedup and captions on one in arrival order, tokenization on any thread. The
+    // bytes written do not depend on the number of threads or on timing.
     let threads = crate::parallel::threads();
     let cfg_w = cfg.clone();
-    let root_w = root.clone();
     let force = a.force;
     let worker = std::thread::Builder::new()
         .name("trawl-stages".into())
         .spawn(move || -> Result<usize> {
-            let mut middle = pipeline;
             let mut pool: Vec<Pipeline> = Vec::with_capacity(threads);
             for _ in 0..threads {
                 pool.push(Pipeline::new(
                     cfg_w.clone(),
-                    root_w.clone(),
-                    Io::new(middle.io.handle()),
+                    pipeline.store.clone(),
                     force,
                     &[],
                 )?);
             }
-            let mut n = 0;
-            let (mut pages_total, mut bytes_total) = (0usize, 0usize);
             let t0 = std::time::Instant::now();
-            // the fronts of the previous batch, waiting for the middle stages
-            let mut pending: Option<Vec<(String, PartDocs)>> = None;
-            loop {
-                // the middle of the previous batch (one thread, part order) runs while this
-                // thread takes the next batch and the pool extracts and filters it
-                let (fronts, middled) = std::thread::scope(|scope| {
-                    let middle = &mut middle;
-                    let prev = pending.take();
-                    let handle = prev.map(|prev| {
-                        scope.spawn(move || -> Result<Vec<(String, PartDocs)>> {
-                            let mut out = Vec::with_capacity(prev.len());
-                            for (name, docs) in prev {
-                                let docs = middle
-                                    .part_middle(&name, docs)
-                                    .with_context(|| format!("processing part {name}"))?;
-                                out.push((name, docs));
-                            }
-                            Ok(out)
-                        })
-                    });
-                    let fronts = match rx.blocking_recv() {
-                        None => None,
-                        Some(first) => {
-                            let mut batch = vec![first];
-                            while batch.len() < threads {
-                                match rx.try_recv() {
-                                    Ok(p) => batch.push(p),
-                                    Err(_) => break,
-                                }
-                            }
-                            for part in &batch {
-                                pages_total += part.pages.len();
-                                bytes_total +=
-                                    part.pages.iter().map(|p| p.body.len()).sum::<usize>();
-                            }
-                            let jobs: Vec<Mutex<Option<CrawlPart>>> =
-                                batch.into_iter().map(|p| Mutex::new(Some(p))).collect();
-                            Some(crate::parallel::map_with_states(
-                                &mut pool,
-                                &jobs,
-                                |p, job| {
-                                    let part =
-                                        job.lock().expect("lock").take().expect("each part once");
-                                    let name = shard_name(part.index);
-                                    // damaged records are counted as record errors of extraction
-                                    let bad: Vec<Unreadable> = part
-                                        .damage
-                                        .iter()
-                                        .map(|d| Unreadable::warc(&part.warc, d))
-                                        .collect();
-                                    let pages = part.pages;
-                                    let docs = p
-                                        .part_front(&name, &part.warc, move || Ok((pages, bad)))
-                                        .with_context(|| format!("processing part {name}"))?;
-                                    Ok((name, docs))
-                                },
-                            ))
-                        }
-                    };
-                    let middled =
-                        handle.map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
-                    (fronts, middled)
-                });
-                if let Some(m) = middled {
-                    let backs: Vec<Mutex<Option<(String, PartDocs)>>> =
-                        m?.into_iter().map(|x| Mutex::new(Some(x))).collect();
-                    crate::parallel::map_with_states(&mut pool, &backs, |p, job| {
-                        let (name, docs) =
-                            job.lock().expect("lock").take().expect("each part once");
-                        p.part_back(&name, docs)
-                            .with_context(|| format!("processing part {name}"))
-                    })?;
-                    n += backs.len();
-                    pb.set_position(n as u64);
-                    let secs = t0.elapsed().as_secs_f64().max(1e-3);
-                    pb.set_message(format!(
-                        "parts; {pages_total} pages, {:.0} pages/s, {:.1} MB/s through the stages",
-                        pages_total as f64 / secs,
-                        bytes_total as f64 / secs / 1e6
-                    ));
-                }
-                match fronts {
-                    Some(f) => pending = Some(f?),
-                    None => break,
-                }
-            }
-            Ok(n)
+            let on_part = |p: &super::flow::Progress| {
+                pb.set_position(p.parts as u64);
+                let secs = t0.elapsed().as_secs_f64().max(1e-3);
+                pb.set_message(format!(
+                    "parts; {} pages, {:.0} pages/s, {:.1} MB/s through the stages",
+                    p.pages,
+                    p.pages as f64 / secs,
+                    p.bytes as f64 / secs / 1e6
+                ));
+            };
+            super::flow::process_parts(rx, pipeline, pool, &on_part)
         })?;
     let processed = worker
         .join()
@@ -330,13 +243,7 @@ fn run_stages(
         anyhow::bail!("internal error: {parts} crawl parts but {processed} processed");
     }
 
-    let p = Pipeline::new(
-        cfg.clone(),
-        root.clone(),
-        Io::new(rt.handle().clone()),
-        false,
-        &[],
-    )?;
+    let p = Pipeline::new(cfg.clone(), store, false, &[])?;
     let packed = if cfg.shards.enabled {
         p.pack(parts)?
     } else {

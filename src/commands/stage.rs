@@ -12,8 +12,10 @@ use trawl_storage::{shard_name, warc, InputSet, ShardSpec, Storage};
 
 use super::load_config;
 use crate::cli::{ExtractArgs, ExtractFormat, ReportArgs, SampleArgs, StageArgs};
-use crate::pipeline::{read_input, Io, Pipeline, Unreadable};
+use crate::pipeline::{read_input, Pipeline};
 use crate::{progress, UsageError};
+use trawl_core::Unreadable;
+use trawl_storage::RunRoot;
 
 /// HTML files per extract shard when the input is a folder of pages.
 const HTML_PER_SHARD: usize = 1000;
@@ -317,7 +319,7 @@ fn pages_of(
     let data = rt.block_on(storage.get(key))?;
     if warc::is_warc(key) {
         let (pages, damage) = warc::read_pages_resync(key, &data, max_record);
-        let bad = damage.iter().map(|d| Unreadable::warc(key, d)).collect();
+        let bad = damage.iter().map(|d| d.unreadable(key)).collect();
         Ok((pages, bad))
     } else {
         let url = if storage.is_local() {
@@ -480,21 +482,13 @@ pub fn extract(a: ExtractArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Res
     }
     let bar = progress::bar(progress::enabled(quiet), Some(mine.len() as u64), "extract");
     let force = a.stage.force;
-    let io = Io::new(rt.handle().clone());
+    let store = RunRoot::new(root.clone(), rt.handle().clone(), cfg.storage.documents);
     // each shard (a WARC file, or a group of HTML files) on its own: any number of threads
     // writes the same bytes
     let outcomes = crate::parallel::map_ordered(
         crate::parallel::threads(),
         &mine,
-        || {
-            Pipeline::new(
-                cfg.clone(),
-                root.clone(),
-                io.clone(),
-                force,
-                &[StageId::Extract],
-            )
-        },
+        || Pipeline::new(cfg.clone(), store.clone(), force, &[StageId::Extract]),
         |p, (k, keys)| -> Result<bool> {
             let name = shard_name(*k);
             let inputs: Vec<String> = keys.iter().map(|key| all.storage.url_of(key)).collect();
@@ -574,7 +568,7 @@ pub fn docs_stage(
         Some(set.objects.len() as u64),
         stage.name(),
     );
-    let io = Io::new(rt.handle().clone());
+    let store = RunRoot::new(root.clone(), rt.handle().clone(), cfg.storage.documents);
     let force = a.force;
     // filter and tokenization work shard by shard, so shards run on every thread; dedup and
     // captions carry state from one shard to the next (documents and images seen) and run
@@ -586,7 +580,7 @@ pub fn docs_stage(
     let outcomes = crate::parallel::map_ordered(
         threads,
         &set.objects,
-        || Pipeline::new(cfg.clone(), root.clone(), io.clone(), force, &[stage]),
+        || Pipeline::new(cfg.clone(), store.clone(), force, &[stage]),
         |p, (k, key)| -> Result<bool> {
             let name = shard_name(*k);
             let inputs = vec![set.storage.url_of(key)];
@@ -622,7 +616,7 @@ pub fn docs_stage(
     )?;
     let done = outcomes.iter().filter(|d| **d).count();
     let skipped = outcomes.len() - done;
-    let p = Pipeline::new(cfg, root, io, force, &[])?;
+    let p = Pipeline::new(cfg, store, force, &[])?;
     bar.finish_and_clear();
     if stage == StageId::Shards {
         match p.pack(set.total)? {
@@ -637,9 +631,9 @@ pub fn docs_stage(
     }
     println!(
         "trawl {stage}: {done} shards written, {skipped} already done, under {}",
-        p.root.url_of(&format!("{stage}/"))
+        p.root().url_of(&format!("{stage}/"))
     );
-    check_error_share(&p.cfg, &p.root, stage, rt)
+    check_error_share(&p.cfg, p.root(), stage, rt)
 }
 
 pub fn report(a: ReportArgs, rt: &tokio::runtime::Runtime) -> Result<()> {

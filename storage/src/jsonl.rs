@@ -337,7 +337,7 @@ impl JsonlWriter {
     }
 
     /// Appends one record.
-    pub fn write<T: Serialize>(&mut self, v: &T) {
+    pub fn write<T: Serialize + ?Sized>(&mut self, v: &T) {
         let mut line = serde_json::to_vec(v).expect("records serialise to JSON");
         line.push(b'\n');
         let w: &mut dyn Write = match &mut self.inner {

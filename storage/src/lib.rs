@@ -8,6 +8,7 @@
 //! - [`jsonl`]: JSONL, `.jsonl.gz` and `.jsonl.zst` (zstd is what trawl writes).
 //! - [`docs`]: document files, JSONL or Parquet (`[storage] documents`).
 //! - [`warc`]: WARC 1.1 reading and writing, gzip per record.
+//! - [`RunRoot`]: the run root as the store of trawl-core's shard runner.
 //! - [`markers`]: completion markers (carrying the shard's stats) and stats files, so a rerun
 //!   skips finished shards.
 //!
@@ -26,12 +27,14 @@ mod error;
 mod input;
 pub mod jsonl;
 pub mod markers;
+mod run_root;
 mod shard;
 mod store;
 pub mod warc;
 
 pub use error::StorageError;
 pub use input::InputSet;
+pub use run_root::{exclusions_object, RunRoot};
 pub use shard::ShardSpec;
 pub use store::{Storage, StorageConfig};
 

@@ -5,29 +5,11 @@
 //! input it was made from, so a rerun skips finished shards and the report can merge
 //! stats without reading any data.
 
-use serde::{Deserialize, Serialize};
 use trawl_core::RunStats;
 
 use crate::{Storage, StorageError};
 
-/// The content of a completion marker.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Marker {
-    /// Stage (folder) name.
-    pub stage: String,
-    /// Shard name (`00042`).
-    pub shard: String,
-    /// Inputs the shard was made from.
-    pub inputs: Vec<String>,
-    /// Outputs committed for the shard.
-    pub outputs: Vec<String>,
-    /// The shard's stats.
-    pub stats: RunStats,
-    /// Fingerprint of the config the shard was made with (empty for stages whose output
-    /// does not depend on it).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub config: String,
-}
+pub use trawl_core::Marker;
 
 fn marker_key(stage: &str, shard: &str) -> String {
     format!("_done/{stage}/{shard}")

@@ -304,7 +304,7 @@ pub fn read_records(name: &str, data: &[u8]) -> (Vec<Record>, Option<StorageErro
 pub fn read_records_resync(data: &[u8], max_record: usize) -> (Vec<Record>, Vec<Damage>) {
     let mut out = Vec::new();
     let mut damage = Vec::new();
-    if data.starts_with(&[0x1f, 0x8b]) {
+    if looks_gzipped(data) {
         let mut pos = 0usize;
         while pos < data.len() {
             let member = &data[pos..];
@@ -357,6 +357,20 @@ pub fn read_records_resync(data: &[u8], max_record: usize) -> (Vec<Record>, Vec<
         }
     }
     (out, damage)
+}
+
+/// Whether `data` is a gzip-per-record WARC: it starts with a gzip header, or its start is
+/// damaged and it holds gzip member headers but no plain `WARC/1.` record line (a plain
+/// WARC's header lines are readable bytes; a compressed one's never are).
+fn looks_gzipped(data: &[u8]) -> bool {
+    if data.starts_with(&[0x1f, 0x8b]) {
+        return true;
+    }
+    if data.starts_with(b"WARC/") {
+        return false;
+    }
+    memchr::memmem::find(data, b"\nWARC/1.").is_none()
+        && memchr::memmem::find(data, &[0x1f, 0x8b, 0x08]).is_some()
 }
 
 /// The offset of the next gzip member header (`1f 8b 08`) at or after `from`.
@@ -607,6 +621,30 @@ mod tests {
             depth: 2,
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn a_damaged_first_gzip_header_costs_only_the_first_record() {
+        // found by tests/props.rs: one flipped bit in the file's first byte made the reader
+        // take the whole file for a plain WARC and lose every page (it now costs the first
+        // member)
+        let mut w = WarcWriter::new("a.warc.gz", "t", "2026-01-01T00:00:00Z");
+        for i in 0..4 {
+            w.write_page(&mut page(&format!("http://a.test/{i}"), "<p>text</p>"), &[]);
+        }
+        let mut bytes = w.finish();
+        bytes[0] ^= 1;
+        let (pages, damage) = read_pages_resync("a.warc.gz", &bytes, 1 << 20);
+        // the first member is the warcinfo record: every page is still there
+        assert_eq!(pages.len(), 4, "{damage:?}");
+        assert_eq!(pages[0].url, "http://a.test/0");
+        assert_eq!((damage.len(), damage[0].offset), (1, 0));
+        // a plain WARC whose first byte is damaged still reads as plain
+        let mut plain = b"XARC/1.1\r\n".to_vec();
+        plain.extend_from_slice(b"WARC-Type: warcinfo\r\nContent-Length: 0\r\n\r\n\r\n\r\n");
+        plain.extend_from_slice(b"WARC/1.1\r\nWARC-Type: warcinfo\r\n\r\n\x1f\x8b\x08");
+        assert!(!looks_gzipped(&plain));
+        assert!(looks_gzipped(&bytes));
     }
 
     #[test]

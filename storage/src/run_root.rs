@@ -1,0 +1,129 @@
+//! The run root as the store of [`trawl_core::ShardRunner`]: markers, objects, and the
+//! writers of the run's document and exclusion formats.
+
+use trawl_core::{Document, Excluded, Marker, ShardStore, Sink, StoreError, Unreadable};
+
+use crate::docs::{DocFormat, DocWriter};
+use crate::jsonl::{JsonlWriter, LineError};
+use crate::{markers, Storage};
+
+/// A run root for CPU threads: every call blocks on the runtime it was made with, so it
+/// must not be used from inside that runtime's async tasks.
+#[derive(Clone, Debug)]
+pub struct RunRoot {
+    root: Storage,
+    rt: tokio::runtime::Handle,
+    documents: DocFormat,
+}
+
+impl RunRoot {
+    /// The run root `root`, its I/O on `rt`, documents written as `documents`.
+    pub fn new(root: Storage, rt: tokio::runtime::Handle, documents: DocFormat) -> RunRoot {
+        RunRoot {
+            root,
+            rt,
+            documents,
+        }
+    }
+
+    /// The storage underneath.
+    pub fn storage(&self) -> &Storage {
+        &self.root
+    }
+
+    /// Blocks on a storage future.
+    pub fn block<F: std::future::Future>(&self, f: F) -> F::Output {
+        self.rt.block_on(f)
+    }
+
+    /// The runtime the I/O runs on.
+    pub fn handle(&self) -> tokio::runtime::Handle {
+        self.rt.clone()
+    }
+
+    /// The object holding `stage`'s documents of shard `shard`.
+    pub fn doc_object(&self, stage: &str, shard: &str) -> String {
+        self.documents.object(stage, shard)
+    }
+}
+
+/// The object holding `stage`'s exclusion records of shard `shard`.
+pub fn exclusions_object(stage: &str, shard: &str) -> String {
+    format!("excluded/{stage}/{shard}.jsonl.zst")
+}
+
+impl ShardStore for RunRoot {
+    fn marker(&self, stage: &str, shard: &str) -> Result<Option<Marker>, StoreError> {
+        Ok(self.block(markers::read(&self.root, stage, shard))?)
+    }
+
+    fn put(&self, key: &str, bytes: Vec<u8>) -> Result<(), StoreError> {
+        Ok(self.block(self.root.put(key, bytes.into()))?)
+    }
+
+    fn commit(&self, marker: &Marker) -> Result<(), StoreError> {
+        Ok(self.block(markers::commit(&self.root, marker))?)
+    }
+
+    fn documents(&self, stage: &str, shard: &str) -> (String, Box<dyn Sink<Document>>) {
+        (
+            self.doc_object(stage, shard),
+            Box::new(DocWriter::new(self.documents)),
+        )
+    }
+
+    fn exclusions(&self, stage: &str, shard: &str) -> (String, Box<dyn Sink<Excluded>>) {
+        let key = exclusions_object(stage, shard);
+        let w = JsonlWriter::for_name(&key);
+        (key, Box::new(w))
+    }
+
+    fn url_of(&self, key: &str) -> String {
+        self.root.url_of(key)
+    }
+}
+
+impl Sink<Document> for DocWriter {
+    fn write(&mut self, d: &Document) {
+        DocWriter::write(self, d)
+    }
+    fn finish(self: Box<Self>) -> Vec<u8> {
+        DocWriter::finish(*self)
+    }
+}
+
+impl<T: serde::Serialize + ?Sized> Sink<T> for JsonlWriter {
+    fn write(&mut self, r: &T) {
+        JsonlWriter::write(self, r)
+    }
+    fn finish(self: Box<Self>) -> Vec<u8> {
+        JsonlWriter::finish(*self)
+    }
+}
+
+impl From<&LineError> for Unreadable {
+    fn from(e: &LineError) -> Unreadable {
+        Unreadable {
+            kind: e.kind,
+            source: format!("{}@{}", e.file, e.offset),
+            line: Some(e.line),
+            bytes: e.bytes,
+            error: e.to_string(),
+            head: e.head.clone(),
+        }
+    }
+}
+
+impl crate::warc::Damage {
+    /// This damage of the WARC file `file` as an unreadable input record.
+    pub fn unreadable(&self, file: &str) -> Unreadable {
+        Unreadable {
+            kind: self.kind,
+            source: format!("{file}@{}", self.offset),
+            line: None,
+            bytes: self.bytes_skipped,
+            error: format!("{file}: {self}"),
+            head: String::new(),
+        }
+    }
+}
