@@ -13,6 +13,7 @@ mod golden;
 mod megatron;
 mod parquet;
 mod props;
+mod render;
 mod report;
 mod robust;
 mod s3;

@@ -868,13 +868,23 @@ impl Crawler {
 }
 
 /// Decides whether a page needs the browser and renders it if so (in a blocking thread).
-async fn render_page(r: &Arc<crate::render::Renderer>, mut page: FetchedPage) -> FetchedPage {
-    let Some((render, reason)) = crate::render::decide(r.config(), &page) else {
+async fn render_page(r: &Arc<crate::render::Renderer>, page: FetchedPage) -> FetchedPage {
+    // the decision parses the page: off the async workers
+    let r2 = r.clone();
+    let task = tokio::task::spawn_blocking(move || {
+        // a bug in the decision costs the page its rendering, not the page
+        let d = trawl_core::RecordError::catch(|| crate::render::decide(r2.config(), &page))
+            .unwrap_or(Some((false, "decision_failed")));
+        (page, d)
+    });
+    let (mut page, decision) = task.await.expect("the decision task does not panic");
+    let Some((render, reason)) = decision else {
         return page;
     };
-    if !render {
+    if !render || !r.available() {
         page.render = Some(trawl_core::RenderInfo {
             reason: reason.to_string(),
+            error: (render && !r.available()).then(|| UNAVAILABLE.to_string()),
             ..Default::default()
         });
         return page;
@@ -897,10 +907,18 @@ async fn render_page(r: &Arc<crate::render::Renderer>, mut page: FetchedPage) ->
     page
 }
 
+/// The render error of a page that needed a browser when none is installed.
+const UNAVAILABLE: &str = "unavailable";
+
 /// Crawl-stage counters of a render decision: rendered vs static, reasons, failures, refused
 /// sub-requests.
 fn count_render(c: &mut BTreeMap<String, u64>, r: &trawl_core::RenderInfo) {
     let mut add = |k: String, n: u64| *c.entry(k).or_default() += n;
+    if r.error.as_deref() == Some(UNAVAILABLE) {
+        add("render_unavailable".into(), 1);
+        add(format!("render_reason_{}", r.reason), 1);
+        return;
+    }
     let sent = r.rendered || r.error.is_some();
     add(
         if r.rendered {

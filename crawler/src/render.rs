@@ -47,9 +47,10 @@ use crate::robots::RobotsCache;
 #[serde(rename_all = "snake_case")]
 pub enum RenderMode {
     /// Never render (static HTML only).
-    #[default]
     Never,
-    /// Render when the static HTML needs it (see [`decide`]).
+    /// Render when the static HTML needs it (see [`decide`]): the default. Without a
+    /// browser installed, those pages are counted (`render_unavailable`) and kept static.
+    #[default]
     Auto,
     /// Always render.
     Always,
@@ -63,7 +64,9 @@ pub struct RenderConfig {
     pub mode: RenderMode,
     /// Per-domain override of `mode` (the host or a parent domain: `"example.org" = "always"`).
     pub domains: BTreeMap<String, RenderMode>,
-    /// The Chromium binary (Debian's `chromium` or `chromium-headless-shell`).
+    /// The Chromium binary (Debian's `chromium` or `chromium-headless-shell`); empty: the
+    /// first of [`BROWSER_NAMES`] on `PATH`, and when none is, pages that need a browser
+    /// are counted as `render_unavailable` and kept static.
     pub chromium: String,
     /// Browser processes in the pool.
     pub browsers: usize,
@@ -118,9 +121,9 @@ impl Default for RenderConfig {
     fn default() -> Self {
         let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
         RenderConfig {
-            mode: RenderMode::Never,
+            mode: RenderMode::Auto,
             domains: BTreeMap::new(),
-            chromium: "/usr/bin/chromium".into(),
+            chromium: String::new(),
             browsers: 1,
             tabs_per_browser: 2,
             restart_after_pages: 500,
@@ -199,11 +202,31 @@ const RESOURCE_TYPES: &[&str] = &[
     "other",
 ];
 
+/// The browsers looked for on `PATH` when `chromium` is empty, in this order.
+pub const BROWSER_NAMES: &[&str] = &["chromium", "chromium-headless-shell", "chromium-browser"];
+
 impl RenderConfig {
+    /// The browser binary: `chromium` when set, else the first of [`BROWSER_NAMES`] on
+    /// `PATH`; `None` when there is none.
+    pub fn browser(&self) -> Option<std::path::PathBuf> {
+        if !self.chromium.is_empty() {
+            return Some(self.chromium.clone().into());
+        }
+        let path = std::env::var_os("PATH")?;
+        BROWSER_NAMES.iter().find_map(|name| {
+            std::env::split_paths(&path)
+                .map(|dir| dir.join(name))
+                .find(|p| p.is_file())
+        })
+    }
+
     /// Checks values; returns the offending key and reason.
     pub fn validate(&self) -> Result<(), (String, String)> {
         let e = |k: &str, r: String| Err((format!("render.{k}"), r));
-        if self.enabled() && !std::path::Path::new(&self.chromium).exists() {
+        if self.enabled()
+            && !self.chromium.is_empty()
+            && !std::path::Path::new(&self.chromium).exists()
+        {
             return e("chromium", format!("{} does not exist; install Debian's chromium (`scripts/setup.sh` does) or set the path", self.chromium));
         }
         if self.browsers == 0 {
@@ -284,37 +307,136 @@ pub struct StaticSignals {
     pub empty_app_root: bool,
     /// A `<noscript>` asking the reader to enable JavaScript.
     pub noscript_requires_js: bool,
+    /// Controls that load more content by script: buttons (or links going nowhere) reading
+    /// "load more", "show more", "more results" ...
+    pub load_more_controls: usize,
+    /// Infinite scroll: an inline script that loads and inserts content from a scroll
+    /// listener or an `IntersectionObserver`, or a sentinel element (`infinite-scroll`,
+    /// `sentinel`, `data-next-page` ...).
+    pub infinite_scroll: bool,
+    /// Characters of prose in hydration payloads (`__NEXT_DATA__`, `__NUXT__`, state
+    /// objects, `<script type="application/json">`) that the visible text does not hold.
+    pub payload_text_chars: usize,
+    /// Characters of text inside `<template>` elements that the visible text does not hold.
+    pub template_text_chars: usize,
+    /// Disclosure controls (`aria-expanded="false"` naming a panel with `aria-controls`)
+    /// whose panel is empty: its content arrives by script on expansion. Menus, navigation
+    /// and search panels are not counted.
+    pub collapsed_empty: usize,
 }
+
+/// Texts of controls that load more content (compared lowercased, without punctuation, at
+/// the start of the control's text).
+/// "Show more", "see more" and "view more" are left out: they mostly expand text the page
+/// already holds (a clipped description), which extraction reads without a browser.
+const LOAD_MORE_TEXTS: &[&str] = &[
+    "load more",
+    "more results",
+    "more posts",
+    "more articles",
+    "more stories",
+    "more comments",
+    "more replies",
+    "more reviews",
+    "more products",
+    "load all",
+];
+
+/// Class/id fragments of infinite-scroll sentinels and pagers filled by script.
+/// (A bare "sentinel" is left out: sticky headers and sidebars use sentinels too.)
+const SCROLL_SENTINELS: &[&str] = &[
+    "infinite-scroll",
+    "infinite_scroll",
+    "infinitescroll",
+    "scroll-sentinel",
+];
+
+/// Attributes of infinite-scroll containers.
+const SCROLL_ATTRS: &[&str] = &[
+    "data-infinite-scroll",
+    "data-next-page",
+    "data-next-url",
+    "data-load-more",
+    "data-infinite",
+];
+
+/// Globals that carry a server-side state object into the client.
+const STATE_GLOBALS: &[&str] = &[
+    "__NEXT_DATA__",
+    "__NUXT__",
+    "__INITIAL_STATE__",
+    "__APOLLO_STATE__",
+    "__PRELOADED_STATE__",
+    "__remixContext",
+    "__INITIAL_DATA__",
+];
+
+/// Words in a panel's or control's class/id that make it a menu, not content.
+const NOT_CONTENT_PANELS: &[&str] = &[
+    "menu", "nav", "search", "dropdown", "cart", "login", "account", "sidebar", "drawer", "modal",
+    "dialog", "popup", "popover", "tooltip", "help", "filter", "lang", "cookie", "consent",
+    "share",
+];
 
 /// Measures the static HTML.
 pub fn static_signals(html: &str) -> StaticSignals {
     use scraper::{Html, Node};
     let doc = Html::parse_document(html);
     let mut s = StaticSignals::default();
+    let mut visible = String::new();
+    let mut payloads: Vec<String> = Vec::new();
+    let mut templates: Vec<String> = Vec::new();
+    // disclosure controls: (the panel's id, whether the control sits in navigation)
+    let mut controls: Vec<String> = Vec::new();
     for node in doc.tree.root().descendants() {
         match node.value() {
             Node::Text(t) => {
-                let hidden = node.ancestors().any(|a| {
-                    a.value().as_element().is_some_and(|e| {
-                        matches!(
-                            e.name(),
-                            "script" | "style" | "template" | "noscript" | "head"
-                        )
-                    })
-                });
-                if !hidden {
-                    s.text_chars += t.trim().chars().count();
+                let mut hidden = false;
+                let mut in_template = false;
+                for a in node.ancestors() {
+                    if let Some(e) = a.value().as_element() {
+                        match e.name() {
+                            "template" => in_template = true,
+                            "script" | "style" | "noscript" | "head" => hidden = true,
+                            _ => {}
+                        }
+                    }
+                }
+                if in_template {
+                    let t = t.trim();
+                    if !t.is_empty() {
+                        templates.push(t.to_string());
+                    }
+                } else if !hidden {
+                    let t = t.trim();
+                    s.text_chars += t.chars().count();
+                    if !t.is_empty() {
+                        visible.push_str(t);
+                        visible.push(' ');
+                    }
                 }
             }
             Node::Element(e) => match e.name() {
                 "script" => {
                     if e.attr("src").is_some() {
                         s.external_scripts += 1;
-                    } else {
-                        s.inline_script_bytes += node
-                            .children()
-                            .filter_map(|c| c.value().as_text().map(|t| t.len()))
-                            .sum::<usize>();
+                        continue;
+                    }
+                    let code: String = node
+                        .children()
+                        .filter_map(|c| c.value().as_text().map(|t| t.to_string()))
+                        .collect();
+                    s.inline_script_bytes += code.len();
+                    let kind = e.attr("type").unwrap_or("").trim().to_ascii_lowercase();
+                    if kind == "application/json"
+                        || e.attr("id") == Some("__NEXT_DATA__")
+                        || STATE_GLOBALS.iter().any(|g| code.contains(g))
+                    {
+                        payloads.push(code);
+                    } else if (kind.is_empty() || kind.contains("javascript") || kind == "module")
+                        && loads_on_scroll(&code)
+                    {
+                        s.infinite_scroll = true;
                     }
                 }
                 "noscript" => {
@@ -335,12 +457,12 @@ pub fn static_signals(html: &str) -> StaticSignals {
                         s.noscript_requires_js = true;
                     }
                 }
-                _ => {
+                name => {
                     let id = e.attr("id").unwrap_or("");
                     let root = matches!(
                         id,
                         "root" | "app" | "__next" | "__nuxt" | "___gatsby" | "svelte" | "q-app"
-                    ) || e.name() == "app-root"
+                    ) || name == "app-root"
                         || e.attr("ng-app").is_some()
                         || e.attr("data-reactroot").is_some();
                     if root {
@@ -352,12 +474,223 @@ pub fn static_signals(html: &str) -> StaticSignals {
                             s.empty_app_root = true;
                         }
                     }
+                    let class = e.attr("class").unwrap_or("");
+                    let names = format!("{id} {class}").to_ascii_lowercase();
+                    if SCROLL_SENTINELS.iter().any(|w| names.contains(w))
+                        || SCROLL_ATTRS.iter().any(|a| e.attr(a).is_some())
+                    {
+                        s.infinite_scroll = true;
+                    }
+                    let control = name == "button"
+                        || e.attr("role") == Some("button")
+                        || (name == "a" && goes_nowhere(e.attr("href")));
+                    if control {
+                        let text: String = node
+                            .descendants()
+                            .filter_map(|c| c.value().as_text().map(|t| t.to_string()))
+                            .collect::<Vec<_>>()
+                            .join(" ");
+                        if is_load_more(&text) {
+                            s.load_more_controls += 1;
+                        }
+                        if let (Some("false"), Some(panel)) =
+                            (e.attr("aria-expanded"), e.attr("aria-controls"))
+                        {
+                            let in_nav = NOT_CONTENT_PANELS.iter().any(|w| names.contains(w))
+                                || node.ancestors().any(|a| {
+                                    a.value().as_element().is_some_and(|p| {
+                                        matches!(p.name(), "nav" | "header" | "footer")
+                                            || p.attr("role") == Some("navigation")
+                                    })
+                                });
+                            if !in_nav {
+                                controls.push(panel.to_string());
+                            }
+                        }
+                    }
                 }
             },
             _ => {}
         }
     }
+    if !controls.is_empty() {
+        for node in doc.tree.root().descendants() {
+            let Some(e) = node.value().as_element() else {
+                continue;
+            };
+            let Some(id) = e.attr("id") else { continue };
+            if !controls.iter().any(|c| c == id) {
+                continue;
+            }
+            let names = format!("{id} {}", e.attr("class").unwrap_or("")).to_ascii_lowercase();
+            if NOT_CONTENT_PANELS.iter().any(|w| names.contains(w))
+                || matches!(e.attr("role"), Some("dialog" | "menu" | "listbox"))
+                || e.name() == "dialog"
+            {
+                continue;
+            }
+            let inner: usize = node
+                .descendants()
+                .filter_map(|c| c.value().as_text().map(|t| t.trim().len()))
+                .sum();
+            if inner < 20 {
+                s.collapsed_empty += 1;
+            }
+        }
+    }
+    let visible = squash(&visible);
+    s.payload_text_chars = payloads
+        .iter()
+        .flat_map(|code| string_literals(code))
+        .filter_map(|lit| prose(&lit))
+        .filter(|p| !visible.contains(&probe(p)))
+        .map(|p| p.chars().count())
+        .sum();
+    s.template_text_chars = templates
+        .iter()
+        .map(|t| squash(t))
+        .filter(|t| t.chars().count() >= 20 && !visible.contains(&probe(t)))
+        .map(|t| t.chars().count())
+        .sum();
     s
+}
+
+/// Whether an `<a href>` leads nowhere a crawler could follow (so a script handles it).
+fn goes_nowhere(href: Option<&str>) -> bool {
+    match href.map(str::trim) {
+        None | Some("") => true,
+        Some(h) => h.starts_with('#') || h.to_ascii_lowercase().starts_with("javascript:"),
+    }
+}
+
+/// Whether a control's text asks for more content.
+fn is_load_more(text: &str) -> bool {
+    let t: String = text
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                ' '
+            }
+        })
+        .collect();
+    let t = t.split_whitespace().collect::<Vec<_>>().join(" ");
+    t.len() <= 40 && LOAD_MORE_TEXTS.iter().any(|w| t.starts_with(w))
+}
+
+/// Whether inline JavaScript loads and inserts content when the reader scrolls: a scroll
+/// listener or an `IntersectionObserver` followed closely by a request for content and an
+/// insertion into the DOM; scripts that post data (analytics beacons) are not loaders.
+fn loads_on_scroll(code: &str) -> bool {
+    const TRIGGERS: &[&str] = &[
+        "addEventListener('scroll'",
+        "addEventListener(\"scroll\"",
+        "addEventListener(`scroll`",
+        ".onscroll",
+        "IntersectionObserver(",
+        ".on('scroll'",
+        ".on(\"scroll\"",
+        ".scroll(function",
+    ];
+    const LOADS: &[&str] = &[
+        "fetch(",
+        "XMLHttpRequest",
+        ".ajax(",
+        "$.get(",
+        ".load(",
+        "axios",
+    ];
+    const INSERTS: &[&str] = &[
+        "appendChild(",
+        "insertAdjacentHTML(",
+        "innerHTML",
+        ".append(",
+        ".after(",
+        "insertBefore(",
+    ];
+    const POSTS: &[&str] = &["sendBeacon", "'POST'", "\"POST\"", "'post'", "\"post\""];
+    const WINDOW: usize = 1_500;
+    for t in TRIGGERS {
+        let mut from = 0;
+        while let Some(p) = code[from..].find(t) {
+            let at = from + p;
+            let mut end = (at + WINDOW).min(code.len());
+            while !code.is_char_boundary(end) {
+                end -= 1;
+            }
+            let w = &code[at..end];
+            if LOADS.iter().any(|l| w.contains(l))
+                && INSERTS.iter().any(|i| w.contains(i))
+                && !POSTS.iter().any(|x| w.contains(x))
+            {
+                return true;
+            }
+            from = at + t.len();
+        }
+    }
+    false
+}
+
+/// The string literals (`"..."`) of JSON or JavaScript code, decoded; literals that are
+/// not valid JSON strings are skipped.
+fn string_literals(code: &str) -> Vec<String> {
+    let b = code.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'"' {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        i += 1;
+        while i < b.len() && b[i] != b'"' {
+            i += if b[i] == b'\\' { 2 } else { 1 };
+        }
+        if i < b.len() {
+            if i - start > 40 {
+                if let Ok(s) = serde_json::from_str::<String>(&code[start..=i]) {
+                    out.push(s);
+                }
+            }
+            i += 1;
+        }
+    }
+    out
+}
+
+/// A payload string as prose (tags removed, whitespace squashed) when it reads as text: at
+/// least eight words, mostly letters, not a URL.
+fn prose(lit: &str) -> Option<String> {
+    let mut text = String::with_capacity(lit.len());
+    let mut in_tag = false;
+    for c in lit.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' if in_tag => {
+                in_tag = false;
+                text.push(' ');
+            }
+            _ if !in_tag => text.push(c),
+            _ => {}
+        }
+    }
+    let text = squash(&text);
+    let words = text.split(' ').count();
+    let letters = text.chars().filter(|c| c.is_alphabetic()).count();
+    (words >= 8 && letters * 10 >= text.chars().count() * 6 && !text.contains("://"))
+        .then_some(text)
+}
+
+/// Whitespace squashed to single spaces.
+fn squash(t: &str) -> String {
+    t.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The part of a text looked for in the visible text: its first 60 characters.
+fn probe(t: &str) -> String {
+    t.chars().take(60).collect()
 }
 
 /// The render decision for a fetched page: `None` when rendering is off for its host,
@@ -398,6 +731,14 @@ pub fn decide(cfg: &RenderConfig, page: &FetchedPage) -> Option<(bool, &'static 
         ));
     }
     let html = String::from_utf8_lossy(&page.body);
+    // without a script nothing on the page can change once loaded: no parse needed
+    if !page
+        .body
+        .windows(7)
+        .any(|w| w.eq_ignore_ascii_case(b"<script"))
+    {
+        return Some((false, "static_ok"));
+    }
     if trawl_core::html::max_depth_exceeds(&html, trawl_core::html::BROWSER_MAX_DEPTH) {
         // a browser flattens it; measuring it would cost the square of its depth
         return Some((false, "too_deep"));
@@ -413,6 +754,25 @@ pub fn decide(cfg: &RenderConfig, page: &FetchedPage) -> Option<(bool, &'static 
         && s.inline_script_bytes + 10_000 * s.external_scripts >= cfg.min_script_bytes
     {
         return Some((true, "little_text_heavy_scripts"));
+    }
+    // pages with text that still hold more behind script: interaction or hydration
+    // a payload or template holding more unseen text than the page shows (server-rendered
+    // pages carry their own text in their payload, and some extras: related items, labels)
+    let unseen = cfg.min_text_chars.max(s.text_chars);
+    if s.payload_text_chars >= unseen {
+        return Some((true, "hydration_payload"));
+    }
+    if s.template_text_chars >= unseen {
+        return Some((true, "template_content"));
+    }
+    if s.load_more_controls > 0 {
+        return Some((true, "load_more"));
+    }
+    if s.infinite_scroll {
+        return Some((true, "infinite_scroll"));
+    }
+    if s.collapsed_empty > 0 {
+        return Some((true, "collapsed_content"));
     }
     Some((false, "static_ok"))
 }
@@ -552,6 +912,8 @@ pub struct PoolStats {
 /// The browser pool. Cheap to share (`Arc`); browsers start on first use.
 pub struct Renderer {
     cfg: RenderConfig,
+    /// The browser binary; `None`: none installed, pages that need one stay static.
+    browser: Option<std::path::PathBuf>,
     policy: Arc<Policy>,
     slots: Mutex<(Vec<Slot>, PoolStats)>,
     freed: Condvar,
@@ -595,8 +957,16 @@ impl Renderer {
             max_requests: cfg.max_requests_per_page,
         });
         let slots = (0..cfg.browsers).map(|_| Slot::default()).collect();
+        let browser = cfg.browser();
+        if browser.is_none() {
+            tracing::warn!(
+                looked_for = %BROWSER_NAMES.join(", "),
+                "no headless browser on PATH: pages that need rendering are kept static and counted as render_unavailable; install chromium (`scripts/setup.sh test` does), set [render] chromium, or set [render] mode = \"never\""
+            );
+        }
         Renderer {
             cfg,
+            browser,
             policy,
             slots: Mutex::new((slots, PoolStats::default())),
             freed: Condvar::new(),
@@ -606,6 +976,11 @@ impl Renderer {
     /// The configuration.
     pub fn config(&self) -> &RenderConfig {
         &self.cfg
+    }
+
+    /// Whether a browser is installed (else pages that need one stay static).
+    pub fn available(&self) -> bool {
+        self.browser.is_some()
     }
 
     /// Pool counters so far.
@@ -664,7 +1039,7 @@ impl Renderer {
         let opts = LaunchOptions {
             headless: true,
             sandbox: false,
-            path: Some(self.cfg.chromium.clone().into()),
+            path: self.browser.clone(),
             user_data_dir: Some(profile.path().to_path_buf()),
             window_size: Some((1280, 1024)),
             args: os,
@@ -673,7 +1048,10 @@ impl Renderer {
             idle_browser_timeout: Duration::from_millis((self.cfg.page_timeout_ms * 4).max(60_000)),
             ..LaunchOptions::default()
         };
-        let b = Browser::new(opts).map_err(|e| format!("launching {}: {e}", self.cfg.chromium))?;
+        let b = Browser::new(opts).map_err(|e| {
+            let path = self.browser.as_deref().unwrap_or(std::path::Path::new("?"));
+            format!("launching {}: {e}", path.display())
+        })?;
         Ok((b, profile))
     }
 
@@ -1059,12 +1437,28 @@ fn click_js(selectors: &[String], texts: &[String]) -> String {
     const t = (el.innerText || el.value || '').trim().toLowerCase();
     if (t.length > 0 && t.length <= 40 && texts.some(x => t.includes(x))) add(el);
   }}
+  // disclosure controls whose panel is empty: its content arrives when it is expanded
+  const notContent = {not_content};
+  for (const el of document.querySelectorAll('[aria-expanded="false"][aria-controls]')) {{
+    if (el.closest('nav, header, footer, dialog, [role=navigation], [role=dialog]')) continue;
+    const p = document.getElementById(el.getAttribute('aria-controls'));
+    if (!p || (p.textContent || '').trim().length >= 20) continue;
+    const names = [el.id, el.getAttribute('class'), p.id, p.getAttribute('class')].join(' ').toLowerCase();
+    if (notContent.some(w => names.includes(w))) continue;
+    add(el);
+  }}
   let n = 0;
   for (const el of out) {{ if (n >= left) break; el.dataset.trawlClicked = '1'; try {{ el.click(); n++; }} catch (e) {{}} }}
   return n;
 }}"#,
         sel = js_list(selectors),
-        texts = js_list(&texts)
+        texts = js_list(&texts),
+        not_content = js_list(
+            &NOT_CONTENT_PANELS
+                .iter()
+                .map(|w| w.to_string())
+                .collect::<Vec<_>>()
+        )
     )
 }
 
@@ -1222,8 +1616,93 @@ mod tests {
     }
 
     #[test]
+    fn pages_with_text_that_hold_more_behind_script_are_rendered() {
+        let text = format!(
+            "<p>{}</p>",
+            "Words of a real article about the harbour. ".repeat(20)
+        );
+        let with = |extra: &str| {
+            page(&format!(
+                "<html><body><main>{text}{extra}</main><script src=/app.js></script></body></html>"
+            ))
+        };
+        // a load-more button, or a link going nowhere
+        assert_eq!(
+            decide(&auto(), &with("<button type=button>Load more</button>")),
+            Some((true, "load_more"))
+        );
+        assert_eq!(
+            decide(
+                &auto(),
+                &with("<a href=\"#\" class=x>More results &rarr;</a>")
+            ),
+            Some((true, "load_more"))
+        );
+        // a link the crawler follows, and "show more" (clipped text already there), do not count
+        assert_eq!(
+            decide(
+                &auto(),
+                &with("<a href=\"/page/2\">Load more</a><button>Show more</button>")
+            ),
+            Some((false, "static_ok"))
+        );
+        // infinite scroll: a loader script, or a sentinel
+        let loader = "<script>window.addEventListener('scroll', () => { fetch('/next').then(r => r.text()).then(t => list.insertAdjacentHTML('beforeend', t)); });</script>";
+        assert_eq!(
+            decide(&auto(), &with(loader)),
+            Some((true, "infinite_scroll"))
+        );
+        assert_eq!(
+            decide(
+                &auto(),
+                &with("<div class=\"infinite-scroll-trigger\"></div>")
+            ),
+            Some((true, "infinite_scroll"))
+        );
+        assert_eq!(
+            decide(&auto(), &with("<div data-next-url=\"/p/2\"></div>")),
+            Some((true, "infinite_scroll"))
+        );
+        // analytics that beacon on scroll are not loaders; a sticky header's sentinel is not one
+        let beacon = "<script>window.addEventListener('scroll', () => { fetch('/collect', {method: 'POST', body: '1'}); document.body.appendChild(img); });</script><div class=header-sentinel></div>";
+        assert_eq!(decide(&auto(), &with(beacon)), Some((false, "static_ok")));
+        // a hydration payload holding more text than the page shows
+        let story = "The council met on Tuesday to decide the future of the old ferry terminal and its market hall. ".repeat(12);
+        let payload = format!("<script id=__NEXT_DATA__ type=application/json>{{\"props\":{{\"body\":\"{story}\"}}}}</script>");
+        let short = page(&format!(
+            "<main><p>{}</p></main>{payload}<script src=/a.js></script>",
+            "Short teaser text for the story. ".repeat(12)
+        ));
+        assert_eq!(decide(&auto(), &short), Some((true, "hydration_payload")));
+        // ... but not when the page shows that text
+        let shown = page(&format!(
+            "<main><p>{story}</p></main>{payload}<script src=/a.js></script>"
+        ));
+        assert_eq!(decide(&auto(), &shown), Some((false, "static_ok")));
+        // a template with the text
+        assert_eq!(
+            decide(
+                &auto(),
+                &with(&format!(
+                    "<template><section><p>{story}{story}</p></section></template>"
+                ))
+            ),
+            Some((true, "template_content"))
+        );
+        // a disclosure control naming an empty panel; a menu toggle does not count
+        assert_eq!(decide(&auto(), &with("<button aria-expanded=false aria-controls=faq1>How do refunds work?</button><div id=faq1></div>")), Some((true, "collapsed_content")));
+        assert_eq!(decide(&auto(), &with("<nav><button aria-expanded=false aria-controls=m>Menu</button></nav><div id=m></div><button aria-expanded=false aria-controls=site-search>Search</button><div id=site-search></div>")), Some((false, "static_ok")));
+        // without any script nothing can change after load
+        let noscript = page(&format!("<main>{text}<button>Load more</button></main>"));
+        assert_eq!(decide(&auto(), &noscript), Some((false, "static_ok")));
+    }
+
+    #[test]
     fn modes_domains_status_and_type() {
-        let mut cfg = RenderConfig::default();
+        let mut cfg = RenderConfig {
+            mode: RenderMode::Never,
+            ..Default::default()
+        };
         assert_eq!(
             decide(&cfg, &page("<div id=root></div>")),
             None,

@@ -1,0 +1,215 @@
+//! Rendering on by default (issue 24): `trawl run` with no `[render]` section renders the
+//! pages whose content needs a script, scrolling or a click, leaves a static article with a
+//! large analytics script alone, and without a browser completes with one warning and the
+//! pages counted as `render_unavailable`.
+
+use std::path::Path;
+
+use crate::support::{chromium, ok, read_jsonl, run, trawl};
+use trawl_testweb::{Response, Site, TestWeb};
+
+const PARA: &str = "The harbour office publishes the ferry timetable each winter, with the crossings to the islands, the fares for residents and visitors, and the days the service stops for maintenance. ";
+
+fn page(title: &str, body: &str, script: &str) -> String {
+    format!("<!doctype html><html><head><title>{title}</title></head><body><main><article id=\"a\"><h1>{title}</h1>{body}</article></main>{script}</body></html>")
+}
+
+/// A 40 KB analytics script of the usual kind: scroll depth and ad viewability reported
+/// with beacons, a tracking pixel appended, and a long tail of library code.
+fn analytics() -> String {
+    let mut s = String::from(
+        "(function(){var sent={};window.addEventListener('scroll',function(){var d=Math.round(100*window.scrollY/document.body.scrollHeight);if(d>50&&!sent[50]){sent[50]=1;navigator.sendBeacon('/collect',JSON.stringify({depth:d}));}});
+var io=new IntersectionObserver(function(es){es.forEach(function(e){if(e.isIntersecting){fetch('/viewability',{method:'POST',body:e.target.id});}});});
+document.querySelectorAll('.ad').forEach(function(a){io.observe(a);});
+var px=document.createElement('img');px.src='/pixel.gif?r='+Math.random();document.body.appendChild(px);",
+    );
+    let mut i = 0;
+    while s.len() < 40_000 {
+        s.push_str(&format!(
+            "function _t{i}(a,b){{var c=a^b;for(var k=0;k<8;k++){{c=(c<<1)|(c>>>31);}}return c+{i};}}"
+        ));
+        i += 1;
+    }
+    s.push_str("})();");
+    s
+}
+
+fn site() -> Site {
+    let intro = format!("<p>{}</p>", PARA.repeat(5));
+    Site::new("render")
+        .route(
+            "/",
+            Response::html(page(
+                "Index",
+                &format!("{intro}<a href=\"/script.html\">script</a> <a href=\"/scroll.html\">scroll</a> <a href=\"/more.html\">more</a> <a href=\"/article.html\">article</a>"),
+                "",
+            )),
+        )
+        // content inserted by a script after load
+        .route(
+            "/script.html",
+            Response::html("<!doctype html><html><head><title>app</title></head><body><div id=\"root\"></div><script src=\"/app.js\"></script></body></html>"),
+        )
+        .route(
+            "/app.js",
+            Response::with_type(200, "application/javascript", format!("document.getElementById('root').innerHTML = '<article><h1>Timetable</h1><p>INSERTED-BY-SCRIPT {}</p></article>';", PARA.repeat(3)).into_bytes()),
+        )
+        // content appended on scroll: enough static text that the old decision kept it static
+        .route(
+            "/scroll.html",
+            Response::html(page(
+                "Harbour log",
+                &format!("{intro}<div style=\"height:1400px\"></div><div id=\"log\"></div>"),
+                "<script>let n = 0, busy = false;
+window.addEventListener('scroll', () => {
+  if (busy || n >= 3) return;
+  if (window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 200) {
+    busy = true; n++;
+    fetch('/batch?n=' + n).then(r => r.text()).then(t => {
+      const d = document.createElement('div'); d.style.minHeight = '1400px'; d.innerHTML = t;
+      document.getElementById('log').appendChild(d); busy = false;
+    });
+  }
+});</script>",
+            )),
+        )
+        .route("/batch?n=1", Response::html("<p>SCROLL-BATCH-ONE: on the first of December the morning ferry left twenty minutes late because fog lay over the harbour mouth until nine.</p>"))
+        .route("/batch?n=2", Response::html("<p>SCROLL-BATCH-TWO: the second week brought storms, and the island service was cancelled on three days while the pier lights were repaired.</p>"))
+        .route("/batch?n=3", Response::html("<p>SCROLL-BATCH-THREE: by the end of the month the new timetable was printed and the winter fares for residents were frozen for another year.</p>"))
+        // content behind a "Load more" button
+        .route(
+            "/more.html",
+            Response::html(page(
+                "Catalogue",
+                &format!("{intro}<div id=\"items\"></div><button type=\"button\" id=\"more\">Load more</button>"),
+                "<script>document.getElementById('more').addEventListener('click', () => {
+  fetch('/more-items').then(r => r.text()).then(t => { document.getElementById('items').insertAdjacentHTML('beforeend', t); });
+});</script>",
+            )),
+        )
+        .route("/more-items", Response::html(format!("<p>BEHIND-THE-BUTTON {}</p>", PARA.repeat(2))))
+        // a static article with a 40 KB analytics script
+        .route(
+            "/article.html",
+            Response::html(page(
+                "Winter crossings",
+                &format!("{intro}<p>STATIC-ARTICLE {}</p><div class=\"ad\" id=\"ad1\"></div>", PARA.repeat(2)),
+                &format!("<script>{}</script>", analytics()),
+            )),
+        )
+        .route("/collect", Response::text(""))
+        .route("/viewability", Response::text(""))
+}
+
+fn config(dir: &Path, seed: &str) -> std::path::PathBuf {
+    let cfg = dir.join("p.toml");
+    std::fs::write(
+        &cfg,
+        format!("[crawl]\nseeds = [\"{seed}/\"]\ndelay_ms = 0\nallow_private_addresses = true\nsitemaps = false\n[captions]\nenabled = false\n[dedup]\nenabled = false\n"),
+    )
+    .unwrap();
+    cfg
+}
+
+/// The crawl counters and the extracted documents' text by URL path.
+fn outcome(
+    out: &Path,
+    base: &str,
+) -> (
+    serde_json::Value,
+    std::collections::BTreeMap<String, String>,
+) {
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("_done/crawl/00000")).unwrap()).unwrap();
+    let counters = m["stats"]["stages"]["crawl"]["counters"].clone();
+    let docs = read_jsonl(&out.join("extract/00000.jsonl.zst"))
+        .into_iter()
+        .map(|d| {
+            (
+                d["url"]
+                    .as_str()
+                    .unwrap()
+                    .trim_start_matches(base)
+                    .to_string(),
+                d["text"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    (counters, docs)
+}
+
+#[test]
+fn default_config_renders_script_scroll_and_load_more_pages_only() {
+    let Some(browser) = chromium() else { return };
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let web = rt.block_on(TestWeb::start(vec![site()])).unwrap();
+    let base = web.base_url("render").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(dir.path(), &base);
+    let out = dir.path().join("out");
+    // the browser is found on PATH (the default `chromium = ""`)
+    let bin_dir = browser.parent().unwrap().to_path_buf();
+    ok(trawl()
+        .env("PATH", &bin_dir)
+        .args(["run", "--quiet", "--config"])
+        .arg(&cfg)
+        .arg("--output")
+        .arg(&out));
+    let (c, docs) = outcome(&out, &base);
+    let text = |p: &str| {
+        docs.get(p)
+            .cloned()
+            .unwrap_or_else(|| panic!("{p}: {docs:?}"))
+    };
+    assert!(text("/script.html").contains("INSERTED-BY-SCRIPT"));
+    let scroll = text("/scroll.html");
+    for b in ["SCROLL-BATCH-ONE", "SCROLL-BATCH-TWO", "SCROLL-BATCH-THREE"] {
+        assert!(scroll.contains(b), "{b} missing: {scroll}");
+    }
+    assert!(text("/more.html").contains("BEHIND-THE-BUTTON"), "{c}");
+    assert!(text("/article.html").contains("STATIC-ARTICLE"));
+    assert_eq!(c["render_reason_empty_app_root"], 1, "{c}");
+    assert_eq!(c["render_reason_infinite_scroll"], 1, "{c}");
+    assert_eq!(c["render_reason_load_more"], 1, "{c}");
+    assert_eq!(c["render_rendered"], 3, "{c}");
+    // the index and the analytics-heavy article stay static
+    assert_eq!(c["render_static"], 2, "{c}");
+    let requested: Vec<String> = web.requests().into_iter().map(|(_, p)| p).collect();
+    assert!(
+        !requested
+            .iter()
+            .any(|p| p == "/collect" || p == "/viewability"),
+        "the static article's scripts never ran: {requested:?}"
+    );
+}
+
+#[test]
+fn without_a_browser_the_run_completes_with_a_warning_and_a_count() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let web = rt.block_on(TestWeb::start(vec![site()])).unwrap();
+    let base = web.base_url("render").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(dir.path(), &base);
+    let out = dir.path().join("out");
+    let empty = dir.path().join("bin");
+    std::fs::create_dir(&empty).unwrap();
+    let o = run(trawl()
+        .env("PATH", &empty)
+        .args(["run", "--quiet", "--config"])
+        .arg(&cfg)
+        .arg("--output")
+        .arg(&out));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert_eq!(
+        stderr.matches("no headless browser").count(),
+        1,
+        "one warning: {stderr}"
+    );
+    let (c, docs) = outcome(&out, &base);
+    assert_eq!(c["render_unavailable"], 3, "{c}");
+    assert!(c.get("render_rendered").is_none(), "{c}");
+    // the pages are kept with their static text
+    assert!(docs["/scroll.html"].contains("harbour office"));
+    assert!(!docs["/scroll.html"].contains("SCROLL-BATCH-ONE"));
+}
