@@ -30,7 +30,7 @@ pub const DEFAULT_TOML: &str = include_str!("../examples/default.toml");
 
 /// A configuration error: which file, which key, and why.
 #[derive(Debug, Error, PartialEq)]
-#[error("{file}: `{key}`: {reason}")]
+#[error("{file}: {}{reason}", if key.is_empty() { String::new() } else { format!("`{key}`: ") })]
 pub struct ConfigError {
     /// The file (or a label for inline text).
     pub file: String,
@@ -214,7 +214,7 @@ impl PipelineConfig {
         let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
             file: file.clone(),
             key: String::new(),
-            reason: format!("cannot read: {e}"),
+            reason: format!("cannot read the config file: {e}"),
         })?;
         Self::parse(&text, &file)
     }
@@ -407,10 +407,14 @@ mod tests {
         .unwrap_err();
         assert_eq!(e.key, "render.chromium");
         assert!(e.reason.contains("setup.sh"), "{e}");
-        assert!(PipelineConfig::load(Path::new("/nonexistent.toml"))
-            .unwrap_err()
-            .reason
-            .contains("cannot read"));
+        let e = PipelineConfig::load(Path::new("/nonexistent.toml")).unwrap_err();
+        assert!(e.reason.contains("cannot read"));
+        // no empty key in the message when the file itself is the problem
+        assert!(
+            e.to_string()
+                .starts_with("/nonexistent.toml: cannot read the config file:"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -388,6 +388,7 @@ pub fn static_signals(html: &str) -> StaticSignals {
     let mut templates: Vec<String> = Vec::new();
     // disclosure controls: (the panel's id, whether the control sits in navigation)
     let mut controls: Vec<String> = Vec::new();
+    let mut names = String::new();
     for node in doc.tree.root().descendants() {
         match node.value() {
             Node::Text(t) => {
@@ -475,9 +476,15 @@ pub fn static_signals(html: &str) -> StaticSignals {
                         }
                     }
                     let class = e.attr("class").unwrap_or("");
-                    let names = format!("{id} {class}").to_ascii_lowercase();
-                    if SCROLL_SENTINELS.iter().any(|w| names.contains(w))
-                        || SCROLL_ATTRS.iter().any(|a| e.attr(a).is_some())
+                    names.clear();
+                    names.push_str(id);
+                    names.push(' ');
+                    names.push_str(class);
+                    names.make_ascii_lowercase();
+                    if !s.infinite_scroll
+                        && (SCROLL_SENTINELS.iter().any(|w| names.contains(w))
+                            || e.attrs()
+                                .any(|(k, _)| k.starts_with("data-") && SCROLL_ATTRS.contains(&k)))
                     {
                         s.infinite_scroll = true;
                     }
