@@ -7,6 +7,9 @@ mod parallel;
 mod pipeline;
 mod progress;
 
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::process::ExitCode;
 
 use clap::Parser;
