@@ -25,7 +25,10 @@ pub struct TokenizerInfo {
 }
 
 enum Inner {
-    Tiktoken(&'static CoreBPE),
+    /// An instance of its own: threads sharing one `CoreBPE` (tiktoken-rs' singletons) share
+    /// its regex's cache pool, and the second thread takes every match through the pool's
+    /// slow path (`trawl extract` with 2 threads spent ~25% more CPU on tokens than with 1).
+    Tiktoken(Box<CoreBPE>),
     Hf(
         Box<tokenizers::Tokenizer>,
         Option<Box<crate::fastbpe::FastBpe>>,
@@ -116,8 +119,8 @@ impl Tokenizer {
     /// A bundled tiktoken encoding by name.
     pub fn by_name(name: &str) -> Result<Tokenizer, String> {
         let (bpe, vocab_size, eos) = match name {
-            "cl100k_base" => (tiktoken_rs::cl100k_base_singleton(), 100_277, 100_257),
-            "o200k_base" => (tiktoken_rs::o200k_base_singleton(), 200_019, 199_999),
+            "cl100k_base" => (tiktoken_rs::cl100k_base(), 100_277, 100_257),
+            "o200k_base" => (tiktoken_rs::o200k_base(), 200_019, 199_999),
             other => {
                 return Err(format!(
                     "unknown tokenizer `{other}` (known: {})",
@@ -130,7 +133,9 @@ impl Tokenizer {
             xxhash_rust::xxh3::xxh3_64(format!("tiktoken-rs/0.12/{name}").as_bytes())
         );
         Ok(Tokenizer {
-            inner: Inner::Tiktoken(bpe),
+            inner: Inner::Tiktoken(Box::new(
+                bpe.map_err(|e| format!("building the bundled `{name}` encoding: {e}"))?,
+            )),
             info: TokenizerInfo {
                 name: name.into(),
                 digest,
