@@ -59,9 +59,9 @@ where
     map_with_states(&mut states, items, work)
 }
 
-/// Runs `work` over `items` with one thread per state (states kept across calls, e.g. a
-/// `Pipeline` per thread for a whole run); results in item order, the earliest error.
-pub fn map_with_states<I, S, T>(
+/// Runs `work` over `items` with one thread per state; results in item order, the earliest
+/// error.
+fn map_with_states<I, S, T>(
     states: &mut [S],
     items: &[I],
     work: impl Fn(&mut S, &I) -> Result<T> + Sync,

@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use trawl_captions::Captioner;
 use trawl_config::PipelineConfig;
 use trawl_core::{
-    Chain, Document, FetchedPage, PageStage, ShardJob, ShardRunner, StageId, StageStats, Unreadable,
+    Chain, Document, FetchedPage, PageStage, ShardRunner, StageId, StageStats, Unreadable,
 };
 use trawl_extract::Extractor;
 use trawl_shards::pack::PackReport;
@@ -48,12 +48,6 @@ impl Pipeline {
 
     fn runner(&self) -> ShardRunner<'_> {
         ShardRunner::new(&self.store, self.force)
-    }
-
-    /// The job of `stage` for shard `name` made from `inputs`, with the stage's config
-    /// fingerprint.
-    fn job(&self, stage: StageId, name: &str, inputs: Vec<String>) -> ShardJob {
-        ShardJob::new(stage.name(), name, inputs, self.cfg.fingerprint(stage))
     }
 }
 
@@ -178,7 +172,7 @@ impl Pipeline {
     pub fn done(&self, stage: StageId, name: &str, inputs: &[String]) -> Result<bool> {
         Ok(self
             .runner()
-            .is_done(&self.job(stage, name, inputs.to_vec()))?)
+            .is_done(&self.cfg.job(stage, name, inputs.to_vec()))?)
     }
 
     /// The documents a stage before produced in this process, or else its committed output.
@@ -228,13 +222,12 @@ impl Pipeline {
         if self.cfg.shards.enabled {
             self.tokenizer()?;
         }
-        let job = self.job(StageId::Extract, name, inputs);
+        let job = self.cfg.job(StageId::Extract, name, inputs);
         let mut stage = ExtractPages {
             extractor: &self.extractor,
             tokenizer: self.tokenizer.as_ref().filter(|_| self.cfg.shards.enabled),
         };
-        let runner = ShardRunner::new(&self.store, self.force);
-        runner.make(&job, |w| {
+        self.runner().make(&job, |w| {
             w.read_step(pages.len(), bad);
             anyhow::Ok(w.pages(&mut stage, pages))
         })
@@ -248,7 +241,7 @@ impl Pipeline {
         input: Input,
         inputs: Vec<String>,
     ) -> Result<Vec<Document>> {
-        let job = self.job(which, name, inputs);
+        let job = self.cfg.job(which, name, inputs);
         if which == StageId::Filter {
             self.filter_chain()?;
         } else {
@@ -357,7 +350,7 @@ impl Pipeline {
             fetcher: self.image_fetcher()?,
             store: self.store.clone(),
         };
-        let job = self.job(StageId::Captions, name, inputs);
+        let job = self.cfg.job(StageId::Captions, name, inputs);
         let (store, force) = (&self.store, self.force);
         let (captioner, image_dedup) = (&mut self.captioner, &mut self.image_dedup);
         ShardRunner::new(store, force).make(&job, |w| {
@@ -407,7 +400,7 @@ impl Pipeline {
         inputs: Vec<String>,
     ) -> Result<ShardManifest> {
         self.tokenizer()?;
-        let job = self.job(StageId::Shards, name, inputs);
+        let job = self.cfg.job(StageId::Shards, name, inputs);
         let tok = self.tokenizer.as_ref().expect("loaded above");
         let cfg = &self.cfg.shards;
         ShardRunner::new(&self.store, self.force).make(&job, |w| {

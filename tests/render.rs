@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use crate::support::{chromium, ok, read_jsonl, run, trawl};
+use crate::support::{chromium, read_jsonl, run, trawl};
 use trawl_testweb::{Response, Site, TestWeb};
 
 const PARA: &str = "The harbour office publishes the ferry timetable each winter, with the crossings to the islands, the fares for residents and visitors, and the days the service stops for maintenance. ";
@@ -101,24 +101,40 @@ window.addEventListener('scroll', () => {
         .route("/viewability", Response::text(""))
 }
 
-fn config(dir: &Path, seed: &str) -> std::path::PathBuf {
-    let cfg = dir.join("p.toml");
-    std::fs::write(
-        &cfg,
-        format!("[crawl]\nseeds = [\"{seed}/\"]\ndelay_ms = 0\nallow_private_addresses = true\nsitemaps = false\n[captions]\nenabled = false\n[dedup]\nenabled = false\n"),
-    )
-    .unwrap();
-    cfg
+/// A `trawl run` of the test web with no `[render]` section, `PATH` set to `path` (where the
+/// browser is looked for): the process output, the crawl counters, the extracted text by URL
+/// path, and the web (for its request log).
+struct Run {
+    output: std::process::Output,
+    counters: serde_json::Value,
+    docs: std::collections::BTreeMap<String, String>,
+    web: TestWeb,
+    _rt: tokio::runtime::Runtime,
 }
 
-/// The crawl counters and the extracted documents' text by URL path.
-fn outcome(
-    out: &Path,
-    base: &str,
-) -> (
-    serde_json::Value,
-    std::collections::BTreeMap<String, String>,
-) {
+fn run_with_path(path: &Path) -> Run {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let web = rt.block_on(TestWeb::start(vec![site()])).unwrap();
+    let base = web.base_url("render").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("p.toml");
+    std::fs::write(
+        &cfg,
+        format!("[crawl]\nseeds = [\"{base}/\"]\ndelay_ms = 0\nallow_private_addresses = true\nsitemaps = false\n[captions]\nenabled = false\n[dedup]\nenabled = false\n"),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let output = run(trawl()
+        .env("PATH", path)
+        .args(["run", "--quiet", "--config"])
+        .arg(&cfg)
+        .arg("--output")
+        .arg(&out));
+    assert!(
+        output.status.success(),
+        "trawl run failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let m: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out.join("_done/crawl/00000")).unwrap()).unwrap();
     let counters = m["stats"]["stages"]["crawl"]["counters"].clone();
@@ -129,33 +145,27 @@ fn outcome(
                 d["url"]
                     .as_str()
                     .unwrap()
-                    .trim_start_matches(base)
+                    .trim_start_matches(&base)
                     .to_string(),
                 d["text"].as_str().unwrap().to_string(),
             )
         })
         .collect();
-    (counters, docs)
+    Run {
+        output,
+        counters,
+        docs,
+        web,
+        _rt: rt,
+    }
 }
 
 #[test]
 fn default_config_renders_script_scroll_and_load_more_pages_only() {
     let Some(browser) = chromium() else { return };
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let web = rt.block_on(TestWeb::start(vec![site()])).unwrap();
-    let base = web.base_url("render").unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let cfg = config(dir.path(), &base);
-    let out = dir.path().join("out");
     // the browser is found on PATH (the default `chromium = ""`)
-    let bin_dir = browser.parent().unwrap().to_path_buf();
-    ok(trawl()
-        .env("PATH", &bin_dir)
-        .args(["run", "--quiet", "--config"])
-        .arg(&cfg)
-        .arg("--output")
-        .arg(&out));
-    let (c, docs) = outcome(&out, &base);
+    let r = run_with_path(browser.parent().unwrap());
+    let (c, docs) = (&r.counters, &r.docs);
     let text = |p: &str| {
         docs.get(p)
             .cloned()
@@ -174,7 +184,7 @@ fn default_config_renders_script_scroll_and_load_more_pages_only() {
     assert_eq!(c["render_rendered"], 3, "{c}");
     // the index and the analytics-heavy article stay static
     assert_eq!(c["render_static"], 2, "{c}");
-    let requested: Vec<String> = web.requests().into_iter().map(|(_, p)| p).collect();
+    let requested: Vec<String> = r.web.requests().into_iter().map(|(_, p)| p).collect();
     assert!(
         !requested
             .iter()
@@ -185,28 +195,15 @@ fn default_config_renders_script_scroll_and_load_more_pages_only() {
 
 #[test]
 fn without_a_browser_the_run_completes_with_a_warning_and_a_count() {
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let web = rt.block_on(TestWeb::start(vec![site()])).unwrap();
-    let base = web.base_url("render").unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let cfg = config(dir.path(), &base);
-    let out = dir.path().join("out");
-    let empty = dir.path().join("bin");
-    std::fs::create_dir(&empty).unwrap();
-    let o = run(trawl()
-        .env("PATH", &empty)
-        .args(["run", "--quiet", "--config"])
-        .arg(&cfg)
-        .arg("--output")
-        .arg(&out));
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{stderr}");
+    let empty = tempfile::tempdir().unwrap();
+    let r = run_with_path(empty.path());
+    let stderr = String::from_utf8_lossy(&r.output.stderr);
     assert_eq!(
         stderr.matches("no headless browser").count(),
         1,
         "one warning: {stderr}"
     );
-    let (c, docs) = outcome(&out, &base);
+    let (c, docs) = (&r.counters, &r.docs);
     assert_eq!(c["render_unavailable"], 3, "{c}");
     assert!(c.get("render_rendered").is_none(), "{c}");
     // the pages are kept with their static text

@@ -99,6 +99,11 @@ pub struct PipelineConfig {
 }
 
 impl PipelineConfig {
+    /// Shard `shard` of `stage`, made from `inputs`, with the fingerprint of this config.
+    pub fn job(&self, stage: StageId, shard: &str, inputs: Vec<String>) -> trawl_core::ShardJob {
+        trawl_core::ShardJob::new(stage.name(), shard, inputs, self.fingerprint(stage))
+    }
+
     /// A fingerprint of the config sections a stage's output depends on (its own and those
     /// of the stages upstream of it, [`StageId::lineage`]), stored in its completion
     /// markers: a shard committed under another config is redone, so a rerun after a config

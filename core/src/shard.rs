@@ -83,6 +83,13 @@ pub struct Marker {
     pub config: String,
 }
 
+impl Marker {
+    /// The object holding the marker of `stage`'s shard `shard`.
+    pub fn key(stage: &str, shard: &str) -> String {
+        format!("_done/{stage}/{shard}")
+    }
+}
+
 /// An error of the storage behind a [`ShardStore`].
 pub type StoreError = Box<dyn std::error::Error + Send + Sync>;
 
@@ -184,9 +191,7 @@ impl<'a> ShardRunner<'a> {
             .marker(job.stage, &job.shard)
             .map_err(|source| ShardError {
                 what: "reading the completion marker",
-                url: self
-                    .store
-                    .url_of(&format!("_done/{}/{}", job.stage, job.shard)),
+                url: self.store.url_of(&Marker::key(job.stage, &job.shard)),
                 source,
             })?;
         Ok(marker.is_some_and(|m| m.inputs == job.inputs && m.config == job.fingerprint))
@@ -258,9 +263,7 @@ impl<'a> ShardRunner<'a> {
         };
         self.store.commit(&marker).map_err(|source| ShardError {
             what: "committing",
-            url: self
-                .store
-                .url_of(&format!("_done/{}/{}", job.stage, job.shard)),
+            url: self.store.url_of(&Marker::key(job.stage, &job.shard)),
             source,
         })?;
         Ok(value)
@@ -348,17 +351,20 @@ impl ShardWork<'_> {
     /// that keeps documents writes the object even when it keeps none, see
     /// [`ShardWork::documents`]).
     pub fn keep(&mut self, doc: &Document) {
-        self.documents();
-        if let Some((_, sink)) = &mut self.docs {
-            sink.write(doc);
-        }
+        self.doc_sink().write(doc);
     }
 
     /// Declares that the stage writes a document output (so an empty shard still has one).
     pub fn documents(&mut self) {
-        if self.docs.is_none() {
-            self.docs = Some(self.store.documents(self.stage, &self.shard));
-        }
+        self.doc_sink();
+    }
+
+    fn doc_sink(&mut self) -> &mut dyn Sink<Document> {
+        let (store, stage, shard) = (self.store, self.stage, &self.shard);
+        let (_, sink) = self
+            .docs
+            .get_or_insert_with(|| store.documents(stage, shard));
+        sink.as_mut()
     }
 
     /// Writes one exclusion record.

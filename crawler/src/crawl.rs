@@ -831,7 +831,7 @@ impl Crawler {
                     ..trawl_core::Excluded::url(STAGE, reason.as_str(), url)
                 });
             }
-            let ex_file = format!("excluded/crawl/{name}.jsonl.zst");
+            let ex_file = trawl_storage::exclusions_object(STAGE, &name);
             ctx.root.put(&ex_file, ex.finish().into()).await?;
             markers::commit(
                 ctx.root,

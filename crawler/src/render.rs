@@ -386,7 +386,7 @@ pub fn static_signals(html: &str) -> StaticSignals {
     let mut visible = String::new();
     let mut payloads: Vec<String> = Vec::new();
     let mut templates: Vec<String> = Vec::new();
-    // disclosure controls: (the panel's id, whether the control sits in navigation)
+    // the panels named by disclosure controls outside navigation
     let mut controls: Vec<String> = Vec::new();
     let mut names = String::new();
     for node in doc.tree.root().descendants() {
@@ -466,14 +466,8 @@ pub fn static_signals(html: &str) -> StaticSignals {
                     ) || name == "app-root"
                         || e.attr("ng-app").is_some()
                         || e.attr("data-reactroot").is_some();
-                    if root {
-                        let inner: usize = node
-                            .descendants()
-                            .filter_map(|c| c.value().as_text().map(|t| t.trim().len()))
-                            .sum();
-                        if inner < 20 {
-                            s.empty_app_root = true;
-                        }
+                    if root && text_len(node) < 20 {
+                        s.empty_app_root = true;
                     }
                     let class = e.attr("class").unwrap_or("");
                     names.clear();
@@ -536,11 +530,7 @@ pub fn static_signals(html: &str) -> StaticSignals {
             {
                 continue;
             }
-            let inner: usize = node
-                .descendants()
-                .filter_map(|c| c.value().as_text().map(|t| t.trim().len()))
-                .sum();
-            if inner < 20 {
+            if text_len(node) < 20 {
                 s.collapsed_empty += 1;
             }
         }
@@ -560,6 +550,13 @@ pub fn static_signals(html: &str) -> StaticSignals {
         .map(|t| t.chars().count())
         .sum();
     s
+}
+
+/// Bytes of trimmed text under `node`.
+fn text_len(node: ego_tree::NodeRef<'_, scraper::Node>) -> usize {
+    node.descendants()
+        .filter_map(|c| c.value().as_text().map(|t| t.trim().len()))
+        .sum()
 }
 
 /// Whether an `<a href>` leads nowhere a crawler could follow (so a script handles it).

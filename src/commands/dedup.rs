@@ -2,7 +2,7 @@
 
 use anyhow::{Context, Result};
 use serde_json::json;
-use trawl_core::{Chain, RunStats, ShardJob, ShardRunner, Stage, StageId};
+use trawl_core::{Chain, RunStats, ShardRunner, Stage, StageId};
 use trawl_dedup::batch;
 use trawl_storage::docs;
 use trawl_storage::{shard_name, InputSet, RunRoot, ShardSpec, Storage};
@@ -45,14 +45,10 @@ impl Ctx {
         ShardRunner::new(&self.store, self.force)
     }
 
-    fn job(&self, stage: StageId, name: &str, inputs: Vec<String>) -> ShardJob {
-        ShardJob::new(stage.name(), name, inputs, self.cfg.fingerprint(stage))
-    }
-
     fn done(&self, stage: StageId, name: &str, inputs: &[String]) -> Result<bool> {
         Ok(self
             .runner()
-            .is_done(&self.job(stage, name, inputs.to_vec()))?)
+            .is_done(&self.cfg.job(stage, name, inputs.to_vec()))?)
     }
 
     /// Commits a batch phase's shard whose outputs the phase wrote itself.
@@ -65,7 +61,7 @@ impl Ctx {
         stats: RunStats,
     ) -> Result<()> {
         self.runner()
-            .make(&self.job(stage, name, inputs), |w| {
+            .make(&self.cfg.job(stage, name, inputs), |w| {
                 *w.stats() = stats;
                 for o in outputs {
                     w.written(o);
@@ -326,7 +322,7 @@ pub fn phase(p: DedupPhase, quiet: bool, rt: &tokio::runtime::Runtime) -> Result
                     crate::pipeline::read_input(key, &bytes, c.cfg.storage.max_record_bytes)?;
                 let mut chain =
                     Chain::new(StageId::Dedup.name(), vec![Stage::Task(Box::new(stage))]);
-                let job = c.job(StageId::Dedup, &name, inputs);
+                let job = c.cfg.job(StageId::Dedup, &name, inputs);
                 c.runner().make(&job, |w| {
                     w.read_step(input.docs.len(), &input.bad);
                     w.chain(&mut chain, input.docs);

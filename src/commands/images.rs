@@ -78,10 +78,8 @@ pub fn fetch(
             .make(&job, |w| {
                 let mut tar = trawl_captions::wds::TarWriter::new();
                 let mut index = JsonlWriter::for_name("x.jsonl.zst");
-                let mut excluded = Vec::new();
-                let st = w.stage_stats();
                 for (k, ((url, caption), r)) in chunk.iter().zip(checked).enumerate() {
-                    st.seen += 1;
+                    w.stage_stats().seen += 1;
                     match r {
                         Ok(img) => {
                             let key = format!("{name}{k:06}");
@@ -93,23 +91,22 @@ pub fn fetch(
                             tar.append(&format!("{key}.{}", img.extension), &img.bytes)?;
                             tar.append(&format!("{key}.json"), &serde_json::to_vec(&meta)?)?;
                             index.write(&meta);
+                            let st = w.stage_stats();
                             st.kept += 1;
                             st.bytes_out += img.bytes.len() as u64;
                         }
                         Err((reason, detail)) => {
-                            st.drop_for(reason.as_str());
-                            excluded.push(trawl_core::Excluded {
+                            w.stage_stats().drop_for(reason.as_str());
+                            w.exclude(&trawl_core::Excluded {
                                 detail: Some(detail.to_string()),
                                 ..trawl_core::Excluded::url("images", reason.as_str(), url)
                             });
                         }
                     }
                 }
+                let st = w.stage_stats();
                 st.nanos = t0.elapsed().as_nanos() as u64;
                 let counts = (st.kept, st.seen - st.kept);
-                for e in &excluded {
-                    w.exclude(e);
-                }
                 w.output(format!("images/{name}.tar"), tar.finish()?);
                 w.output(format!("images/{name}.jsonl.zst"), index.finish());
                 anyhow::Ok(counts)

@@ -175,17 +175,11 @@ pub fn print_plan(
     shards: &[(usize, Vec<String>)],
     rt: &tokio::runtime::Runtime,
 ) -> Result<()> {
-    let fp = cfg.fingerprint(stage);
+    let store = RunRoot::new(root.clone(), rt.handle().clone(), cfg.storage.documents);
+    let runner = trawl_core::ShardRunner::new(&store, force);
     for (k, inputs) in shards {
         let name = shard_name(*k);
-        let done = !force
-            && rt.block_on(trawl_storage::markers::is_done(
-                root,
-                stage.name(),
-                &name,
-                inputs,
-                &fp,
-            ))?;
+        let done = runner.is_done(&cfg.job(stage, &name, inputs.clone()))?;
         let state = if done { "done" } else { "to do" };
         println!("  {name}  {state:<6} {}", inputs.join(" "));
     }

@@ -11,17 +11,13 @@ use crate::{Storage, StorageError};
 
 pub use trawl_core::Marker;
 
-fn marker_key(stage: &str, shard: &str) -> String {
-    format!("_done/{stage}/{shard}")
-}
-
 /// Reads the marker of a shard, if the shard is done.
 pub async fn read(
     root: &Storage,
     stage: &str,
     shard: &str,
 ) -> Result<Option<Marker>, StorageError> {
-    let key = marker_key(stage, shard);
+    let key = Marker::key(stage, shard);
     match root.get_opt(&key).await? {
         None => Ok(None),
         Some(b) => serde_json::from_slice(&b)
@@ -34,20 +30,6 @@ pub async fn read(
     }
 }
 
-/// Whether the shard is done and was made from the same inputs.
-pub async fn is_done(
-    root: &Storage,
-    stage: &str,
-    shard: &str,
-    inputs: &[String],
-    config: &str,
-) -> Result<bool, StorageError> {
-    Ok(match read(root, stage, shard).await? {
-        Some(m) => m.inputs == inputs && m.config == config,
-        None => false,
-    })
-}
-
 /// Commits a shard: writes its stats file, then the marker (last).
 pub async fn commit(root: &Storage, marker: &Marker) -> Result<(), StorageError> {
     let stats = serde_json::to_vec_pretty(&marker.stats).expect("stats serialise");
@@ -57,7 +39,7 @@ pub async fn commit(root: &Storage, marker: &Marker) -> Result<(), StorageError>
     )
     .await?;
     let m = serde_json::to_vec_pretty(marker).expect("marker serialises");
-    root.put(&marker_key(&marker.stage, &marker.shard), m.into())
+    root.put(&Marker::key(&marker.stage, &marker.shard), m.into())
         .await
 }
 

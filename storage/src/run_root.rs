@@ -36,11 +36,6 @@ impl RunRoot {
         self.rt.block_on(f)
     }
 
-    /// The runtime the I/O runs on.
-    pub fn handle(&self) -> tokio::runtime::Handle {
-        self.rt.clone()
-    }
-
     /// The object holding `stage`'s documents of shard `shard`.
     pub fn doc_object(&self, stage: &str, shard: &str) -> String {
         self.documents.object(stage, shard)
