@@ -5,7 +5,9 @@ The web (`serve bench HOSTS PAGES`) is crawled once into WARC parts. Then, takin
 REPEAT times each: `trawl --threads T extract` over the parts, `trawl --threads T filter`
 over that extraction, and `trawl --threads T run` with the crawl off (the parts replayed
 through extract -> filter -> dedup -> captions -> shards), each pinned to T cores (taskset). Wall time medians, pages/s,
-the 2-vs-1 ratio, and whether both thread counts wrote the same bytes (stats, markers,
+the 2-vs-1 ratio, the machine's own ceiling for extract and filter (two independent 1-thread
+processes, one per core, on half of the input each: what two cores give with nothing shared),
+and whether both thread counts wrote the same bytes (stats, markers,
 run.json and the report hold timings and are left out of the comparison).
 
 Usage: bench/run.py --trawl PATH --serve PATH [--hosts 10] [--pages 300] [--repeat 5]
@@ -73,6 +75,37 @@ def data_digest(root):
     return h
 
 
+def halves(src):
+    """The input folder's files split in two folders (alternating), made once: the input of
+    the two-process ceiling."""
+    out = [src + ".half0", src + ".half1"]
+    if not os.path.exists(out[0]):
+        for d in out:
+            os.makedirs(d)
+        for i, n in enumerate(sorted(os.listdir(src))):
+            shutil.copy(os.path.join(src, n), out[i % 2])
+    return out
+
+
+def ceiling(kind):
+    """The machine's own 2-vs-1 ceiling for this command: two independent `--threads 1`
+    processes, each pinned to its own core, on half of the input each. Nothing is shared
+    between them, so their speed-up over one process is what the two cores give (shared
+    caches, memory bandwidth, the hypervisor), not what trawl's threading loses."""
+    src = warc if kind == "extract" else os.path.join(work, "extracted", "extract")
+    procs = []
+    t = time.perf_counter()
+    for core, half in enumerate(halves(src)):
+        out = os.path.join(work, f"{kind}-ceiling-{core}")
+        shutil.rmtree(out, ignore_errors=True)
+        procs.append(subprocess.Popen(["taskset", "-c", str(core), args.trawl, "--quiet", "--threads", "1", kind, "--input", half, "--output", out],
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE))
+    for p in procs:
+        if p.wait() != 0:
+            sys.exit(f"two-process {kind} failed: {p.stderr.read()[-3000:]}")
+    return time.perf_counter() - t
+
+
 def once(kind, threads):
     out = os.path.join(work, f"{kind}-{threads}")
     shutil.rmtree(out, ignore_errors=True)
@@ -107,14 +140,20 @@ for r in range(args.repeat):
             results.setdefault((kind, threads), []).append(secs)
             digests[threads] = dig
         identical[kind] = identical.get(kind, True) and digests[1] == digests[2]
-        print(f"round {r + 1}: {kind} 1 thread {results[(kind, 1)][-1]:.2f} s, 2 threads {results[(kind, 2)][-1]:.2f} s", file=sys.stderr)
+        line = f"round {r + 1}: {kind} 1 thread {results[(kind, 1)][-1]:.2f} s, 2 threads {results[(kind, 2)][-1]:.2f} s"
+        if kind != "run":
+            results.setdefault((kind, "2p"), []).append(ceiling(kind))
+            line += f", 2 processes {results[(kind, '2p')][-1]:.2f} s"
+        print(line, file=sys.stderr)
 
 print(f"\n{total} pages ({args.hosts} hosts x {args.pages}), {parts} parts, medians of {args.repeat}, tools taking turns\n")
-print(f"{'command':<10} {'1 thread s':>11} {'2 threads s':>12} {'pages/s 1':>10} {'pages/s 2':>10} {'ratio 2/1':>10}  same bytes")
+print(f"{'command':<10} {'1 thread s':>11} {'2 threads s':>12} {'pages/s 1':>10} {'pages/s 2':>10} {'ratio 2/1':>10} {'2 procs s':>10} {'ceiling':>8}  same bytes")
 for kind in ["extract", "filter", "run"]:
     a = statistics.median(results[(kind, 1)])
     b = statistics.median(results[(kind, 2)])
-    print(f"{kind:<10} {a:>11.2f} {b:>12.2f} {total / a:>10.0f} {total / b:>10.0f} {a / b:>10.2f}  {'yes' if identical[kind] else 'NO'}")
+    ceil = f"{statistics.median(results[(kind, '2p')]):>10.2f} {a / statistics.median(results[(kind, '2p')]):>8.2f}" if kind != "run" else f"{'-':>10} {'-':>8}"
+    print(f"{kind:<10} {a:>11.2f} {b:>12.2f} {total / a:>10.0f} {total / b:>10.0f} {a / b:>10.2f} {ceil}  {'yes' if identical[kind] else 'NO'}")
+print("\nceiling: 1 thread / two independent 1-thread processes on half of the input each, one per core")
 shutil.rmtree(work, ignore_errors=True)
 if not all(identical.values()):
     sys.exit("outputs differ between 1 and 2 threads")

@@ -2,12 +2,20 @@
 //!
 //! `cargo run --release -p trawl-dedup --example quality -- [clusters] [seed] [copies]`
 //!
-//! With a third argument `copies`, the corpus is made like issue 19's held-out one instead:
+//! With a third argument `copies` (or `mixed`: 60-600 words, edits split between
+//! replaced, inserted and deleted words, a quarter of the copies with a footer line too), the
+//! corpus is made like issue 19's held-out one instead
+//! (a fourth argument picks the mode measured: `stream`, `batch` or `both`, the default;
+//! `batch` runs the four batch phases over the corpus cut into 8 input files in a temporary
+//! folder; time and peak memory (VmHWM) are printed, so run one mode per process to compare
+//! memory):
 //! clusters of an original and 1-5 copies, each copy with 0-8% of its words replaced and half
 //! of them with a dated boilerplate line prepended; reported is the share of the surplus
 //! members (those within true Jaccard 0.8 of the original, one of which may stay) that are
 //! removed, and precision over removed documents (within 0.8 of the original or of the one
-//! they name).
+//! they name). Also printed: the bound of any one-pass method on the same order (a document
+//! removed when an earlier member of its cluster is within 0.8 of it: what streaming can
+//! reach when copies arrive before their original).
 //!
 //! Base documents draw 150-600 words from a Zipfian vocabulary of 30,000 words; each gets
 //! 0-4 variants with a word-replacement rate drawn uniformly in [0, 0.35], so true Jaccard
@@ -24,7 +32,8 @@ use std::time::Instant;
 use trawl_core::{Document, Task, Verdict};
 use trawl_dedup::minhash::{jaccard, MinHasher};
 use trawl_dedup::testing::word;
-use trawl_dedup::{DedupConfig, MemoryIndex, NearDedup};
+use trawl_dedup::{batch, DedupConfig, MemoryIndex, NearDedup};
+use trawl_storage::Storage;
 
 struct Rng(u64);
 impl Rng {
@@ -64,22 +73,45 @@ fn main() {
         let i = cdf.partition_point(|c| *c < u).min(v - 1);
         vocab[i].clone()
     };
-    let copies_mode = args.get(3).is_some_and(|a| a == "copies");
+    let copies_mode = args.get(3).is_some_and(|a| a == "copies" || a == "mixed");
+    let mixed = args.get(3).is_some_and(|a| a == "mixed");
     let mut docs: Vec<(usize, Document)> = Vec::new();
     if copies_mode {
         for c in 0..clusters {
-            let len = 150 + rng.below(450);
+            let len = if mixed {
+                60 + rng.below(540)
+            } else {
+                150 + rng.below(450)
+            };
             let base: Vec<String> = (0..len).map(|_| draw(&mut rng)).collect();
             docs.push((c, Document::new(format!("c{c}/0"), base.join(" "))));
             for k in 1..=1 + rng.below(5) {
                 let rate = rng.unit() * 0.08;
-                let mut w = base.clone();
-                for x in w.iter_mut() {
-                    if rng.unit() < rate {
-                        *x = draw(&mut rng);
+                let mut w: Vec<String> = Vec::with_capacity(base.len() + 8);
+                for x in &base {
+                    if rng.unit() >= rate {
+                        w.push(x.clone());
+                        continue;
+                    }
+                    // mixed: a word replaced, a word inserted after it, or the word deleted
+                    match if mixed { rng.below(3) } else { 0 } {
+                        0 => w.push(draw(&mut rng)),
+                        1 => {
+                            w.push(x.clone());
+                            w.push(draw(&mut rng));
+                        }
+                        _ => {}
                     }
                 }
                 let mut text = w.join(" ");
+                if mixed && rng.unit() < 0.25 {
+                    text = format!(
+                        "{text}\nShare this: {} {} | All rights reserved 20{:02}",
+                        draw(&mut rng),
+                        draw(&mut rng),
+                        10 + rng.below(15)
+                    );
+                }
                 if rng.unit() < 0.5 {
                     text = format!(
                         "Posted on 20{:02}-{:02}-{:02} by {} | {} comments\n{text}",
@@ -116,6 +148,7 @@ fn main() {
         docs.swap(i, j);
     }
     let cfg = DedupConfig::default();
+    let mode = args.get(4).map_or("both", String::as_str);
     let mut hasher = MinHasher::new(cfg.shingle_words, 1, cfg.seed);
     let shingles: Vec<Vec<u64>> = docs
         .iter()
@@ -124,22 +157,40 @@ fn main() {
             hasher.shingles.clone()
         })
         .collect();
-    let mut task = NearDedup::new(&cfg, Box::new(MemoryIndex::default()));
-    let t0 = Instant::now();
-    let mut removed = vec![false; docs.len()];
-    let mut named: Vec<Option<String>> = vec![None; docs.len()];
-    for (i, (_, d)) in docs.iter_mut().enumerate() {
-        if let Verdict::Drop(_) = task.process(d).unwrap() {
-            removed[i] = true;
-            named[i] = d.attrs["dedup"]["near_of"].as_str().map(String::from);
-        }
-    }
-    let secs = t0.elapsed().as_secs_f64();
     let pos: HashMap<String, usize> = docs
         .iter()
         .enumerate()
         .map(|(i, (_, d))| (d.id.as_str().to_string(), i))
         .collect();
+    if copies_mode {
+        let c = Copies {
+            docs: &docs,
+            shingles: &shingles,
+            pos: &pos,
+            threshold: cfg.threshold,
+        };
+        println!(
+            "documents: {} in {} clusters (copies with 0-8% edits, half with a dated line)",
+            docs.len(),
+            clusters
+        );
+        c.one_pass_bound();
+        if mode != "batch" {
+            let t0 = Instant::now();
+            let (removed, named) = stream(&cfg, &mut docs.clone());
+            c.report("streaming", t0.elapsed().as_secs_f64(), &removed, &named);
+        }
+        if mode != "stream" {
+            let t0 = Instant::now();
+            let (removed, named) = batch(&cfg, &docs);
+            c.report("batch", t0.elapsed().as_secs_f64(), &removed, &named);
+        }
+        println!("peak memory (VmHWM): {}", peak_memory());
+        return;
+    }
+    let t0 = Instant::now();
+    let (removed, named) = stream(&cfg, &mut docs);
+    let secs = t0.elapsed().as_secs_f64();
 
     // pairs inside clusters, binned by true Jaccard
     let edges = [0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0001];
@@ -164,49 +215,6 @@ fn main() {
                 }
             }
         }
-    }
-    if copies_mode {
-        // surplus members: within 0.8 of the original; all but one should go
-        let (mut surplus, mut caught, mut good, mut bad) = (0usize, 0usize, 0usize, 0usize);
-        for members in by_cluster.values() {
-            let orig = *members
-                .iter()
-                .find(|&&i| docs[i].1.url.ends_with("/0"))
-                .expect("original");
-            let eligible: Vec<usize> = members
-                .iter()
-                .copied()
-                .filter(|&i| jaccard(&shingles[i], &shingles[orig]) >= cfg.threshold)
-                .collect();
-            let s = eligible.len().saturating_sub(1);
-            surplus += s;
-            caught += eligible.iter().filter(|&&i| removed[i]).count().min(s);
-            for &i in members {
-                if let Some(owner) = &named[i] {
-                    let j_orig = jaccard(&shingles[i], &shingles[orig]);
-                    let j_named = jaccard(&shingles[i], &shingles[pos[owner]]);
-                    if j_orig >= cfg.threshold || j_named >= cfg.threshold {
-                        good += 1;
-                    } else {
-                        bad += 1;
-                    }
-                }
-            }
-        }
-        println!(
-            "documents: {} in {} clusters (copies with 0-8% edits, half with a dated line); {:.0} docs/s",
-            docs.len(),
-            clusters,
-            docs.len() as f64 / secs
-        );
-        println!(
-            "surplus members within {} of the original removed: {:.4} ({caught}/{surplus}); precision {:.4} ({good}/{})",
-            cfg.threshold,
-            caught as f64 / surplus.max(1) as f64,
-            good as f64 / (good + bad).max(1) as f64,
-            good + bad
-        );
-        return;
     }
     let mut tp = 0;
     let mut fp = 0;
@@ -259,4 +267,173 @@ fn main() {
         r8 as f64 / n8.max(1) as f64
     );
     println!("precision (removed documents whose named original has true Jaccard >= {}): {:.4} ({tp}/{})", cfg.threshold, tp as f64 / (tp + fp).max(1) as f64, tp + fp);
+}
+
+/// The streaming task over the documents in order: which were removed, and the id each names.
+fn stream(cfg: &DedupConfig, docs: &mut [(usize, Document)]) -> (Vec<bool>, Vec<Option<String>>) {
+    let mut task = NearDedup::new(cfg, Box::new(MemoryIndex::default()));
+    let mut removed = vec![false; docs.len()];
+    let mut named: Vec<Option<String>> = vec![None; docs.len()];
+    for (i, (_, d)) in docs.iter_mut().enumerate() {
+        if let Verdict::Drop(_) = task.process(d).unwrap() {
+            removed[i] = true;
+            named[i] = d.attrs["dedup"]["near_of"].as_str().map(String::from);
+        }
+    }
+    (removed, named)
+}
+
+/// The four batch phases over the documents cut into 8 input files, in a temporary folder.
+fn batch(cfg: &DedupConfig, docs: &[(usize, Document)]) -> (Vec<bool>, Vec<Option<String>>) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Storage::open(dir.path().to_str().unwrap(), &Default::default()).unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let files = 8;
+    let per = docs.len().div_ceil(files);
+    let inputs: Vec<Vec<u8>> = docs
+        .chunks(per)
+        .map(|part| {
+            let mut b = Vec::new();
+            for (_, d) in part {
+                serde_json::to_writer(&mut b, d).unwrap();
+                b.push(b'\n');
+            }
+            b
+        })
+        .collect();
+    let removals = rt.block_on(async {
+        for (k, bytes) in inputs.iter().enumerate() {
+            batch::signatures(&root, cfg, k, &format!("{k}.jsonl"), bytes)
+                .await
+                .unwrap();
+        }
+        for b in 0..cfg.bands {
+            batch::buckets(&root, b, inputs.len()).await.unwrap();
+        }
+        batch::clusters(&root, cfg, inputs.len()).await.unwrap();
+        let mut all = HashMap::new();
+        for k in 0..inputs.len() {
+            all.extend(
+                batch::decisions(&root, k)
+                    .await
+                    .unwrap()
+                    .remove
+                    .into_iter()
+                    .map(|r| (r.id.clone(), r)),
+            );
+        }
+        all
+    });
+    let mut removed = vec![false; docs.len()];
+    let mut named: Vec<Option<String>> = vec![None; docs.len()];
+    for (i, (_, d)) in docs.iter().enumerate() {
+        if let Some(r) = removals.get(d.id.as_str()) {
+            removed[i] = true;
+            named[i] = Some(r.near_of.clone());
+        }
+    }
+    (removed, named)
+}
+
+fn peak_memory() -> String {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .map(|l| l["VmHWM:".len()..].trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// The copies corpus and its scoring: surplus members (within the threshold of the
+/// original; all but one should go) and precision over removed documents.
+struct Copies<'a> {
+    docs: &'a [(usize, Document)],
+    shingles: &'a [Vec<u64>],
+    pos: &'a HashMap<String, usize>,
+    threshold: f64,
+}
+
+impl Copies<'_> {
+    fn clusters(&self) -> Vec<Vec<usize>> {
+        let mut by: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
+        for (i, (c, _)) in self.docs.iter().enumerate() {
+            by.entry(*c).or_default().push(i);
+        }
+        by.into_values().collect()
+    }
+
+    fn original(&self, members: &[usize]) -> usize {
+        *members
+            .iter()
+            .find(|&&i| self.docs[i].1.url.ends_with("/0"))
+            .expect("original")
+    }
+
+    fn j(&self, a: usize, b: usize) -> f64 {
+        jaccard(&self.shingles[a], &self.shingles[b])
+    }
+
+    /// (surplus, caught) for a removal vector.
+    fn recall(&self, removed: &[bool]) -> (usize, usize) {
+        let (mut surplus, mut caught) = (0, 0);
+        for members in self.clusters() {
+            let orig = self.original(&members);
+            let eligible: Vec<usize> = members
+                .iter()
+                .copied()
+                .filter(|&i| self.j(i, orig) >= self.threshold)
+                .collect();
+            let s = eligible.len().saturating_sub(1);
+            surplus += s;
+            caught += eligible.iter().filter(|&&i| removed[i]).count().min(s);
+        }
+        (surplus, caught)
+    }
+
+    fn one_pass_bound(&self) {
+        // members are listed in processing order (indices grow)
+        let mut removed = vec![false; self.docs.len()];
+        for members in self.clusters() {
+            for (k, &i) in members.iter().enumerate() {
+                removed[i] = members[..k].iter().any(|&e| self.j(i, e) >= self.threshold);
+            }
+        }
+        let (surplus, caught) = self.recall(&removed);
+        println!(
+            "one-pass bound: {:.4} ({caught}/{surplus}) of surplus members removable in this order",
+            caught as f64 / surplus.max(1) as f64
+        );
+    }
+
+    fn report(&self, mode: &str, secs: f64, removed: &[bool], named: &[Option<String>]) {
+        let (surplus, caught) = self.recall(removed);
+        let (mut good, mut bad) = (0usize, 0usize);
+        for members in self.clusters() {
+            let orig = self.original(&members);
+            for &i in &members {
+                if let Some(owner) = &named[i] {
+                    if self.j(i, orig) >= self.threshold
+                        || self.j(i, self.pos[owner]) >= self.threshold
+                    {
+                        good += 1;
+                    } else {
+                        bad += 1;
+                    }
+                }
+            }
+        }
+        println!(
+            "{mode}: surplus members within {} of the original removed: {:.4} ({caught}/{surplus}); precision {:.4} ({good}/{}); {:.2} s ({:.0} docs/s)",
+            self.threshold,
+            caught as f64 / surplus.max(1) as f64,
+            good as f64 / (good + bad).max(1) as f64,
+            good + bad,
+            secs,
+            self.docs.len() as f64 / secs
+        );
+    }
 }

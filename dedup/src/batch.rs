@@ -199,6 +199,36 @@ impl ChunkReader {
     }
 }
 
+/// Groups of documents sharing a band key up to this size yield every pair; larger ones
+/// pair their first document with each other one (a hub of boilerplate pages would
+/// otherwise cost a quadratic number of pairs).
+pub const ALL_PAIRS_UP_TO: usize = 16;
+
+/// The candidate pairs of one group of documents sharing a band key (orders ascending):
+/// every pair in a small group, so a copy meets every member it may be within the threshold
+/// of (not only the group's first, which may be a copy further from it); the first with
+/// each other member in a large one. Returns the number written.
+fn group_pairs(group: &[u64], out: &mut Vec<u8>) -> usize {
+    let mut n = 0;
+    let mut pair = |a: u64, b: u64| {
+        out.extend_from_slice(&a.to_le_bytes());
+        out.extend_from_slice(&b.to_le_bytes());
+        n += 1;
+    };
+    if group.len() <= ALL_PAIRS_UP_TO {
+        for (i, &a) in group.iter().enumerate() {
+            for &b in &group[i + 1..] {
+                pair(a, b);
+            }
+        }
+    } else {
+        for &b in &group[1..] {
+            pair(group[0], b);
+        }
+    }
+    n
+}
+
 /// Phase 2 for one band: returns the number of candidate pairs.
 pub async fn buckets(root: &Storage, band: usize, inputs: usize) -> Result<usize, StorageError> {
     let dir = format!("dedup/batch/bands/{band:03}");
@@ -237,20 +267,20 @@ pub async fn buckets(root: &Storage, band: usize, inputs: usize) -> Result<usize
     }
     let mut out = Vec::new();
     let mut n = 0usize;
-    let mut current: Option<(u64, u64)> = None; // (key, first order)
+    let mut key_now: Option<u64> = None;
+    let mut group: Vec<u64> = Vec::new();
     while let Some(std::cmp::Reverse((key, order, i))) = heap.pop() {
         if let Some(next) = readers[i].next(root).await? {
             heap.push(std::cmp::Reverse((next.0, next.1, i)));
         }
-        match current {
-            Some((ck, first)) if ck == key => {
-                out.extend_from_slice(&first.to_le_bytes());
-                out.extend_from_slice(&order.to_le_bytes());
-                n += 1;
-            }
-            _ => current = Some((key, order)),
+        if key_now != Some(key) {
+            n += group_pairs(&group, &mut out);
+            group.clear();
+            key_now = Some(key);
         }
+        group.push(order);
     }
+    n += group_pairs(&group, &mut out);
     root.put(&format!("dedup/batch/pairs/{band:03}.bin"), out.into())
         .await?;
     Ok(n)
@@ -261,10 +291,24 @@ pub async fn buckets(root: &Storage, band: usize, inputs: usize) -> Result<usize
 pub struct Removal {
     /// The removed document.
     pub id: String,
-    /// The surviving document of its cluster.
+    /// The member of its cluster it is most similar to (a confirmed pair: the similarity
+    /// reaches the threshold).
     pub near_of: String,
     /// Their similarity (per `dedup.verify`).
     pub similarity: f64,
+    /// The surviving (earliest) document of its cluster.
+    pub survivor: String,
+}
+
+/// What the clusters phase decided for one input file: the documents to remove, and the
+/// size of the duplicate cluster of each surviving document that has copies (absent: 1).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Decisions {
+    /// Documents to remove.
+    pub remove: Vec<Removal>,
+    /// Surviving document -> documents in its cluster (itself included), for clusters of
+    /// two or more.
+    pub cluster_sizes: BTreeMap<String, u64>,
 }
 
 fn find(parent: &mut HashMap<u64, u64>, x: u64) -> u64 {
@@ -378,6 +422,8 @@ pub async fn clusters(
         }
     }
     let mut parent: HashMap<u64, u64> = HashMap::new();
+    // each document's most similar confirmed partner (ties: the earlier one)
+    let mut best: HashMap<u64, (u64, f64)> = HashMap::new();
     let mut confirmed = 0;
     let similarity = |a: &u64, b: &u64| match cfg.verify {
         crate::Verify::None => 1.0,
@@ -388,6 +434,12 @@ pub async fn clusters(
         let sim = similarity(a, b);
         if sim >= cfg.threshold {
             confirmed += 1;
+            for (x, y) in [(*a, *b), (*b, *a)] {
+                let e = best.entry(x).or_insert((y, sim));
+                if sim > e.1 || (sim == e.1 && y < e.0) {
+                    *e = (y, sim);
+                }
+            }
             let (ra, rb) = (find(&mut parent, *a), find(&mut parent, *b));
             parent.entry(*a).or_insert(*a);
             parent.entry(*b).or_insert(*b);
@@ -398,46 +450,63 @@ pub async fn clusters(
             }
         }
     }
-    let members: Vec<u64> = parent.keys().copied().collect();
-    let mut by_file: BTreeMap<usize, Vec<Removal>> = BTreeMap::new();
-    for m in members {
+    let mut members: Vec<u64> = parent.keys().copied().collect();
+    members.sort_unstable();
+    let mut by_file: BTreeMap<usize, Decisions> = BTreeMap::new();
+    let mut sizes: HashMap<u64, u64> = HashMap::new();
+    for &m in &members {
         let r = find(&mut parent, m);
+        *sizes.entry(r).or_insert(0) += 1;
         if r != m {
-            let sim = similarity(&m, &r);
+            let (partner, sim) = best[&m];
             by_file
                 .entry((m >> 32) as usize)
                 .or_default()
+                .remove
                 .push(Removal {
                     id: wanted[&m].0.clone(),
-                    near_of: wanted[&r].0.clone(),
+                    near_of: wanted[&partner].0.clone(),
                     similarity: (sim * 1000.0).round() / 1000.0,
+                    survivor: wanted[&r].0.clone(),
                 });
+        }
+    }
+    for (r, size) in sizes {
+        if size > 1 {
+            by_file
+                .entry((r >> 32) as usize)
+                .or_default()
+                .cluster_sizes
+                .insert(wanted[&r].0.clone(), size);
         }
     }
     let mut removed = 0;
     for k in 0..inputs {
-        let mut list = by_file.remove(&k).unwrap_or_default();
-        list.sort_by(|x, y| x.id.cmp(&y.id));
-        removed += list.len();
+        let mut d = by_file.remove(&k).unwrap_or_default();
+        d.remove.sort_by(|x, y| x.id.cmp(&y.id));
+        removed += d.remove.len();
         root.put(
             &format!("dedup/batch/remove/{}.json", shard_name(k)),
-            serde_json::to_vec(&list).expect("json").into(),
+            serde_json::to_vec(&d).expect("json").into(),
         )
         .await?;
     }
     Ok((confirmed, removed))
 }
 
-/// Phase 4 helper: the removals for input file `k`, by DocId.
-pub async fn removals(root: &Storage, k: usize) -> Result<HashMap<String, Removal>, StorageError> {
+/// Phase 4 helper: the clusters phase's decisions for input file `k`.
+pub async fn decisions(root: &Storage, k: usize) -> Result<Decisions, StorageError> {
     let key = format!("dedup/batch/remove/{}.json", shard_name(k));
     let bytes = root
         .get_opt(&key)
         .await?
         .ok_or_else(|| malformed(root.url_of(&key), "missing; run the clusters phase first"))?;
-    let list: Vec<Removal> =
-        serde_json::from_slice(&bytes).map_err(|e| malformed(root.url_of(&key), e.to_string()))?;
-    Ok(list.into_iter().map(|r| (r.id.clone(), r)).collect())
+    serde_json::from_slice(&bytes).map_err(|e| {
+        malformed(
+            root.url_of(&key),
+            format!("{e} (written by an older trawl? rerun the clusters phase)"),
+        )
+    })
 }
 
 /// Phase 4 as a stage of the runner's chain: drops the documents the clusters phase decided
@@ -448,15 +517,17 @@ pub async fn removals(root: &Storage, k: usize) -> Result<HashMap<String, Remova
 #[derive(Debug)]
 pub struct ApplyRemovals {
     remove: HashMap<String, Removal>,
+    cluster_sizes: BTreeMap<String, u64>,
     expected: usize,
 }
 
 impl ApplyRemovals {
-    /// The stage for one input file's removals (see [`removals`]).
-    pub fn new(remove: HashMap<String, Removal>) -> Self {
+    /// The stage for one input file's decisions (see [`decisions`]).
+    pub fn new(d: Decisions) -> Self {
         ApplyRemovals {
-            expected: remove.len(),
-            remove,
+            expected: d.remove.len(),
+            remove: d.remove.into_iter().map(|r| (r.id.clone(), r)).collect(),
+            cluster_sizes: d.cluster_sizes,
         }
     }
 
@@ -476,11 +547,27 @@ impl trawl_core::Task for ApplyRemovals {
             Some(r) => {
                 doc.attrs.insert(
                     "dedup".into(),
-                    serde_json::json!({ "near_of": r.near_of, "similarity": r.similarity }),
+                    serde_json::json!({ "near_of": r.near_of, "similarity": r.similarity, "survivor": r.survivor }),
                 );
                 Verdict::Drop(crate::reasons::NEAR_DUPLICATE)
             }
-            None => Verdict::Keep,
+            None => {
+                // every kept document says how many documents its cluster had, so a mixture
+                // can upsample by duplicate count
+                let size = self
+                    .cluster_sizes
+                    .get(doc.id.as_str())
+                    .copied()
+                    .unwrap_or(1);
+                let slot = doc
+                    .attrs
+                    .entry("dedup".to_string())
+                    .or_insert_with(|| serde_json::json!({}));
+                if let Some(o) = slot.as_object_mut() {
+                    o.insert("cluster_size".into(), size.into());
+                }
+                Verdict::Keep
+            }
         })
     }
 }
@@ -493,21 +580,24 @@ mod tests {
     fn removals_drop_by_id_and_say_of_what() {
         let d = |t: &str| Document::new(format!("https://h.test/{t}"), t);
         let (a, b) = (d("first"), d("second"));
-        let remove = [(
-            b.id.as_str().to_string(),
-            Removal {
+        let stage = ApplyRemovals::new(Decisions {
+            remove: vec![Removal {
                 id: b.id.as_str().to_string(),
                 near_of: a.id.as_str().to_string(),
                 similarity: 0.91,
-            },
-        )]
-        .into_iter()
-        .collect();
-        let stage = ApplyRemovals::new(remove);
+                survivor: a.id.as_str().to_string(),
+            }],
+            cluster_sizes: [(a.id.as_str().to_string(), 2)].into_iter().collect(),
+        });
         assert_eq!(stage.expected(), 1);
         let mut chain =
             trawl_core::Chain::new("dedup", vec![trawl_core::Stage::Task(Box::new(stage))]);
-        assert!(chain.process(a.clone()).is_some());
+        let kept = chain.process(a.clone()).expect("a is kept");
+        assert_eq!(kept.attrs["dedup"]["cluster_size"], 2);
+        let single = chain
+            .process(d("alone"))
+            .expect("a document without copies is kept");
+        assert_eq!(single.attrs["dedup"]["cluster_size"], 1);
         assert!(chain.process(b).is_none());
         let ex = chain.take_excluded();
         assert_eq!(
@@ -522,6 +612,79 @@ mod tests {
             chain.stats().stage("near_dedup").unwrap().dropped["near_duplicate"],
             1
         );
+    }
+
+    #[test]
+    fn small_groups_pair_every_member_large_ones_their_first() {
+        let decode = |b: &[u8]| pairs_of(b).collect::<Vec<_>>();
+        let mut out = Vec::new();
+        assert_eq!(group_pairs(&[1, 2, 3], &mut out), 3);
+        assert_eq!(decode(&out), vec![(1, 2), (1, 3), (2, 3)]);
+        let big: Vec<u64> = (0..ALL_PAIRS_UP_TO as u64 + 5).collect();
+        let mut out = Vec::new();
+        assert_eq!(group_pairs(&big, &mut out), big.len() - 1);
+        assert!(decode(&out).iter().all(|(a, _)| *a == 0));
+        assert_eq!(group_pairs(&[7], &mut Vec::new()), 0);
+    }
+
+    #[tokio::test]
+    async fn clusters_name_the_closest_member_the_survivor_and_the_size() {
+        // b, o, c: b and c are copies of o in different halves (J about 0.82 with o, 0.66
+        // with each other); the earliest, b, survives and c names o, the member it is close to
+        let base: Vec<String> = (0..300)
+            .map(|i| crate::testing::word((i * 7919) % 5000))
+            .collect();
+        let edit = |from: usize, tag: &str| {
+            let mut v = base.clone();
+            for k in 0..6 {
+                v[from + k * 20] = format!("{tag}{k}");
+            }
+            v.join(" ")
+        };
+        let docs = [
+            Document::new("b", edit(10, "bb")),
+            Document::new("o", base.join(" ")),
+            Document::new("c", edit(160, "cc")),
+            Document::new("x", "an unrelated short page about something else entirely"),
+        ];
+        let mut input = Vec::new();
+        for d in &docs {
+            serde_json::to_writer(&mut input, d).unwrap();
+            input.push(b'\n');
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let root = Storage::open(dir.path().to_str().unwrap(), &Default::default()).unwrap();
+        let cfg = DedupConfig::default();
+        assert_eq!(
+            signatures(&root, &cfg, 0, "in.jsonl", &input)
+                .await
+                .unwrap(),
+            4
+        );
+        for b in 0..cfg.bands {
+            buckets(&root, b, 1).await.unwrap();
+        }
+        let (_, removed) = clusters(&root, &cfg, 1).await.unwrap();
+        assert_eq!(removed, 2);
+        let d = decisions(&root, 0).await.unwrap();
+        let id = |i: usize| docs[i].id.as_str().to_string();
+        let c = d.remove.iter().find(|r| r.id == id(2)).expect("c removed");
+        assert_eq!((c.near_of.clone(), c.survivor.clone()), (id(1), id(0)));
+        assert!(c.similarity >= cfg.threshold);
+        assert_eq!(d.cluster_sizes, [(id(0), 3)].into_iter().collect());
+        // apply: the survivor says 3, the unrelated page 1
+        let mut chain = trawl_core::Chain::new(
+            "dedup",
+            vec![trawl_core::Stage::Task(Box::new(ApplyRemovals::new(d)))],
+        );
+        let kept: Vec<Document> = docs
+            .iter()
+            .cloned()
+            .filter_map(|d| chain.process(d))
+            .collect();
+        assert_eq!(kept.len(), 2);
+        assert_eq!(kept[0].attrs["dedup"]["cluster_size"], 3);
+        assert_eq!(kept[1].attrs["dedup"]["cluster_size"], 1);
     }
 
     #[tokio::test]

@@ -20,7 +20,7 @@ pub mod testing;
 
 use rustc_hash::FxHashMap as HashMap;
 
-pub use near::{LshIndex, MemoryIndex, NearDedup};
+pub use near::{Cluster, LshIndex, MemoryIndex, NearDedup, MAX_VERIFIED_MEMBERS};
 pub use rocks::RocksIndex;
 
 use serde::{Deserialize, Serialize};
@@ -265,23 +265,8 @@ mod tests {
 
     #[test]
     fn copies_are_compared_with_the_original_even_when_a_copy_survived() {
-        // B and C are copies of O with 6 words edited each (J with O about 0.82), in
-        // different halves (J(B, C) about 0.66); B arrives first and survives
-        let base: Vec<String> = (0..300)
-            .map(|i| crate::testing::word((i * 7919) % 5000))
-            .collect();
-        let edit = |from: usize, tag: &str| {
-            let mut v = base.clone();
-            for k in 0..6 {
-                v[from + k * 20] = format!("{tag}{k}");
-            }
-            v.join(" ")
-        };
-        let docs = vec![
-            Document::new("b", edit(10, "bb")),
-            Document::new("o", base.join(" ")),
-            Document::new("c", edit(160, "cc")),
-        ];
+        // b arrives first and survives; c is within the threshold of o only
+        let docs = survivor_original_copy();
         let task = NearDedup::new(&DedupConfig::default(), Box::new(MemoryIndex::default()));
         let (kept, _) = check_stage(Stage::Task(Box::new(task)), docs.clone());
         assert_eq!(
@@ -298,6 +283,95 @@ mod tests {
             t.process(&mut c).unwrap(),
             Verdict::Drop(reasons::NEAR_DUPLICATE)
         );
+    }
+
+    /// An index in which only the first document claims band keys: every later document
+    /// meets the survivor as the owner of its bands, as when a removed original's keys
+    /// all equal the survivor's.
+    struct FirstClaimsAll(MemoryIndex, Option<DocId>);
+    impl LshIndex for FirstClaimsAll {
+        fn owner(&self, band: u32, key: u64) -> Option<DocId> {
+            self.0.owner(band, key)
+        }
+        fn claim(&mut self, band: u32, key: u64, id: &DocId) {
+            if self.1.get_or_insert_with(|| id.clone()) == id {
+                self.0.claim(band, key, id);
+            }
+        }
+        fn store(&mut self, id: &DocId, shingles: &[u64], sig: &[u64]) {
+            self.0.store(id, shingles, sig)
+        }
+        fn load(&self, id: &DocId) -> Option<(Vec<u64>, Vec<u64>)> {
+            self.0.load(id)
+        }
+        fn cluster(&self, id: &DocId) -> Option<Cluster> {
+            self.0.cluster(id)
+        }
+        fn join(&mut self, id: &DocId, of: &DocId) {
+            self.0.join(id, of)
+        }
+    }
+
+    /// B and C are copies of O, 6 words edited each, in different halves: J(B, O) and
+    /// J(C, O) about 0.82, J(B, C) about 0.66.
+    fn survivor_original_copy() -> Vec<Document> {
+        let base: Vec<String> = (0..300)
+            .map(|i| crate::testing::word((i * 7919) % 5000))
+            .collect();
+        let edit = |from: usize, tag: &str| {
+            let mut v = base.clone();
+            for k in 0..6 {
+                v[from + k * 20] = format!("{tag}{k}");
+            }
+            v.join(" ")
+        };
+        vec![
+            Document::new("b", edit(10, "bb")),
+            Document::new("o", base.join(" ")),
+            Document::new("c", edit(160, "cc")),
+        ]
+    }
+
+    #[test]
+    fn a_copy_is_compared_with_every_member_of_a_candidate_cluster() {
+        let docs = survivor_original_copy();
+        let (b, o) = (docs[0].id.clone(), docs[1].id.clone());
+        let index = FirstClaimsAll(MemoryIndex::default(), None);
+        let mut t = NearDedup::new(&DedupConfig::default(), Box::new(index));
+        let mut out = Vec::new();
+        for mut d in docs {
+            let v = t.process(&mut d).unwrap();
+            out.push((v, d));
+        }
+        assert_eq!(out[0].0, Verdict::Keep);
+        assert_eq!(out[1].0, Verdict::Drop(reasons::NEAR_DUPLICATE));
+        // c's only band owner is b (J about 0.66), but o, in b's cluster, is within 0.8
+        assert_eq!(out[2].0, Verdict::Drop(reasons::NEAR_DUPLICATE));
+        let attrs = &out[2].1.attrs["dedup"];
+        assert_eq!(attrs["near_of"], o.as_str());
+        assert_eq!(attrs["survivor"], b.as_str());
+        let c = t.index.cluster(&b).expect("b has a cluster");
+        assert_eq!((c.root, c.size, c.members.len()), (b.clone(), 3, 3));
+    }
+
+    #[test]
+    fn clusters_count_beyond_the_members_kept_for_verification() {
+        let mut idx = MemoryIndex::default();
+        let root = DocId::from_external("r".to_string());
+        for i in 0..40 {
+            let id = DocId::from_external(format!("m{i}"));
+            idx.join(&id, &root);
+            idx.join(&id, &root); // a replayed shard joins twice: no change
+        }
+        let c = idx
+            .cluster(&DocId::from_external("m39".to_string()))
+            .unwrap();
+        assert_eq!(c.root, root);
+        assert_eq!(c.size, 41);
+        assert_eq!(c.members.len(), MAX_VERIFIED_MEMBERS);
+        assert!(idx
+            .cluster(&DocId::from_external("other".to_string()))
+            .is_none());
     }
 
     #[test]
@@ -358,6 +432,13 @@ mod tests {
             Verdict::Drop(reasons::NEAR_DUPLICATE)
         );
         assert_eq!(second.attrs["dedup"]["near_of"], first.id.as_str());
+        assert_eq!(
+            t.index.cluster(&first.id).map(|c| (c.size, c.members)),
+            Some((2, vec![first.id.clone(), second.id.clone()]))
+        );
+        // a replayed shard changes no cluster
+        t.index.join(&second.id, &first.id);
+        assert_eq!(t.index.cluster(&second.id).map(|c| c.size), Some(2));
         // replaying the first batch keeps its document (it owns its entries)
         assert_eq!(t.process(&mut first.clone()).unwrap(), Verdict::Keep);
         drop(t);

@@ -18,8 +18,30 @@ pub trait LshIndex: Send {
     fn store(&mut self, id: &DocId, shingles: &[u64], sig: &[u64]);
     /// What was stored about a document: (shingles, signature).
     fn load(&self, id: &DocId) -> Option<(Vec<u64>, Vec<u64>)>;
+    /// The cluster `id` belongs to: its earliest member and the members kept for
+    /// verification (at most [`MAX_VERIFIED_MEMBERS`], the earliest first). `None` when
+    /// the document joined no cluster (it is then a cluster of one).
+    fn cluster(&self, id: &DocId) -> Option<Cluster>;
+    /// Records that `id` (a removed duplicate) joined the cluster of `of`. Joining twice
+    /// (a replayed shard) changes nothing.
+    fn join(&mut self, id: &DocId, of: &DocId);
     /// Makes pending writes durable (called after each document is inserted).
     fn commit(&mut self) {}
+}
+
+/// Members of one cluster kept for verification: a copy is compared with up to this many
+/// members of each candidate's cluster (the cluster's size is counted beyond it).
+pub const MAX_VERIFIED_MEMBERS: usize = 16;
+
+/// A duplicate cluster as the index keeps it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cluster {
+    /// The surviving (earliest) document.
+    pub root: DocId,
+    /// Documents in the cluster, the survivor included.
+    pub size: u64,
+    /// The members verification compares with (the survivor first).
+    pub members: Vec<DocId>,
 }
 
 /// Shingle hashes and signature of a kept document.
@@ -33,6 +55,10 @@ pub struct MemoryIndex {
     ids: Vec<DocId>,
     numbers: HashMap<DocId, u32>,
     docs: HashMap<u32, Stored>,
+    /// document -> the root of its cluster (documents in clusters of two or more)
+    roots: HashMap<u32, u32>,
+    /// root -> (size, members kept for verification)
+    clusters: HashMap<u32, (u64, Vec<u32>)>,
 }
 
 impl MemoryIndex {
@@ -69,6 +95,32 @@ impl LshIndex for MemoryIndex {
             .and_then(|n| self.docs.get(n))
             .map(|(a, b)| (a.to_vec(), b.to_vec()))
     }
+    fn cluster(&self, id: &DocId) -> Option<Cluster> {
+        let root = *self.roots.get(self.numbers.get(id)?)?;
+        let (size, members) = &self.clusters[&root];
+        Some(Cluster {
+            root: self.ids[root as usize].clone(),
+            size: *size,
+            members: members
+                .iter()
+                .map(|m| self.ids[*m as usize].clone())
+                .collect(),
+        })
+    }
+    fn join(&mut self, id: &DocId, of: &DocId) {
+        let n = self.number(id);
+        if self.roots.contains_key(&n) {
+            return;
+        }
+        let o = self.number(of);
+        let root = *self.roots.entry(o).or_insert(o);
+        let (size, members) = self.clusters.entry(root).or_insert_with(|| (1, vec![root]));
+        *size += 1;
+        if members.len() < MAX_VERIFIED_MEMBERS {
+            members.push(n);
+        }
+        self.roots.insert(n, root);
+    }
 }
 
 /// The near-dedup task: a document is removed when an earlier document (kept or itself
@@ -79,7 +131,7 @@ impl LshIndex for MemoryIndex {
 /// the original it was made from still catches the other copies within the threshold of it.
 pub struct NearDedup {
     hasher: MinHasher,
-    index: Box<dyn LshIndex>,
+    pub(crate) index: Box<dyn LshIndex>,
     bands: usize,
     rows: usize,
     threshold: f64,
@@ -121,14 +173,26 @@ impl NearDedup {
         self.index.commit();
     }
 
-    /// The best earlier document this one duplicates, with the similarity.
+    /// The best earlier document this one duplicates, with the similarity. Candidates are
+    /// the owners of the document's band keys and the members of their clusters: a copy
+    /// within the threshold of any member of a cluster (the original that was itself removed
+    /// as a copy of an earlier survivor, say) belongs to it.
     fn find(&mut self, id: &DocId) -> Option<(DocId, f64)> {
-        let mut cands: Vec<DocId> = Vec::new();
+        let mut owners: Vec<DocId> = Vec::new();
         for b in 0..self.bands {
             let k = band_key(&self.hasher.sig, b, self.rows);
             if let Some(o) = self.index.owner(b as u32, k) {
-                if o != *id && !cands.contains(&o) {
-                    cands.push(o);
+                if o != *id && !owners.contains(&o) {
+                    owners.push(o);
+                }
+            }
+        }
+        let mut cands: Vec<DocId> = Vec::new();
+        for o in owners {
+            let members = self.index.cluster(&o).map(|c| c.members);
+            for m in members.into_iter().flatten().chain(std::iter::once(o)) {
+                if m != *id && !cands.contains(&m) {
+                    cands.push(m);
                 }
             }
         }
@@ -169,15 +233,38 @@ impl Task for NearDedup {
 
     fn seed_dropped(&mut self, dropped: &Document) {
         self.seed(dropped);
+        // a resumed run rebuilds the clusters from the exclusion records
+        if let Some(of) = dropped
+            .attrs
+            .get("dedup")
+            .and_then(|d| d.get("near_of"))
+            .and_then(|v| v.as_str())
+        {
+            self.index
+                .join(&dropped.id, &DocId::from_external(of.to_string()));
+            self.index.commit();
+        }
     }
 
     fn process(&mut self, doc: &mut Document) -> Result<Verdict, RecordError> {
         self.hasher.compute(&doc.text);
         match self.find(&doc.id) {
             Some((owner, sim)) => {
-                doc.attrs.insert("dedup".into(), json!({ "near_of": owner.as_str(), "similarity": (sim * 1000.0).round() / 1000.0 }));
                 // a removed document stays a reference: a later copy may be within the
                 // threshold of it (the original) and not of the copy that survived
+                self.index.join(&doc.id, &owner);
+                let survivor = self
+                    .index
+                    .cluster(&doc.id)
+                    .map_or_else(|| owner.clone(), |c| c.root);
+                doc.attrs.insert(
+                    "dedup".into(),
+                    json!({
+                        "near_of": owner.as_str(),
+                        "similarity": (sim * 1000.0).round() / 1000.0,
+                        "survivor": survivor.as_str(),
+                    }),
+                );
                 self.insert(&doc.id);
                 Ok(Verdict::Drop(reasons::NEAR_DUPLICATE))
             }

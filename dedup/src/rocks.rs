@@ -2,7 +2,10 @@
 //! every earlier one.
 //!
 //! Keys: `B` + band (u32, big-endian) + band key (u64, big-endian) -> owner DocId;
-//! `D` + DocId -> shingle count (u32 LE) + shingle hashes + signature (u64 LE each).
+//! `D` + DocId -> shingle count (u32 LE) + shingle hashes + signature (u64 LE each);
+//! `R` + DocId -> the DocId of its cluster's survivor (documents in clusters of two or
+//! more); `M` + survivor DocId -> cluster size (u64 LE), then the members kept for
+//! verification, each a u16 LE length and the DocId.
 //! Every document's entries are written in one atomic batch. Entries of a shard that was
 //! interrupted before its commit are harmless: reprocessing meets its own entries (the
 //! owner is the document itself) and makes the same decisions.
@@ -12,7 +15,7 @@ use std::path::Path;
 use rocksdb::{Options, WriteBatch, DB};
 use trawl_core::DocId;
 
-use crate::near::LshIndex;
+use crate::near::{Cluster, LshIndex, MAX_VERIFIED_MEMBERS};
 
 /// A RocksDB-backed index.
 pub struct RocksIndex {
@@ -35,10 +38,33 @@ fn band_key(band: u32, key: u64) -> [u8; 13] {
 }
 
 fn doc_key(id: &DocId) -> Vec<u8> {
+    prefixed(b'D', id)
+}
+
+fn prefixed(tag: u8, id: &DocId) -> Vec<u8> {
     let mut k = Vec::with_capacity(1 + id.as_str().len());
-    k.push(b'D');
+    k.push(tag);
     k.extend_from_slice(id.as_str().as_bytes());
     k
+}
+
+fn decode_cluster(root: DocId, v: &[u8]) -> Option<Cluster> {
+    let size = u64::from_le_bytes(v.get(..8)?.try_into().ok()?);
+    let mut members = Vec::new();
+    let mut p = 8;
+    while p + 2 <= v.len() {
+        let n = u16::from_le_bytes(v[p..p + 2].try_into().ok()?) as usize;
+        let id = v.get(p + 2..p + 2 + n)?;
+        members.push(DocId::from_external(
+            String::from_utf8_lossy(id).into_owned(),
+        ));
+        p += 2 + n;
+    }
+    Some(Cluster {
+        root,
+        size,
+        members,
+    })
 }
 
 impl RocksIndex {
@@ -54,6 +80,10 @@ impl RocksIndex {
             db,
             batch: WriteBatch::default(),
         })
+    }
+
+    fn get(&self, key: &[u8]) -> Option<Vec<u8>> {
+        self.db.get(key).expect("reading the dedup index failed")
     }
 
     fn flush_batch(&mut self) {
@@ -109,6 +139,44 @@ impl LshIndex for RocksIndex {
             all[..n.min(all.len())].to_vec(),
             all[n.min(all.len())..].to_vec(),
         ))
+    }
+
+    fn cluster(&self, id: &DocId) -> Option<Cluster> {
+        let root = self.get(&prefixed(b'R', id))?;
+        let root = DocId::from_external(String::from_utf8_lossy(&root).into_owned());
+        let v = self.get(&prefixed(b'M', &root))?;
+        decode_cluster(root, &v)
+    }
+
+    fn join(&mut self, id: &DocId, of: &DocId) {
+        if self.get(&prefixed(b'R', id)).is_some() {
+            return;
+        }
+        let root = self.get(&prefixed(b'R', of)).map_or_else(
+            || of.clone(),
+            |r| DocId::from_external(String::from_utf8_lossy(&r).into_owned()),
+        );
+        let mut c = self
+            .get(&prefixed(b'M', &root))
+            .and_then(|v| decode_cluster(root.clone(), &v))
+            .unwrap_or_else(|| Cluster {
+                root: root.clone(),
+                size: 1,
+                members: vec![root.clone()],
+            });
+        c.size += 1;
+        if c.members.len() < MAX_VERIFIED_MEMBERS {
+            c.members.push(id.clone());
+        }
+        let mut v = c.size.to_le_bytes().to_vec();
+        for m in &c.members {
+            let b = &m.as_str().as_bytes()[..m.as_str().len().min(u16::MAX as usize)];
+            v.extend_from_slice(&(b.len() as u16).to_le_bytes());
+            v.extend_from_slice(b);
+        }
+        self.batch.put(prefixed(b'M', &root), v);
+        self.batch.put(prefixed(b'R', of), root.as_str().as_bytes());
+        self.batch.put(prefixed(b'R', id), root.as_str().as_bytes());
     }
 
     fn commit(&mut self) {

@@ -316,7 +316,7 @@ pub fn phase(p: DedupPhase, quiet: bool, rt: &tokio::runtime::Runtime) -> Result
                     continue;
                 }
                 let bytes = rt.block_on(set.storage.get(key))?;
-                let stage = batch::ApplyRemovals::new(rt.block_on(batch::removals(&c.root, *k))?);
+                let stage = batch::ApplyRemovals::new(rt.block_on(batch::decisions(&c.root, *k))?);
                 let expected = stage.expected();
                 let input =
                     crate::pipeline::read_input(key, &bytes, c.cfg.storage.max_record_bytes)?;
