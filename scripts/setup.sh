@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what trawl's demo and tests need, skipping whatever is already present.
 #
-#   scripts/setup.sh demo   Debian's librocksdb-dev and clang (to link RocksDB), libturbojpeg0-dev
+#   scripts/setup.sh demo   Debian's librocksdb-dev and clang (to link RocksDB), libturbojpeg0-dev,
+#                             lightpanda (the light rendering engine, from its PyPI wheel)
 #   scripts/setup.sh test   + Debian's chromium, the S3 test server (s3s-fs), a Python venv with
 #                             megatron-core and datatrove (read our token shards back)
 #
@@ -37,6 +38,20 @@ fi
 # compiling the bundled C++; bindgen needs clang.
 apt_install librocksdb-dev clang libclang-dev libturbojpeg0-dev pkg-config
 
+# --- lightpanda, the light rendering engine (tried before Chromium): its PyPI wheel ships
+# the binary; a venv of its own, linked as $CACHE/bin/lightpanda where trawl looks for it
+LP="$CACHE/bin/lightpanda"
+if [ ! -x "$LP" ]; then
+    if ! command -v python3 >/dev/null || ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
+        apt_install python3 python3-venv
+    fi
+    log "installing lightpanda 1.0.2 from PyPI into $CACHE/lightpanda"
+    [ -x "$CACHE/lightpanda/bin/pip" ] || python3 -m venv "$CACHE/lightpanda"
+    "$CACHE/lightpanda/bin/pip" install --quiet --disable-pip-version-check 'lightpanda==1.0.2'
+    mkdir -p "$CACHE/bin"
+    ln -sf "$("$CACHE/lightpanda/bin/python" -c 'import lightpanda, os; print(os.path.join(os.path.dirname(lightpanda.__file__), "lightpanda"))')" "$LP"
+fi
+
 [ "$mode" = "demo" ] && exit 0
 
 # --- Debian's Chromium (the report is checked in a real browser; never a downloaded one) -
@@ -59,4 +74,4 @@ if ! "$VENV/bin/python" -c 'import megatron.core.datasets.indexed_dataset, datat
     [ -x "$VENV/bin/pip" ] || python3 -m venv "$VENV"
     "$VENV/bin/pip" install --quiet --disable-pip-version-check 'megatron-core==0.16.1' 'datatrove==0.10.1' tokenizers orjson warcio numpy 'webdataset==1.0.2' pillow 'pyarrow>=15' 'datasets>=3'
 fi
-log "ready: chromium=$(command -v chromium) s3s-fs=$S3S python=$VENV/bin/python"
+log "ready: chromium=$(command -v chromium) lightpanda=$LP s3s-fs=$S3S python=$VENV/bin/python"

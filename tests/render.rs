@@ -113,6 +113,12 @@ struct Run {
 }
 
 fn run_with_path(path: &Path) -> Run {
+    run_with(path, None)
+}
+
+/// [`run_with_path`], and with `cache` as `$TRAWL_CACHE` (where lightpanda is looked for
+/// after `PATH`).
+fn run_with(path: &Path, cache: Option<&Path>) -> Run {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let web = rt.block_on(TestWeb::start(vec![site()])).unwrap();
     let base = web.base_url("render").unwrap();
@@ -124,7 +130,11 @@ fn run_with_path(path: &Path) -> Run {
     )
     .unwrap();
     let out = dir.path().join("out");
-    let output = run(trawl()
+    let mut cmd = trawl();
+    if let Some(c) = cache {
+        cmd.env("TRAWL_CACHE", c);
+    }
+    let output = run(cmd
         .env("PATH", path)
         .args(["run", "--quiet", "--config"])
         .arg(&cfg)
@@ -182,6 +192,19 @@ fn default_config_renders_script_scroll_and_load_more_pages_only() {
     assert_eq!(c["render_reason_infinite_scroll"], 1, "{c}");
     assert_eq!(c["render_reason_load_more"], 1, "{c}");
     assert_eq!(c["render_rendered"], 3, "{c}");
+    if crate::support::lightpanda().is_some() {
+        // the light engine first: the app page and the button page (a click needs no
+        // layout); the scroll page needs layout, so Chromium alone; nothing fell back
+        assert_eq!(c["render_engine_lightpanda"], 2, "{c}");
+        assert_eq!(c["render_engine_chromium"], 1, "{c}");
+        assert!(
+            !c.as_object()
+                .unwrap()
+                .keys()
+                .any(|k| k.starts_with("render_fallback_")),
+            "{c}"
+        );
+    }
     // the index and the analytics-heavy article stay static
     assert_eq!(c["render_static"], 2, "{c}");
     let requested: Vec<String> = r.web.requests().into_iter().map(|(_, p)| p).collect();
@@ -196,7 +219,7 @@ fn default_config_renders_script_scroll_and_load_more_pages_only() {
 #[test]
 fn without_a_browser_the_run_completes_with_a_warning_and_a_count() {
     let empty = tempfile::tempdir().unwrap();
-    let r = run_with_path(empty.path());
+    let r = run_with(empty.path(), Some(empty.path()));
     let stderr = String::from_utf8_lossy(&r.output.stderr);
     assert_eq!(
         stderr.matches("no headless browser").count(),

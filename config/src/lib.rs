@@ -412,6 +412,23 @@ mod tests {
         .unwrap_err();
         assert_eq!(e.key, "render.chromium");
         assert!(e.reason.contains("setup.sh"), "{e}");
+        for (toml, why) in [
+            ("[render]\nengines = []\n", "at least one"),
+            (
+                "[render]\nengines = [\"chromium\", \"chromium\"]\n",
+                "twice",
+            ),
+        ] {
+            let e = PipelineConfig::parse(toml, "p.toml").unwrap_err();
+            assert_eq!(e.key, "render.engines", "{toml}");
+            assert!(e.reason.contains(why), "{e}");
+        }
+        let e = PipelineConfig::parse("[render]\nlightpanda = \"/nonexistent/lp\"\n", "p.toml")
+            .unwrap_err();
+        assert_eq!(e.key, "render.lightpanda");
+        let e = PipelineConfig::parse("[render]\nengines = [\"webkit\"]\n", "p.toml").unwrap_err();
+        assert_eq!(e.key, "render.engines[0]");
+        assert!(e.reason.contains("lightpanda"), "{e}");
         let e = PipelineConfig::load(Path::new("/nonexistent.toml")).unwrap_err();
         assert!(e.reason.contains("cannot read"));
         // no empty key in the message when the file itself is the problem

@@ -226,6 +226,14 @@ pub struct RenderInfo {
     /// Why rendering failed (the static HTML stands): `timeout`, `crash`, `browser: ...`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The engine whose DOM was taken (`lightpanda`, `chromium`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<String>,
+    /// Why the page went past the first engine: `no_new_content` (its DOM held no more
+    /// text than the static HTML where the decision expected some), `timeout`, `crash`,
+    /// `error`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<String>,
 }
 
 /// An image in its position in a document's text.

@@ -29,11 +29,11 @@
 //!     fn marker(&self, stage: &str, shard: &str) -> Result<Option<Marker>, StoreError> {
 //!         Ok(self.1.lock().unwrap().iter().find(|m| m.stage == stage && m.shard == shard).cloned())
 //!     }
-//!     fn put(&self, key: &str, bytes: Vec<u8>) -> Result<(), StoreError> {
-//!         self.0.lock().unwrap().push((key.into(), bytes));
+//!     fn commit(&self, objects: Vec<(String, Vec<u8>)>, m: &Marker) -> Result<(), (String, StoreError)> {
+//!         self.0.lock().unwrap().extend(objects);
+//!         self.1.lock().unwrap().push(m.clone());
 //!         Ok(())
 //!     }
-//!     fn commit(&self, m: &Marker) -> Result<(), StoreError> { self.1.lock().unwrap().push(m.clone()); Ok(()) }
 //!     fn documents(&self, stage: &str, shard: &str) -> (String, Box<dyn Sink<Document>>) {
 //!         (format!("{stage}/{shard}.jsonl"), Box::new(Lines(Vec::new())))
 //!     }
@@ -105,10 +105,14 @@ pub trait Sink<T: ?Sized>: Send {
 pub trait ShardStore: Send + Sync {
     /// The committed marker of `stage`'s shard `shard`, if there is one.
     fn marker(&self, stage: &str, shard: &str) -> Result<Option<Marker>, StoreError>;
-    /// Writes one object, visible whole or not at all.
-    fn put(&self, key: &str, bytes: Vec<u8>) -> Result<(), StoreError>;
-    /// Commits a shard: its stats file, then its marker (last).
-    fn commit(&self, marker: &Marker) -> Result<(), StoreError>;
+    /// Commits a shard: writes `objects` (each visible whole or not at all) and its stats file (concurrently where the store
+    /// can: a shard's objects do not depend on each other), then its marker, last. A failure
+    /// names the object it was writing (the marker's key when the marker failed).
+    fn commit(
+        &self,
+        objects: Vec<(String, Vec<u8>)>,
+        marker: &Marker,
+    ) -> Result<(), (String, StoreError)>;
     /// The object and writer for the documents `stage` keeps of `shard`, in the run's
     /// document format.
     fn documents(&self, stage: &str, shard: &str) -> (String, Box<dyn Sink<Document>>);
@@ -236,21 +240,22 @@ impl<'a> ShardRunner<'a> {
             ..
         } = work;
         let mut keys = Vec::with_capacity(outputs.len() + 2);
+        let mut objects = Vec::with_capacity(outputs.len() + 2);
         let has_docs = docs.is_some();
         if let Some((key, sink)) = docs {
-            self.put(&key, sink.finish())?;
+            objects.push((key.clone(), sink.finish()));
             keys.push(key);
         }
         for (key, bytes) in outputs {
             if let Some(bytes) = bytes {
-                self.put(&key, bytes)?;
+                objects.push((key.clone(), bytes));
             }
             keys.push(key);
         }
         // a document stage always says what it dropped, even nothing; other stages write
         // the object when they excluded something
         if excluded_count > 0 || has_docs {
-            self.put(&ex_key, excluded.finish())?;
+            objects.push((ex_key.clone(), excluded.finish()));
             keys.push(ex_key);
         }
         let marker = Marker {
@@ -261,20 +266,19 @@ impl<'a> ShardRunner<'a> {
             stats,
             config: job.fingerprint.clone(),
         };
-        self.store.commit(&marker).map_err(|source| ShardError {
-            what: "committing",
-            url: self.store.url_of(&Marker::key(job.stage, &job.shard)),
-            source,
-        })?;
+        let marker_key = Marker::key(job.stage, &job.shard);
+        self.store
+            .commit(objects, &marker)
+            .map_err(|(key, source)| ShardError {
+                what: if key == marker_key {
+                    "committing"
+                } else {
+                    "writing"
+                },
+                url: self.store.url_of(&key),
+                source,
+            })?;
         Ok(value)
-    }
-
-    fn put(&self, key: &str, bytes: Vec<u8>) -> Result<(), ShardError> {
-        self.store.put(key, bytes).map_err(|source| ShardError {
-            what: "writing",
-            url: self.store.url_of(key),
-            source,
-        })
     }
 }
 
@@ -506,14 +510,17 @@ mod tests {
                 .find(|m| m.stage == stage && m.shard == shard)
                 .cloned())
         }
-        fn put(&self, key: &str, bytes: Vec<u8>) -> Result<(), StoreError> {
-            if self.fail_put {
-                return Err("disk full".into());
+        fn commit(
+            &self,
+            objects: Vec<(String, Vec<u8>)>,
+            m: &Marker,
+        ) -> Result<(), (String, StoreError)> {
+            for (key, bytes) in objects {
+                if self.fail_put {
+                    return Err((key, "disk full".into()));
+                }
+                self.objects.lock().unwrap().push((key, bytes));
             }
-            self.objects.lock().unwrap().push((key.into(), bytes));
-            Ok(())
-        }
-        fn commit(&self, m: &Marker) -> Result<(), StoreError> {
             self.markers.lock().unwrap().push(m.clone());
             Ok(())
         }

@@ -939,8 +939,15 @@ fn count_render(c: &mut BTreeMap<String, u64>, r: &trawl_core::RenderInfo) {
         };
         add(format!("render_{kind}"), 1);
     }
-    if r.attempts > 1 {
+    // a retry on a new browser after a crash (moving on to the next engine is not one)
+    if r.attempts > 1 + u32::from(r.fallback.is_some()) {
         add("render_retried".into(), 1);
+    }
+    if let Some(e) = &r.engine {
+        add(format!("render_engine_{e}"), 1);
+    }
+    if let Some(f) = &r.fallback {
+        add(format!("render_fallback_{f}"), 1);
     }
     for (k, n) in &r.blocked {
         add(format!("render_blocked_{k}"), u64::from(*n));

@@ -21,6 +21,7 @@
 #![deny(missing_docs)]
 
 mod canon;
+pub mod cdp;
 mod config;
 mod crawl;
 mod fetch;

@@ -42,6 +42,8 @@ use url::Url;
 use crate::guard::Guard;
 use crate::robots::RobotsCache;
 
+mod lightpanda;
+
 /// When to render a page in a headless browser.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -56,7 +58,27 @@ pub enum RenderMode {
     Always,
 }
 
-/// The `[render]` section: headless rendering with Debian's Chromium.
+/// A rendering engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EngineKind {
+    /// lightpanda, over its CDP server.
+    Lightpanda,
+    /// Debian's Chromium (or chromium-headless-shell), through `headless_chrome`.
+    Chromium,
+}
+
+impl EngineKind {
+    /// The name recorded per page and in the counters.
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Lightpanda => "lightpanda",
+            EngineKind::Chromium => "chromium",
+        }
+    }
+}
+
+/// The `[render]` section: headless rendering with lightpanda and Debian's Chromium.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RenderConfig {
@@ -64,9 +86,18 @@ pub struct RenderConfig {
     pub mode: RenderMode,
     /// Per-domain override of `mode` (the host or a parent domain: `"example.org" = "always"`).
     pub domains: BTreeMap<String, RenderMode>,
+    /// The engines a page is tried in, in order: `lightpanda` (light: its own DOM and V8,
+    /// no layout, about a tenth of Chromium's CPU) and `chromium`. A page goes to the next
+    /// engine when one crashes, times out, fails, or returns a DOM without more text than the
+    /// static HTML when the decision expected some. Engines not installed are skipped.
+    pub engines: Vec<EngineKind>,
+    /// The lightpanda binary; empty: `lightpanda` on `PATH`, else the one
+    /// `scripts/setup.sh` installs (`~/.cache/trawl/bin/lightpanda`, or under
+    /// `$TRAWL_CACHE`).
+    pub lightpanda: String,
     /// The Chromium binary (Debian's `chromium` or `chromium-headless-shell`); empty: the
-    /// first of [`BROWSER_NAMES`] on `PATH`, and when none is, pages that need a browser
-    /// are counted as `render_unavailable` and kept static.
+    /// first of [`BROWSER_NAMES`] on `PATH`. With no engine installed, pages that need a
+    /// browser are counted as `render_unavailable` and kept static.
     pub chromium: String,
     /// Browser processes in the pool.
     pub browsers: usize,
@@ -123,6 +154,8 @@ impl Default for RenderConfig {
         RenderConfig {
             mode: RenderMode::Auto,
             domains: BTreeMap::new(),
+            engines: vec![EngineKind::Lightpanda, EngineKind::Chromium],
+            lightpanda: String::new(),
             chromium: String::new(),
             browsers: 1,
             tabs_per_browser: 2,
@@ -220,9 +253,52 @@ impl RenderConfig {
         })
     }
 
+    /// The lightpanda binary: `lightpanda` when set, else `lightpanda` on `PATH`, else the
+    /// one `scripts/setup.sh` installs in the cache folder; `None` when there is none.
+    pub fn lightpanda_binary(&self) -> Option<std::path::PathBuf> {
+        if !self.lightpanda.is_empty() {
+            return Some(self.lightpanda.clone().into());
+        }
+        let on_path = std::env::var_os("PATH").and_then(|path| {
+            std::env::split_paths(&path)
+                .map(|dir| dir.join("lightpanda"))
+                .find(|p| p.is_file())
+        });
+        on_path.or_else(|| {
+            let cache = std::env::var_os("TRAWL_CACHE")
+                .map(std::path::PathBuf::from)
+                .or_else(|| {
+                    std::env::var_os("HOME")
+                        .map(|h| std::path::PathBuf::from(h).join(".cache/trawl"))
+                })?;
+            Some(cache.join("bin/lightpanda")).filter(|p| p.is_file())
+        })
+    }
+
     /// Checks values; returns the offending key and reason.
     pub fn validate(&self) -> Result<(), (String, String)> {
         let e = |k: &str, r: String| Err((format!("render.{k}"), r));
+        if self.engines.is_empty() {
+            return e(
+                "engines",
+                "must name at least one engine (\"lightpanda\", \"chromium\"); to turn rendering off set mode = \"never\"".into(),
+            );
+        }
+        if let Some((i, twice)) = self
+            .engines
+            .iter()
+            .enumerate()
+            .find(|(i, k)| self.engines[..*i].contains(k))
+        {
+            let _ = i;
+            return e("engines", format!("{} is listed twice", twice.name()));
+        }
+        if self.enabled()
+            && !self.lightpanda.is_empty()
+            && !std::path::Path::new(&self.lightpanda).exists()
+        {
+            return e("lightpanda", format!("{} does not exist; `scripts/setup.sh` installs lightpanda from its PyPI wheel, or leave it empty", self.lightpanda));
+        }
         if self.enabled()
             && !self.chromium.is_empty()
             && !std::path::Path::new(&self.chromium).exists()
@@ -783,7 +859,7 @@ pub fn decide(cfg: &RenderConfig, page: &FetchedPage) -> Option<(bool, &'static 
 
 /// The page a tab is rendering, shared with its request interceptor.
 #[derive(Debug, Default)]
-struct PageCtx {
+pub(crate) struct PageCtx {
     /// The main document URL (fragment removed); its request is fulfilled from `body`.
     main: String,
     status: u16,
@@ -794,7 +870,7 @@ struct PageCtx {
 }
 
 /// What sub-requests may do.
-struct Policy {
+pub(crate) struct Policy {
     robots: RobotsCache,
     guard: Arc<Guard>,
     /// Name lookups of sub-requests, cached like the crawler's own.
@@ -911,13 +987,19 @@ pub struct PoolStats {
     pub restarts_memory: u64,
     /// Browsers found dead after a failed render.
     pub crashes: u64,
+    /// lightpanda processes launched.
+    pub light_launches: u64,
+    /// lightpanda processes found dead after a failed render.
+    pub light_crashes: u64,
 }
 
 /// The browser pool. Cheap to share (`Arc`); browsers start on first use.
 pub struct Renderer {
     cfg: RenderConfig,
-    /// The browser binary; `None`: none installed, pages that need one stay static.
+    /// The Chromium binary; `None`: not installed or not among the engines.
     browser: Option<std::path::PathBuf>,
+    /// The lightpanda pool; `None`: not installed or not among the engines.
+    light: Option<lightpanda::Pool>,
     policy: Arc<Policy>,
     slots: Mutex<(Vec<Slot>, PoolStats)>,
     freed: Condvar,
@@ -961,16 +1043,27 @@ impl Renderer {
             max_requests: cfg.max_requests_per_page,
         });
         let slots = (0..cfg.browsers).map(|_| Slot::default()).collect();
-        let browser = cfg.browser();
-        if browser.is_none() {
+        let wants = |k: EngineKind| cfg.engines.contains(&k);
+        let browser = wants(EngineKind::Chromium).then(|| cfg.browser()).flatten();
+        let light = wants(EngineKind::Lightpanda)
+            .then(|| cfg.lightpanda_binary())
+            .flatten()
+            .map(|bin| lightpanda::Pool::new(bin, cfg.browsers));
+        if browser.is_none() && light.is_none() {
             tracing::warn!(
+                engines = %cfg.engines.iter().map(|e| e.name()).collect::<Vec<_>>().join(", "),
                 looked_for = %BROWSER_NAMES.join(", "),
-                "no headless browser on PATH: pages that need rendering are kept static and counted as render_unavailable; install chromium (`scripts/setup.sh test` does), set [render] chromium, or set [render] mode = \"never\""
+                "no headless browser found: pages that need rendering are kept static and counted as render_unavailable; `scripts/setup.sh` installs lightpanda and chromium, or set [render] lightpanda / chromium, or [render] mode = \"never\""
             );
+        } else if wants(EngineKind::Lightpanda) && light.is_none() {
+            tracing::info!("lightpanda not found (`scripts/setup.sh` installs it): rendering with chromium alone");
+        } else if wants(EngineKind::Chromium) && browser.is_none() {
+            tracing::info!(looked_for = %BROWSER_NAMES.join(", "), "chromium not found: rendering with lightpanda alone, no fallback");
         }
         Renderer {
             cfg,
             browser,
+            light,
             policy,
             slots: Mutex::new((slots, PoolStats::default())),
             freed: Condvar::new(),
@@ -982,25 +1075,49 @@ impl Renderer {
         &self.cfg
     }
 
-    /// Whether a browser is installed (else pages that need one stay static).
+    /// Whether an engine is installed (else pages that need one stay static).
     pub fn available(&self) -> bool {
-        self.browser.is_some()
+        self.browser.is_some() || self.light.is_some()
     }
 
-    /// Pool counters so far.
+    /// The engines pages are tried in, in order, among those installed.
+    pub fn engines(&self) -> Vec<EngineKind> {
+        self.cfg
+            .engines
+            .iter()
+            .copied()
+            .filter(|k| match k {
+                EngineKind::Lightpanda => self.light.is_some(),
+                EngineKind::Chromium => self.browser.is_some(),
+            })
+            .collect()
+    }
+
+    /// Pool counters so far (Chromium's, then lightpanda's launches and crashes).
     pub fn stats(&self) -> PoolStats {
-        self.slots.lock().expect("pool lock").1.clone()
+        let mut s = self.slots.lock().expect("pool lock").1.clone();
+        if let Some(l) = &self.light {
+            let l = l.stats();
+            s.light_launches = l.launches;
+            s.light_crashes = l.crashes;
+        }
+        s
     }
 
-    /// Process ids of the running browsers.
+    /// Process ids of the running browsers (both engines).
     pub fn browser_pids(&self) -> Vec<u32> {
-        self.slots
+        let mut pids: Vec<u32> = self
+            .slots
             .lock()
             .expect("pool lock")
             .0
             .iter()
             .filter_map(|s| s.browser.as_ref().and_then(|b| b.get_process_id()))
-            .collect()
+            .collect();
+        if let Some(l) = &self.light {
+            pids.extend(l.pids());
+        }
+        pids
     }
 
     fn launch(&self) -> Result<(Browser, tempfile::TempDir), String> {
@@ -1188,6 +1305,12 @@ impl Renderer {
 
     /// Renders a fetched page (blocking: call from a blocking thread). Returns what happened
     /// and the DOM after interaction; on failure the static HTML stands (`None`).
+    ///
+    /// The engines are tried in order; a page goes on to the next when one fails (crash,
+    /// timeout, error) or, when the decision expected content the static HTML lacks, returns
+    /// a DOM without more visible text than the static HTML (`no_new_content`). The last
+    /// engine's DOM is taken as it is; when every engine fails, the first DOM that came back
+    /// is used.
     pub fn render(&self, page: &FetchedPage, reason: &str) -> (RenderInfo, Option<String>) {
         let start = Instant::now();
         let mut info = RenderInfo {
@@ -1195,17 +1318,53 @@ impl Renderer {
             reason: reason.to_string(),
             ..Default::default()
         };
-        let mut dom = None;
+        let visit = Visit::new(&self.cfg, page);
+        let expect_new = !reason.ends_with("_always");
+        let mut engines = self.engines();
+        if NEEDS_LAYOUT.contains(&reason) && engines.len() > 1 {
+            engines.retain(|e| *e != EngineKind::Lightpanda);
+        }
+        let mut attempt = |engine: EngineKind| match engine {
+            EngineKind::Chromium => self.chromium(page, &visit, &mut info),
+            EngineKind::Lightpanda => {
+                let light = self.light.as_ref().expect("lightpanda installed");
+                light
+                    .render(&self.cfg, &self.policy, page, &visit, &mut info)
+                    .and_then(|answer| visit_answer(&answer, &mut info))
+            }
+        };
+        let t = tiers(&engines, expect_new, &mut attempt, |d| gained_text(page, d));
+        if let Some(f) = &t.fallback {
+            tracing::debug!(url = %page.url, fallback = %f, "the first engine's result was not taken; tried the next");
+        }
+        let dom = t.taken.map(|(engine, dom)| {
+            info.engine = Some(engine.name().to_string());
+            dom
+        });
+        info.rendered = dom.is_some();
+        info.error = if dom.is_some() { None } else { t.error };
+        info.fallback = t.fallback;
+        info.ms = start.elapsed().as_millis() as u64;
+        (info, dom)
+    }
+
+    /// The page in Chromium: one attempt, and a second on a new browser after a crash.
+    fn chromium(
+        &self,
+        page: &FetchedPage,
+        visit: &Visit,
+        info: &mut RenderInfo,
+    ) -> Result<String, String> {
+        let mut last = Err("no attempt".to_string());
         for attempt in 1..=2 {
-            info.attempts = attempt;
+            info.attempts += 1;
             let (i, generation, browser, lane) = match self.checkout() {
                 Ok(c) => c,
-                Err(e) => {
-                    info.error = Some(format!("browser: {e}"));
-                    break;
-                }
+                Err(e) => return Err(format!("browser: {e}")),
             };
-            let r = self.drive(&lane, page, &mut info);
+            let r = self
+                .drive(&lane, page, visit)
+                .and_then(|answer| visit_answer(&answer, info));
             let crashed = r.is_err() && browser.get_version().is_err();
             let ok = r.is_ok();
             {
@@ -1218,87 +1377,30 @@ impl Renderer {
             self.checkin(i, generation, lane, ok, crashed);
             drop(browser);
             match r {
-                Ok(d) => {
-                    info.rendered = true;
-                    info.error = None;
-                    dom = Some(d);
-                    break;
-                }
                 Err(e) if crashed => {
                     tracing::warn!(url = %page.url, attempt, error = %e, "browser crashed while rendering; restarting it");
-                    info.error = Some("crash".into());
+                    last = Err("crash".into());
                 }
-                Err(e) => {
-                    tracing::debug!(url = %page.url, error = %e, "render failed; keeping the static HTML");
-                    info.error = Some(e);
-                    break;
-                }
+                r => return r,
             }
         }
-        info.ms = start.elapsed().as_millis() as u64;
-        (info, dom)
+        last
     }
 
-    /// One attempt on one tab.
+    /// One attempt on one Chromium tab: the driver's answer.
     fn drive(
         &self,
         lane: &Lane,
         page: &FetchedPage,
-        info: &mut RenderInfo,
-    ) -> Result<String, String> {
-        let url = strip_fragment(if page.final_url.is_empty() {
-            &page.url
-        } else {
-            &page.final_url
-        });
-        {
-            let mut c = lane.ctx.lock().expect("ctx");
-            *c = PageCtx {
-                main: url.clone(),
-                status: page.status,
-                content_type: page
-                    .header("content-type")
-                    .unwrap_or("text/html")
-                    .to_string(),
-                body: Arc::new(page.body.clone()),
-                ..Default::default()
-            };
-        }
+        visit: &Visit,
+    ) -> Result<serde_json::Value, String> {
+        *lane.ctx.lock().expect("ctx") = visit.ctx(page);
         let tab = &lane.tab;
-        let host = Url::parse(&url)
-            .ok()
-            .and_then(|u| u.host_str().map(str::to_string))
-            .unwrap_or_default();
-        let mut selectors = self.cfg.click_selectors.clone();
-        if let Some(extra) = domain_lookup(&self.cfg.domain_click_selectors, &host) {
-            selectors.extend(extra.iter().cloned());
-        }
-        let opts = serde_json::json!({
-            "pageTimeout": self.cfg.page_timeout_ms,
-            "settle": self.cfg.settle_ms,
-            "budget": self.cfg.interaction_budget_ms,
-            "steps": self.cfg.scroll_max_steps,
-            "wait": self.cfg.scroll_wait_ms,
-            "maxClicks": self.cfg.max_clicks,
-        });
-        // the whole visit is one in-page script: every CDP round trip through headless_chrome
-        // costs up to ~100 ms of latency, so load wait, settling, banners, scrolling, clicks
-        // and the DOM come back from a single evaluation
-        let driver = DRIVER
-            .replace("COOKIE", &cookie_js(&self.cfg.cookie_selectors))
-            .replace("CLICK", &click_js(&selectors, &self.cfg.click_texts));
-        let js = format!("({driver})({opts})");
-        let deadline = Instant::now()
-            + Duration::from_millis(
-                self.cfg.page_timeout_ms
-                    + self.cfg.settle_ms
-                    + self.cfg.interaction_budget_ms
-                    + 5_000,
-            );
-        tab.navigate_to(&url)
+        let deadline = visit.deadline();
+        tab.navigate_to(&visit.url)
             .map_err(|e| format!("navigate: {e}"))?;
         let answer = loop {
-            match tab.evaluate(&js, true) {
+            match tab.evaluate(&visit.js, true) {
                 Ok(v) => {
                     break v
                         .value
@@ -1319,16 +1421,158 @@ impl Renderer {
             serde_json::from_str(&answer).map_err(|e| format!("driver answer: {e}"))?;
         if r["timeout"].as_bool() == Some(true) || r["url"].as_str() == Some("about:blank") {
             let _ = tab.stop_loading();
-            let _ = tab.navigate_to("about:blank");
-            return Err("timeout".into());
         }
-        info.scrolls += r["scrolls"].as_u64().unwrap_or(0) as u32;
-        info.clicks += r["clicks"].as_u64().unwrap_or(0) as u32;
-        let dom = r["html"].as_str().unwrap_or_default().to_string();
         // stop the page's timers and requests before the tab is reused
         let _ = tab.navigate_to("about:blank");
-        Ok(dom)
+        Ok(r)
     }
+}
+
+/// What the engine tiers gave: the engine whose DOM is taken and the DOM, else the last
+/// error; why the first engine's result was not taken, when a next engine was tried.
+#[derive(Debug, PartialEq)]
+struct Tiered<E> {
+    taken: Option<(E, String)>,
+    error: Option<String>,
+    fallback: Option<String>,
+}
+
+/// Tries `engines` in order. A DOM is taken when it is the last engine's, when no new
+/// content is expected, or when `gained` says it holds more text than the static HTML;
+/// otherwise (or on an error) the next engine is tried. When every later engine fails, the
+/// first DOM that came back is taken.
+fn tiers<E: Copy>(
+    engines: &[E],
+    expect_new: bool,
+    attempt: &mut dyn FnMut(E) -> Result<String, String>,
+    gained: impl Fn(&str) -> bool,
+) -> Tiered<E> {
+    let mut out = Tiered {
+        taken: None,
+        error: None,
+        fallback: None,
+    };
+    let mut kept: Option<(E, String)> = None;
+    for (k, &engine) in engines.iter().enumerate() {
+        let last = k + 1 == engines.len();
+        match attempt(engine) {
+            Ok(d) if last || !expect_new || gained(&d) => {
+                out.taken = Some((engine, d));
+                return out;
+            }
+            Ok(d) => {
+                if k == 0 {
+                    out.fallback = Some("no_new_content".into());
+                }
+                kept.get_or_insert((engine, d));
+            }
+            Err(e) => {
+                if k == 0 && !last {
+                    let kind = if e == "timeout" || e == "crash" {
+                        e.as_str()
+                    } else {
+                        "error"
+                    };
+                    out.fallback = Some(kind.to_string());
+                }
+                out.error = Some(e);
+            }
+        }
+    }
+    out.taken = kept;
+    out
+}
+
+/// Decision reasons whose content depends on layout (scroll position against page height):
+/// lightpanda has no layout (its page height is the viewport's, scrolling does not move), so
+/// these pages go to Chromium alone when it is installed.
+const NEEDS_LAYOUT: &[&str] = &["infinite_scroll"];
+
+/// One page's visit, the same in every engine: where, the in-page driver, the time allowed.
+pub(crate) struct Visit {
+    /// The page's URL (fragment removed): its request is fulfilled from the fetched body.
+    url: String,
+    /// The driver script with its options.
+    js: String,
+    /// When the visit must have ended.
+    deadline: Instant,
+}
+
+impl Visit {
+    fn new(cfg: &RenderConfig, page: &FetchedPage) -> Visit {
+        let url = strip_fragment(if page.final_url.is_empty() {
+            &page.url
+        } else {
+            &page.final_url
+        });
+        let host = Url::parse(&url)
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_string))
+            .unwrap_or_default();
+        let mut selectors = cfg.click_selectors.clone();
+        if let Some(extra) = domain_lookup(&cfg.domain_click_selectors, &host) {
+            selectors.extend(extra.iter().cloned());
+        }
+        let opts = serde_json::json!({
+            "pageTimeout": cfg.page_timeout_ms,
+            "settle": cfg.settle_ms,
+            "budget": cfg.interaction_budget_ms,
+            "steps": cfg.scroll_max_steps,
+            "wait": cfg.scroll_wait_ms,
+            "maxClicks": cfg.max_clicks,
+        });
+        // the whole visit is one in-page script: every CDP round trip costs latency, so load
+        // wait, settling, banners, scrolling, clicks and the DOM come back from a single
+        // evaluation
+        let driver = DRIVER
+            .replace("COOKIE", &cookie_js(&cfg.cookie_selectors))
+            .replace("CLICK", &click_js(&selectors, &cfg.click_texts));
+        Visit {
+            url,
+            js: format!("({driver})({opts})"),
+            deadline: Instant::now()
+                + Duration::from_millis(
+                    cfg.page_timeout_ms + cfg.settle_ms + cfg.interaction_budget_ms + 5_000,
+                ),
+        }
+    }
+
+    /// The request context of a tab rendering this visit.
+    fn ctx(&self, page: &FetchedPage) -> PageCtx {
+        PageCtx {
+            main: self.url.clone(),
+            status: page.status,
+            content_type: page
+                .header("content-type")
+                .unwrap_or("text/html")
+                .to_string(),
+            body: Arc::new(page.body.clone()),
+            ..Default::default()
+        }
+    }
+
+    fn deadline(&self) -> Instant {
+        self.deadline
+    }
+}
+
+/// The DOM from the driver's answer, counting scrolls and clicks; a visit that timed out or
+/// never left the blank page is an error (`timeout`).
+fn visit_answer(r: &serde_json::Value, info: &mut RenderInfo) -> Result<String, String> {
+    if r["timeout"].as_bool() == Some(true) || r["url"].as_str() == Some("about:blank") {
+        return Err("timeout".into());
+    }
+    info.scrolls += r["scrolls"].as_u64().unwrap_or(0) as u32;
+    info.clicks += r["clicks"].as_u64().unwrap_or(0) as u32;
+    Ok(r["html"].as_str().unwrap_or_default().to_string())
+}
+
+/// Whether a rendered DOM holds more visible text than the static HTML: at least 50
+/// characters and 5% more.
+fn gained_text(page: &FetchedPage, dom: &str) -> bool {
+    let before = static_signals(&String::from_utf8_lossy(&page.body)).text_chars;
+    let after = static_signals(dom).text_chars;
+    after >= before + (before / 20).max(50)
 }
 
 /// Runs in the tab before any page script: counts fetch/XHR requests in flight, so the
@@ -1466,45 +1710,36 @@ fn click_js(selectors: &[String], texts: &[String]) -> String {
     )
 }
 
-/// The interceptor: the main document from the fetched response, every other request
-/// through the policy.
-fn intercept(
-    policy: &Policy,
-    ctx: &Mutex<PageCtx>,
-    ev: RequestPausedEvent,
-) -> RequestPausedDecision {
-    let p = ev.params;
-    let url = strip_fragment(&p.request.url);
-    let rtype = serde_json::to_value(&p.resource_Type)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_ascii_lowercase))
-        .unwrap_or_default();
+/// What a paused request gets, whatever the engine.
+#[derive(Debug)]
+pub(crate) enum Paused {
+    /// The main document, from the fetched response: status, content type, body.
+    Fulfill(u16, String, Arc<Vec<u8>>),
+    /// Let it go out.
+    Continue,
+    /// Refused.
+    Fail,
+}
+
+/// The request policy of a tab: the main document from the fetched response, every other
+/// request through the policy (refusals counted by reason on the page).
+pub(crate) fn paused(policy: &Policy, ctx: &Mutex<PageCtx>, url: &str, rtype: &str) -> Paused {
+    let url = strip_fragment(url);
+    let rtype = rtype.to_ascii_lowercase();
     let (main, nth) = {
         let mut c = ctx.lock().expect("ctx");
         if rtype == "document" && url == c.main {
-            let headers = vec![HeaderEntry {
-                name: "Content-Type".into(),
-                value: c.content_type.clone(),
-            }];
-            let body = base64::engine::general_purpose::STANDARD.encode(c.body.as_slice());
-            return RequestPausedDecision::Fulfill(FulfillRequest {
-                request_id: p.request_id,
-                response_code: c.status as u32,
-                response_headers: Some(headers),
-                binary_response_headers: None,
-                body: Some(body),
-                response_phrase: None,
-            });
+            return Paused::Fulfill(c.status, c.content_type.clone(), c.body.clone());
         }
         c.requests += 1;
         (c.main.clone(), c.requests)
     };
     if main.is_empty() {
         // no page in this tab (about:blank between pages): nothing may go out
-        return fail(p.request_id);
+        return Paused::Fail;
     }
     match policy.refuse(&url, &rtype, nth) {
-        None => RequestPausedDecision::Continue(None),
+        None => Paused::Continue,
         Some(reason) => {
             tracing::trace!(%url, %rtype, reason, "sub-request refused");
             *ctx.lock()
@@ -1512,16 +1747,42 @@ fn intercept(
                 .blocked
                 .entry(reason.to_string())
                 .or_default() += 1;
-            fail(p.request_id)
+            Paused::Fail
         }
     }
 }
 
-fn fail(id: String) -> RequestPausedDecision {
-    RequestPausedDecision::Fail(FailRequest {
-        request_id: id,
-        error_reason: ErrorReason::BlockedByClient,
-    })
+/// The interceptor of a Chromium tab.
+fn intercept(
+    policy: &Policy,
+    ctx: &Mutex<PageCtx>,
+    ev: RequestPausedEvent,
+) -> RequestPausedDecision {
+    let p = ev.params;
+    let rtype = serde_json::to_value(&p.resource_Type)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    match paused(policy, ctx, &p.request.url, &rtype) {
+        Paused::Fulfill(status, content_type, body) => {
+            RequestPausedDecision::Fulfill(FulfillRequest {
+                request_id: p.request_id,
+                response_code: status as u32,
+                response_headers: Some(vec![HeaderEntry {
+                    name: "Content-Type".into(),
+                    value: content_type,
+                }]),
+                binary_response_headers: None,
+                body: Some(base64::engine::general_purpose::STANDARD.encode(body.as_slice())),
+                response_phrase: None,
+            })
+        }
+        Paused::Continue => RequestPausedDecision::Continue(None),
+        Paused::Fail => RequestPausedDecision::Fail(FailRequest {
+            request_id: p.request_id,
+            error_reason: ErrorReason::BlockedByClient,
+        }),
+    }
 }
 
 /// Resident memory of a process and all its descendants, MiB (Linux `/proc`).
@@ -1582,6 +1843,64 @@ mod tests {
             mode: RenderMode::Auto,
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn engine_tiers_fall_back_on_failure_and_on_no_new_content() {
+        let run = |results: Vec<Result<&str, &str>>, expect_new: bool| {
+            let mut tried = Vec::new();
+            let engines: Vec<usize> = (0..results.len()).collect();
+            let t = tiers(
+                &engines,
+                expect_new,
+                &mut |e: usize| {
+                    tried.push(e);
+                    results[e].map(String::from).map_err(String::from)
+                },
+                |d| d.contains("more"),
+            );
+            (t, tried)
+        };
+        let taken = |e: usize, d: &str| Some((e, d.to_string()));
+        // the light engine's DOM has the new text: Chromium is not started
+        let (t, tried) = run(vec![Ok("more text"), Ok("more text")], true);
+        assert_eq!(
+            (t.taken, t.fallback, tried),
+            (taken(0, "more text"), None, vec![0])
+        );
+        // no new text where the decision expected some: the next engine's DOM
+        let (t, tried) = run(vec![Ok("same"), Ok("more")], true);
+        assert_eq!(t.taken, taken(1, "more"));
+        assert_eq!(
+            (t.fallback.as_deref(), tried),
+            (Some("no_new_content"), vec![0, 1])
+        );
+        // the last engine's DOM is taken as it is
+        let (t, _) = run(vec![Ok("same"), Ok("same too")], true);
+        assert_eq!(t.taken, taken(1, "same too"));
+        // a crash or timeout of the first engine
+        let (t, _) = run(vec![Err("crash"), Ok("more")], true);
+        assert_eq!(
+            (t.taken, t.fallback.as_deref()),
+            (taken(1, "more"), Some("crash"))
+        );
+        let (t, _) = run(vec![Err("evaluate: boom"), Ok("x")], true);
+        assert_eq!(t.fallback.as_deref(), Some("error"));
+        // the next engine failing too: the first DOM that came back stands
+        let (t, _) = run(vec![Ok("same"), Err("timeout")], true);
+        assert_eq!(
+            (t.taken, t.fallback.as_deref()),
+            (taken(0, "same"), Some("no_new_content"))
+        );
+        // nothing came back: the last error
+        let (t, _) = run(vec![Err("crash"), Err("timeout")], true);
+        assert_eq!((t.taken, t.error.as_deref()), (None, Some("timeout")));
+        // mode = "always": no content is expected, the first DOM is taken
+        let (t, tried) = run(vec![Ok("same"), Ok("more")], false);
+        assert_eq!((t.taken, tried), (taken(0, "same"), vec![0]));
+        // one engine: no fallback to speak of
+        let (t, _) = run(vec![Err("timeout")], true);
+        assert_eq!((t.taken, t.fallback), (None, None));
     }
 
     #[test]

@@ -32,12 +32,21 @@ pub async fn read(
 
 /// Commits a shard: writes its stats file, then the marker (last).
 pub async fn commit(root: &Storage, marker: &Marker) -> Result<(), StorageError> {
-    let stats = serde_json::to_vec_pretty(&marker.stats).expect("stats serialise");
-    root.put(
-        &format!("stats/{}/{}.json", marker.stage, marker.shard),
-        stats.into(),
+    let (key, stats) = stats_object(marker);
+    root.put(&key, stats.into()).await?;
+    put_marker(root, marker).await
+}
+
+/// The stats file of a marker's shard: its key and bytes.
+pub fn stats_object(marker: &Marker) -> (String, Vec<u8>) {
+    (
+        format!("stats/{}/{}.json", marker.stage, marker.shard),
+        serde_json::to_vec_pretty(&marker.stats).expect("stats serialise"),
     )
-    .await?;
+}
+
+/// Writes the marker itself (after everything it lists).
+pub async fn put_marker(root: &Storage, marker: &Marker) -> Result<(), StorageError> {
     let m = serde_json::to_vec_pretty(marker).expect("marker serialises");
     root.put(&Marker::key(&marker.stage, &marker.shard), m.into())
         .await

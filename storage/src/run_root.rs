@@ -52,12 +52,27 @@ impl ShardStore for RunRoot {
         Ok(self.block(markers::read(&self.root, stage, shard))?)
     }
 
-    fn put(&self, key: &str, bytes: Vec<u8>) -> Result<(), StoreError> {
-        Ok(self.block(self.root.put(key, bytes.into()))?)
-    }
-
-    fn commit(&self, marker: &Marker) -> Result<(), StoreError> {
-        Ok(self.block(markers::commit(&self.root, marker))?)
+    fn commit(
+        &self,
+        objects: Vec<(String, Vec<u8>)>,
+        marker: &Marker,
+    ) -> Result<(), (String, StoreError)> {
+        // the shard's objects and stats at once (one round of latency instead of one per
+        // object: on a local disk the CPU threads otherwise wait on each write in turn),
+        // then the marker
+        let (stats_key, stats) = markers::stats_object(marker);
+        let root = &self.root;
+        let writes = objects
+            .into_iter()
+            .chain(std::iter::once((stats_key, stats)))
+            .map(|(key, bytes)| async move {
+                root.put(&key, bytes.into())
+                    .await
+                    .map_err(|e| (key, StoreError::from(e)))
+            });
+        self.block(futures::future::try_join_all(writes))?;
+        self.block(markers::put_marker(root, marker))
+            .map_err(|e| (Marker::key(&marker.stage, &marker.shard), e.into()))
     }
 
     fn documents(&self, stage: &str, shard: &str) -> (String, Box<dyn Sink<Document>>) {

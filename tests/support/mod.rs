@@ -229,6 +229,11 @@ pub fn chromium() -> Option<PathBuf> {
     )
 }
 
+/// lightpanda as `scripts/setup.sh` installs it (where trawl looks for it after `PATH`).
+pub fn lightpanda() -> Option<PathBuf> {
+    external("lightpanda", cache_dir().join("bin/lightpanda"))
+}
+
 /// Runs headless Chromium on a local file with the closed-network flags; returns
 /// (stdout, stderr).
 pub fn chromium_run(bin: &Path, profile: &Path, args: &[&str], url: &str) -> (String, String) {
