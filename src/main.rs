@@ -31,10 +31,10 @@ fn init_logging(cli: &cli::Cli) {
     // --quiet: warnings and errors only; -v, -vv: more. Libraries are held a level or more
     // below trawl's own lines (the browser driver's transport chatter only at -vv).
     let (default, libs) = match (cli.quiet, cli.verbose) {
-        (true, 0) => ("warn", "headless_chrome=off,tungstenite=off"),
-        (false, 0) => ("info", "headless_chrome=error,tungstenite=error"),
-        (_, 1) => ("debug", "headless_chrome=warn,tungstenite=warn"),
-        _ => ("trace", "headless_chrome=debug,tungstenite=debug"),
+        (true, 0) => ("warn", "tungstenite=off"),
+        (false, 0) => ("info", "tungstenite=error"),
+        (_, 1) => ("debug", "tungstenite=warn"),
+        _ => ("trace", "tungstenite=debug"),
     };
     let filter = EnvFilter::try_from_env("TRAWL_LOG").unwrap_or_else(|_| {
         EnvFilter::new(format!(

@@ -51,7 +51,7 @@ fn main() {
         .spawn()
         .expect("spawn lightpanda");
     let addr = format!("127.0.0.1:{port}").parse().unwrap();
-    let mut cdp = Cdp::connect(addr, Duration::from_secs(5)).expect("connect");
+    let mut cdp = Cdp::connect(addr, "/", Duration::from_secs(5)).expect("connect");
     let dl = || Instant::now() + Duration::from_secs(10);
     let mut handler = |m: &str, p: &Value| -> Vec<Reply> {
         if m != "Fetch.requestPaused" {

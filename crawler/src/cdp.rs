@@ -1,9 +1,10 @@
-//! A small blocking Chrome DevTools Protocol client over one WebSocket: what the lightpanda
-//! tier needs (create a page, attach to it with a flat session, answer paused requests while
-//! a command runs) and no more. headless_chrome's `Browser::connect` reaches lightpanda's
-//! server but waits for target events lightpanda does not send, so this speaks the protocol
-//! itself: commands carry ids, events arriving while a command waits go to a handler that
-//! may answer them with further commands (whose replies are read and dropped).
+//! A small blocking Chrome DevTools Protocol client over one WebSocket: what the
+//! renderer needs from Chromium and lightpanda (create a page, attach to it with a flat
+//! session, answer paused requests while a command runs) and no more: commands carry ids,
+//! events arriving while a command waits go to a handler that may answer them with further
+//! commands (whose replies are read and dropped). (headless_chrome, used before, waits for
+//! target events lightpanda does not send, and its generated protocol was the largest unit
+//! of the build.)
 
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
@@ -28,9 +29,10 @@ impl std::fmt::Debug for Cdp {
 }
 
 impl Cdp {
-    /// Opens the WebSocket at `ws://addr/` (lightpanda's CDP endpoint), retrying until
-    /// `within` has passed (a server that is still starting refuses connections).
-    pub fn connect(addr: SocketAddr, within: Duration) -> Result<Cdp, String> {
+    /// Opens the WebSocket at `ws://addr{path}` (`/` for lightpanda, Chromium's
+    /// `/devtools/browser/ID`), retrying until `within` has passed (a server that is still
+    /// starting refuses connections).
+    pub fn connect(addr: SocketAddr, path: &str, within: Duration) -> Result<Cdp, String> {
         let end = Instant::now() + within;
         let stream = loop {
             match TcpStream::connect_timeout(&addr, Duration::from_millis(500)) {
@@ -40,11 +42,16 @@ impl Cdp {
             }
         };
         stream.set_nodelay(true).map_err(|e| e.to_string())?;
+        // the handshake blocks (a busy browser answers late); then reads wake up often so
+        // a call notices its deadline
         stream
+            .set_read_timeout(Some(within.max(Duration::from_secs(1))))
+            .map_err(|e| e.to_string())?;
+        let (ws, _) = tungstenite::client(format!("ws://{addr}{path}"), stream)
+            .map_err(|e| format!("WebSocket handshake with {addr}: {e}"))?;
+        ws.get_ref()
             .set_read_timeout(Some(Duration::from_millis(200)))
             .map_err(|e| e.to_string())?;
-        let (ws, _) = tungstenite::client(format!("ws://{addr}/"), stream)
-            .map_err(|e| format!("WebSocket handshake with {addr}: {e}"))?;
         Ok(Cdp { ws, next: 1 })
     }
 

@@ -35,7 +35,7 @@ mod sitemap;
 pub use canon::canonicalize;
 pub use config::{CrawlConfig, PriorityConfig};
 pub use crawl::{CrawlError, CrawlPart, CrawlState, Crawler};
-pub use render::{RenderConfig, RenderMode, Renderer};
+pub use render::{EngineKind, RenderConfig, RenderMode, Renderer};
 pub use resources::{resource_reasons, Resource, ResourceFetcher, ResourceLimits, ResourceOutcome};
 pub use robots::{
     allowed as robots_allowed, escape_pattern, match_path, matched_rule,

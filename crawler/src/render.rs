@@ -1,10 +1,16 @@
-//! Headless rendering: a pool of Debian Chromium processes driven over CDP by
-//! `headless_chrome`, for the pages whose static HTML does not hold their content.
+//! Headless rendering, for the pages whose static HTML does not hold their content: pools
+//! of lightpanda (light: its own DOM and V8, no layout) and Debian Chromium processes, both
+//! driven over CDP by trawl's own client ([`crate::cdp`]; see `render/engine.rs`).
 //!
-//! * **Static first.** [`decide`] looks at the fetched HTML and sends a page to the browser
+//! * **Static first.** [`decide`] looks at the fetched HTML and sends a page to a browser
 //!   only when it needs it (an empty client-side app root, a `<noscript>` asking for
-//!   JavaScript, little visible text next to heavy scripts) or a per-domain rule says so.
+//!   JavaScript, little visible text next to heavy scripts, content behind "load more",
+//!   infinite scroll, hydration payloads, collapsed panels) or a per-domain rule says so.
 //!   The decision and its reason are recorded on the page ([`RenderInfo`]).
+//! * **Engines in tiers.** `engines` (default lightpanda, then Chromium): a page goes to the
+//!   next engine when one crashes, times out, fails, or returns no more text than the static
+//!   HTML where the decision expected some; pages whose content loads on scroll go straight
+//!   to Chromium. The engine used and the fallback reason are recorded and counted.
 //! * **The fetched response is what is rendered.** The browser never fetches the page
 //!   itself: the main document request is fulfilled from the response the crawler already
 //!   fetched (and archived), so the rendered DOM belongs to that WARC record and the host sees
@@ -18,23 +24,15 @@
 //!   is scrolled to the bottom in steps until its height stops growing, elements that reveal
 //!   content ("load more", "show more", "read more", `<details>`) are clicked, each bounded in
 //!   count and by one time budget.
-//! * **The pool.** `browsers` processes with up to `tabs_per_browser` tabs each, tabs reused
-//!   across pages; a browser is restarted after `restart_after_pages` pages, when its process
-//!   tree exceeds `max_browser_memory_mb`, or when it crashes (the page is retried once on
-//!   the new browser). Each browser gets a fresh `--user-data-dir`.
+//! * **The pools.** `browsers` processes per engine with up to `tabs_per_browser` pages each,
+//!   pages reused; a browser is restarted after `restart_after_pages` pages, when its process
+//!   tree exceeds `max_browser_memory_mb`, or when it dies (a Chromium page is then retried
+//!   once on the new browser). Each Chromium gets a fresh `--user-data-dir`.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use base64::Engine as _;
-use headless_chrome::browser::tab::RequestPausedDecision;
-use headless_chrome::protocol::cdp::Fetch::{
-    events::RequestPausedEvent, FailRequest, FulfillRequest, HeaderEntry, RequestPattern,
-    RequestStage,
-};
-use headless_chrome::protocol::cdp::Network::ErrorReason;
-use headless_chrome::{Browser, LaunchOptions, Tab};
 use serde::{Deserialize, Serialize};
 use trawl_core::{FetchedPage, RenderInfo};
 use url::Url;
@@ -42,7 +40,9 @@ use url::Url;
 use crate::guard::Guard;
 use crate::robots::RobotsCache;
 
-mod lightpanda;
+mod engine;
+
+pub use engine::EngineStats;
 
 /// When to render a page in a headless browser.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -64,7 +64,7 @@ pub enum RenderMode {
 pub enum EngineKind {
     /// lightpanda, over its CDP server.
     Lightpanda,
-    /// Debian's Chromium (or chromium-headless-shell), through `headless_chrome`.
+    /// Debian's Chromium (or chromium-headless-shell).
     Chromium,
 }
 
@@ -235,8 +235,9 @@ const RESOURCE_TYPES: &[&str] = &[
     "other",
 ];
 
-/// The browsers looked for on `PATH` when `chromium` is empty, in this order.
-pub const BROWSER_NAMES: &[&str] = &["chromium", "chromium-headless-shell", "chromium-browser"];
+/// The browsers looked for on `PATH` when `chromium` is empty, in this order (the headless
+/// shell first: about a third of the full browser's CPU per page, `bench/render.sh`).
+pub const BROWSER_NAMES: &[&str] = &["chromium-headless-shell", "chromium", "chromium-browser"];
 
 impl RenderConfig {
     /// The browser binary: `chromium` when set, else the first of [`BROWSER_NAMES`] on
@@ -902,7 +903,10 @@ fn strip_fragment(u: &str) -> String {
 
 impl Policy {
     /// Why a sub-request is refused, or `None` to let it go out.
-    fn refuse(&self, url: &str, rtype: &str, nth: u32) -> Option<&'static str> {
+    /// `overrides`: whether the engine connects to `[crawl] resolve` overrides (Chromium
+    /// gets them as host-resolver rules; lightpanda resolves names itself, so a name the
+    /// guard checked by its override would reach whatever the name resolves to).
+    fn refuse(&self, url: &str, rtype: &str, nth: u32, overrides: bool) -> Option<&'static str> {
         if nth > self.max_requests {
             return Some("budget");
         }
@@ -922,6 +926,9 @@ impl Policy {
             return Some("type");
         }
         let host = u.host_str().unwrap_or("").to_ascii_lowercase();
+        if !overrides && self.guard.resolve.contains_key(&host) {
+            return Some("guard");
+        }
         if self
             .block_hosts
             .iter()
@@ -959,65 +966,80 @@ impl Policy {
     }
 }
 
-/// One tab and the page it is rendering.
-struct Lane {
-    tab: Arc<Tab>,
-    ctx: Arc<Mutex<PageCtx>>,
-}
-
-#[derive(Default)]
-struct Slot {
-    generation: u64,
-    browser: Option<Browser>,
-    profile: Option<tempfile::TempDir>,
-    idle: Vec<Lane>,
-    busy: usize,
-    served: usize,
-    over_memory: bool,
-}
-
-/// Counters of the pool (restarts and their causes), for logs and tests.
+/// Counters of the pools (launches, restarts and their causes), for logs and tests.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PoolStats {
-    /// Browser processes launched.
+    /// Chromium processes launched.
     pub launches: u64,
-    /// Restarts after `restart_after_pages`.
+    /// Chromium restarts after `restart_after_pages`.
     pub restarts_pages: u64,
-    /// Restarts over the memory bound.
+    /// Chromium restarts over the memory bound.
     pub restarts_memory: u64,
-    /// Browsers found dead after a failed render.
+    /// Chromium processes found dead after a failed render.
     pub crashes: u64,
-    /// lightpanda processes launched.
-    pub light_launches: u64,
-    /// lightpanda processes found dead after a failed render.
-    pub light_crashes: u64,
+    /// lightpanda's counters.
+    pub lightpanda: EngineStats,
 }
 
-/// The browser pool. Cheap to share (`Arc`); browsers start on first use.
+/// The browser pools. Cheap to share (`Arc`); browsers start on first use.
 pub struct Renderer {
     cfg: RenderConfig,
-    /// The Chromium binary; `None`: not installed or not among the engines.
-    browser: Option<std::path::PathBuf>,
-    /// The lightpanda pool; `None`: not installed or not among the engines.
-    light: Option<lightpanda::Pool>,
+    /// Chromium's pool; `None`: not installed or not among the engines.
+    chromium: Option<engine::Pool>,
+    /// lightpanda's pool; `None`: not installed or not among the engines.
+    light: Option<engine::Pool>,
     policy: Arc<Policy>,
-    slots: Mutex<(Vec<Slot>, PoolStats)>,
-    freed: Condvar,
 }
 
 impl std::fmt::Debug for Renderer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Renderer")
+            .field("chromium", &self.chromium)
+            .field("lightpanda", &self.light)
             .field("browsers", &self.cfg.browsers)
             .field("tabs", &self.cfg.tabs_per_browser)
             .finish()
     }
 }
 
-type Checkout = (usize, u64, Browser, Lane);
+/// Chromium's command-line flags (besides headless, the sandbox, the endpoint and the
+/// profile, which the pool adds).
+fn chromium_args(cfg: &RenderConfig, guard: &Guard) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--no-default-browser-check",
+        "--deny-permission-prompts",
+        "--block-new-web-contents",
+        "--mute-audio",
+        "--disable-domain-reliability",
+        "--disable-features=Translate,OptimizationHints,MediaRouter,InterestFeedContentSuggestions,AutofillServerCommunication,CertificateTransparencyComponentUpdater",
+        "--dns-prefetch-disable",
+        "--no-pings",
+        "--hide-scrollbars",
+        "--window-size=1280,1024",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let heap = (cfg.max_browser_memory_mb / 2).max(128);
+    args.push(format!("--js-flags=--max-old-space-size={heap}"));
+    if !guard.resolve.is_empty() {
+        let rules: Vec<String> = guard
+            .resolve
+            .iter()
+            .map(|(h, a)| format!("MAP {h} {}", a.ip()))
+            .collect();
+        args.push(format!("--host-resolver-rules={}", rules.join(", ")));
+    }
+    args
+}
 
 impl Renderer {
-    /// A pool for this configuration. Sub-requests are checked with `robots` (the crawl
+    /// The pools for this configuration. Sub-requests are checked with `robots` (the crawl
     /// token) and `guard`; `handle` runs those checks (a multi-thread runtime).
     pub fn new(
         cfg: RenderConfig,
@@ -1025,6 +1047,7 @@ impl Renderer {
         guard: Arc<Guard>,
         handle: tokio::runtime::Handle,
     ) -> Renderer {
+        let args = chromium_args(&cfg, &guard);
         let policy = Arc::new(Policy {
             robots,
             guard,
@@ -1042,14 +1065,16 @@ impl Renderer {
                 .collect(),
             max_requests: cfg.max_requests_per_page,
         });
-        let slots = (0..cfg.browsers).map(|_| Slot::default()).collect();
         let wants = |k: EngineKind| cfg.engines.contains(&k);
-        let browser = wants(EngineKind::Chromium).then(|| cfg.browser()).flatten();
+        let chromium = wants(EngineKind::Chromium)
+            .then(|| cfg.browser())
+            .flatten()
+            .map(|bin| engine::Pool::new(EngineKind::Chromium, bin, args, cfg.browsers));
         let light = wants(EngineKind::Lightpanda)
             .then(|| cfg.lightpanda_binary())
             .flatten()
-            .map(|bin| lightpanda::Pool::new(bin, cfg.browsers));
-        if browser.is_none() && light.is_none() {
+            .map(|bin| engine::Pool::new(EngineKind::Lightpanda, bin, Vec::new(), cfg.browsers));
+        if chromium.is_none() && light.is_none() {
             tracing::warn!(
                 engines = %cfg.engines.iter().map(|e| e.name()).collect::<Vec<_>>().join(", "),
                 looked_for = %BROWSER_NAMES.join(", "),
@@ -1057,16 +1082,14 @@ impl Renderer {
             );
         } else if wants(EngineKind::Lightpanda) && light.is_none() {
             tracing::info!("lightpanda not found (`scripts/setup.sh` installs it): rendering with chromium alone");
-        } else if wants(EngineKind::Chromium) && browser.is_none() {
+        } else if wants(EngineKind::Chromium) && chromium.is_none() {
             tracing::info!(looked_for = %BROWSER_NAMES.join(", "), "chromium not found: rendering with lightpanda alone, no fallback");
         }
         Renderer {
             cfg,
-            browser,
+            chromium,
             light,
             policy,
-            slots: Mutex::new((slots, PoolStats::default())),
-            freed: Condvar::new(),
         }
     }
 
@@ -1077,7 +1100,7 @@ impl Renderer {
 
     /// Whether an engine is installed (else pages that need one stay static).
     pub fn available(&self) -> bool {
-        self.browser.is_some() || self.light.is_some()
+        self.chromium.is_some() || self.light.is_some()
     }
 
     /// The engines pages are tried in, in order, among those installed.
@@ -1088,219 +1111,35 @@ impl Renderer {
             .copied()
             .filter(|k| match k {
                 EngineKind::Lightpanda => self.light.is_some(),
-                EngineKind::Chromium => self.browser.is_some(),
+                EngineKind::Chromium => self.chromium.is_some(),
             })
             .collect()
     }
 
-    /// Pool counters so far (Chromium's, then lightpanda's launches and crashes).
+    /// Pool counters so far.
     pub fn stats(&self) -> PoolStats {
-        let mut s = self.slots.lock().expect("pool lock").1.clone();
-        if let Some(l) = &self.light {
-            let l = l.stats();
-            s.light_launches = l.launches;
-            s.light_crashes = l.crashes;
+        let c = self
+            .chromium
+            .as_ref()
+            .map(|p| p.stats())
+            .unwrap_or_default();
+        PoolStats {
+            launches: c.launches,
+            restarts_pages: c.restarts_pages,
+            restarts_memory: c.restarts_memory,
+            crashes: c.crashes,
+            lightpanda: self.light.as_ref().map(|p| p.stats()).unwrap_or_default(),
         }
-        s
     }
 
-    /// Process ids of the running browsers (both engines).
+    /// Process ids of the running Chromium browsers.
     pub fn browser_pids(&self) -> Vec<u32> {
-        let mut pids: Vec<u32> = self
-            .slots
-            .lock()
-            .expect("pool lock")
-            .0
-            .iter()
-            .filter_map(|s| s.browser.as_ref().and_then(|b| b.get_process_id()))
-            .collect();
-        if let Some(l) = &self.light {
-            pids.extend(l.pids());
-        }
-        pids
+        self.chromium.as_ref().map(|p| p.pids()).unwrap_or_default()
     }
 
-    fn launch(&self) -> Result<(Browser, tempfile::TempDir), String> {
-        let profile = tempfile::Builder::new()
-            .prefix("trawl-chromium-")
-            .tempdir()
-            .map_err(|e| format!("profile directory: {e}"))?;
-        let mut args: Vec<String> = [
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-            "--no-default-browser-check",
-            "--deny-permission-prompts",
-            "--block-new-web-contents",
-            "--mute-audio",
-            "--disable-domain-reliability",
-            "--disable-features=Translate,OptimizationHints,MediaRouter,InterestFeedContentSuggestions,AutofillServerCommunication,CertificateTransparencyComponentUpdater",
-            "--dns-prefetch-disable",
-            "--no-pings",
-            "--hide-scrollbars",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        let heap = (self.cfg.max_browser_memory_mb / 2).max(128);
-        args.push(format!("--js-flags=--max-old-space-size={heap}"));
-        if !self.policy.guard.resolve.is_empty() {
-            let rules: Vec<String> = self
-                .policy
-                .guard
-                .resolve
-                .iter()
-                .map(|(h, a)| format!("MAP {h} {}", a.ip()))
-                .collect();
-            args.push(format!("--host-resolver-rules={}", rules.join(", ")));
-        }
-        let os: Vec<&std::ffi::OsStr> = args.iter().map(std::ffi::OsStr::new).collect();
-        let opts = LaunchOptions {
-            headless: true,
-            sandbox: false,
-            path: self.browser.clone(),
-            user_data_dir: Some(profile.path().to_path_buf()),
-            window_size: Some((1280, 1024)),
-            args: os,
-            // also the limit for one CDP call: a page whose scripts never yield holds its tab
-            // this long, then the browser is restarted
-            idle_browser_timeout: Duration::from_millis((self.cfg.page_timeout_ms * 4).max(60_000)),
-            ..LaunchOptions::default()
-        };
-        let b = Browser::new(opts).map_err(|e| {
-            let path = self.browser.as_deref().unwrap_or(std::path::Path::new("?"));
-            format!("launching {}: {e}", path.display())
-        })?;
-        Ok((b, profile))
-    }
-
-    fn new_lane(&self, b: &Browser) -> Result<Lane, String> {
-        use headless_chrome::protocol::cdp::Browser::{
-            SetDownloadBehavior, SetDownloadBehaviorBehaviorOption,
-        };
-        let tab = b.new_tab().map_err(|e| format!("new tab: {e}"))?;
-        let ctx: Arc<Mutex<PageCtx>> = Default::default();
-        let _ = tab.call_method(SetDownloadBehavior {
-            behavior: SetDownloadBehaviorBehaviorOption::Deny,
-            browser_context_id: None,
-            download_path: None,
-            events_enabled: None,
-        });
-        tab.call_method(
-            headless_chrome::protocol::cdp::Page::AddScriptToEvaluateOnNewDocument {
-                source: INIT.into(),
-                world_name: None,
-                include_command_line_api: None,
-                run_immediately: None,
-            },
-        )
-        .map_err(|e| format!("init script: {e}"))?;
-        let pattern = RequestPattern {
-            url_pattern: Some("*".into()),
-            resource_Type: None,
-            request_stage: Some(RequestStage::Request),
-        };
-        tab.enable_fetch(Some(&[pattern]), None)
-            .map_err(|e| format!("enable fetch: {e}"))?;
-        let policy = self.policy.clone();
-        let c = ctx.clone();
-        tab.enable_request_interception(Arc::new(
-            move |_transport, _session, ev: RequestPausedEvent| intercept(&policy, &c, ev),
-        ))
-        .map_err(|e| format!("interception: {e}"))?;
-        Ok(Lane { tab, ctx })
-    }
-
-    fn checkout(&self) -> Result<Checkout, String> {
-        let mut g = self.slots.lock().expect("pool lock");
-        let n = g.0.len();
-        let start =
-            (g.1.launches as usize + g.0.iter().map(|s| s.served).sum::<usize>()) % n.max(1);
-        loop {
-            // the least busy usable slot, rotating ties
-            let mut pick: Option<usize> = None;
-            for k in 0..n {
-                let i = (start + k) % n;
-                let s = &g.0[i];
-                let restart = s.browser.is_none()
-                    || s.served >= self.cfg.restart_after_pages
-                    || s.over_memory;
-                if s.busy >= self.cfg.tabs_per_browser || (restart && s.busy > 0) {
-                    continue; // full, or draining before a restart
-                }
-                if pick.is_none_or(|p| g.0[p].busy > s.busy) {
-                    pick = Some(i);
-                }
-            }
-            let Some(i) = pick else {
-                g = self.freed.wait(g).expect("pool lock");
-                continue;
-            };
-            let (slots, stats) = &mut *g;
-            let s = &mut slots[i];
-            if s.browser.is_some() && s.served >= self.cfg.restart_after_pages {
-                stats.restarts_pages += 1;
-                tracing::debug!(
-                    slot = i,
-                    pages = s.served,
-                    "restarting browser after its page budget"
-                );
-            } else if s.browser.is_some() && s.over_memory {
-                stats.restarts_memory += 1;
-                tracing::info!(slot = i, "restarting browser over its memory bound");
-            }
-            if s.browser.is_none() || s.served >= self.cfg.restart_after_pages || s.over_memory {
-                s.idle.clear();
-                s.browser = None;
-                s.profile = None;
-                let (b, p) = self.launch()?;
-                stats.launches += 1;
-                s.generation += 1;
-                s.browser = Some(b);
-                s.profile = Some(p);
-                s.served = 0;
-                s.over_memory = false;
-            }
-            let b = s.browser.clone().expect("launched");
-            let lane = match s.idle.pop() {
-                Some(l) => l,
-                None => self.new_lane(&b)?,
-            };
-            s.busy += 1;
-            return Ok((i, s.generation, b, lane));
-        }
-    }
-
-    fn checkin(&self, i: usize, generation: u64, lane: Lane, ok: bool, crashed: bool) {
-        let mut g = self.slots.lock().expect("pool lock");
-        let (slots, stats) = &mut *g;
-        let s = &mut slots[i];
-        if s.generation == generation {
-            s.busy = s.busy.saturating_sub(1);
-            s.served += 1;
-            if crashed {
-                stats.crashes += 1;
-                // tabs still out on the dead browser come back with the old generation
-                s.browser = None;
-                s.profile = None;
-                s.idle.clear();
-                s.busy = 0;
-                s.generation += 1;
-            } else if ok {
-                s.idle.push(lane);
-            } else {
-                let _ = lane.tab.close(false);
-            }
-            if s.served % 10 == 0 {
-                if let Some(pid) = s.browser.as_ref().and_then(|b| b.get_process_id()) {
-                    s.over_memory = tree_rss_mb(pid) > self.cfg.max_browser_memory_mb;
-                }
-            }
-        }
-        drop(g);
-        self.freed.notify_all();
+    /// Process ids of the running lightpanda processes.
+    pub fn lightpanda_pids(&self) -> Vec<u32> {
+        self.light.as_ref().map(|p| p.pids()).unwrap_or_default()
     }
 
     /// Renders a fetched page (blocking: call from a blocking thread). Returns what happened
@@ -1309,8 +1148,7 @@ impl Renderer {
     /// The engines are tried in order; a page goes on to the next when one fails (crash,
     /// timeout, error) or, when the decision expected content the static HTML lacks, returns
     /// a DOM without more visible text than the static HTML (`no_new_content`). The last
-    /// engine's DOM is taken as it is; when every engine fails, the first DOM that came back
-    /// is used.
+    /// engine's DOM is taken as it is; when every engine fails, the static HTML stands.
     pub fn render(&self, page: &FetchedPage, reason: &str) -> (RenderInfo, Option<String>) {
         let start = Instant::now();
         let mut info = RenderInfo {
@@ -1320,26 +1158,41 @@ impl Renderer {
         };
         let visit = Visit::new(&self.cfg, page);
         let expect_new = !reason.ends_with("_always");
-        let mut engines = self.engines();
-        if NEEDS_LAYOUT.contains(&reason) && engines.len() > 1 {
-            engines.retain(|e| *e != EngineKind::Lightpanda);
-        }
-        let mut attempt = |engine: EngineKind| match engine {
-            EngineKind::Chromium => self.chromium(page, &visit, &mut info),
-            EngineKind::Lightpanda => {
-                let light = self.light.as_ref().expect("lightpanda installed");
-                light
-                    .render(&self.cfg, &self.policy, page, &visit, &mut info)
-                    .and_then(|answer| visit_answer(&answer, &mut info))
-            }
+        let engines = self.engines();
+        let mut attempt = |engine: EngineKind| {
+            let (pool, retries) = match engine {
+                // the last resort: a crash is retried once on a new browser
+                EngineKind::Chromium => (self.chromium.as_ref(), 1),
+                // a crash goes to the next engine
+                EngineKind::Lightpanda => (self.light.as_ref(), 0),
+            };
+            let answer = pool.expect("an installed engine").render(
+                &self.cfg,
+                &self.policy,
+                page,
+                &visit,
+                &mut info,
+                retries,
+            )?;
+            visit_answer(&answer, &mut info)
         };
-        let t = tiers(&engines, expect_new, &mut attempt, |d| gained_text(page, d));
+        // what the decision expected: more text than the static HTML, and for content behind
+        // interaction, the interaction having loaded something
+        let expected = |v: &Visited| {
+            gained_text(page, &v.dom)
+                && match reason {
+                    "infinite_scroll" => v.scroll_loads > 0,
+                    "load_more" | "collapsed_content" => v.clicks > 0,
+                    _ => true,
+                }
+        };
+        let t = tiers(&engines, expect_new, &mut attempt, expected);
         if let Some(f) = &t.fallback {
             tracing::debug!(url = %page.url, fallback = %f, "the first engine's result was not taken; tried the next");
         }
-        let dom = t.taken.map(|(engine, dom)| {
+        let dom = t.taken.map(|(engine, v)| {
             info.engine = Some(engine.name().to_string());
-            dom
+            v.dom
         });
         info.rendered = dom.is_some();
         info.error = if dom.is_some() { None } else { t.error };
@@ -1347,92 +1200,13 @@ impl Renderer {
         info.ms = start.elapsed().as_millis() as u64;
         (info, dom)
     }
-
-    /// The page in Chromium: one attempt, and a second on a new browser after a crash.
-    fn chromium(
-        &self,
-        page: &FetchedPage,
-        visit: &Visit,
-        info: &mut RenderInfo,
-    ) -> Result<String, String> {
-        let mut last = Err("no attempt".to_string());
-        for attempt in 1..=2 {
-            info.attempts += 1;
-            let (i, generation, browser, lane) = match self.checkout() {
-                Ok(c) => c,
-                Err(e) => return Err(format!("browser: {e}")),
-            };
-            let r = self
-                .drive(&lane, page, visit)
-                .and_then(|answer| visit_answer(&answer, info));
-            let crashed = r.is_err() && browser.get_version().is_err();
-            let ok = r.is_ok();
-            {
-                let c = lane.ctx.lock().expect("ctx");
-                info.requests += c.requests;
-                for (k, v) in &c.blocked {
-                    *info.blocked.entry(k.clone()).or_default() += v;
-                }
-            }
-            self.checkin(i, generation, lane, ok, crashed);
-            drop(browser);
-            match r {
-                Err(e) if crashed => {
-                    tracing::warn!(url = %page.url, attempt, error = %e, "browser crashed while rendering; restarting it");
-                    last = Err("crash".into());
-                }
-                r => return r,
-            }
-        }
-        last
-    }
-
-    /// One attempt on one Chromium tab: the driver's answer.
-    fn drive(
-        &self,
-        lane: &Lane,
-        page: &FetchedPage,
-        visit: &Visit,
-    ) -> Result<serde_json::Value, String> {
-        *lane.ctx.lock().expect("ctx") = visit.ctx(page);
-        let tab = &lane.tab;
-        let deadline = visit.deadline();
-        tab.navigate_to(&visit.url)
-            .map_err(|e| format!("navigate: {e}"))?;
-        let answer = loop {
-            match tab.evaluate(&visit.js, true) {
-                Ok(v) => {
-                    break v
-                        .value
-                        .and_then(|v| v.as_str().map(str::to_string))
-                        .unwrap_or_default()
-                }
-                // the navigation committed while the script ran in the previous document
-                Err(e)
-                    if Instant::now() < deadline
-                        && e.to_string().to_lowercase().contains("context") =>
-                {
-                    continue
-                }
-                Err(e) => return Err(format!("evaluate: {e}")),
-            }
-        };
-        let r: serde_json::Value =
-            serde_json::from_str(&answer).map_err(|e| format!("driver answer: {e}"))?;
-        if r["timeout"].as_bool() == Some(true) || r["url"].as_str() == Some("about:blank") {
-            let _ = tab.stop_loading();
-        }
-        // stop the page's timers and requests before the tab is reused
-        let _ = tab.navigate_to("about:blank");
-        Ok(r)
-    }
 }
 
 /// What the engine tiers gave: the engine whose DOM is taken and the DOM, else the last
 /// error; why the first engine's result was not taken, when a next engine was tried.
 #[derive(Debug, PartialEq)]
-struct Tiered<E> {
-    taken: Option<(E, String)>,
+struct Tiered<E, T> {
+    taken: Option<(E, T)>,
     error: Option<String>,
     fallback: Option<String>,
 }
@@ -1440,19 +1214,18 @@ struct Tiered<E> {
 /// Tries `engines` in order. A DOM is taken when it is the last engine's, when no new
 /// content is expected, or when `gained` says it holds more text than the static HTML;
 /// otherwise (or on an error) the next engine is tried. When every later engine fails, the
-/// first DOM that came back is taken.
-fn tiers<E: Copy>(
+/// static HTML stands (a DOM without the expected text is no better).
+fn tiers<E: Copy, T>(
     engines: &[E],
     expect_new: bool,
-    attempt: &mut dyn FnMut(E) -> Result<String, String>,
-    gained: impl Fn(&str) -> bool,
-) -> Tiered<E> {
+    attempt: &mut dyn FnMut(E) -> Result<T, String>,
+    gained: impl Fn(&T) -> bool,
+) -> Tiered<E, T> {
     let mut out = Tiered {
         taken: None,
         error: None,
         fallback: None,
     };
-    let mut kept: Option<(E, String)> = None;
     for (k, &engine) in engines.iter().enumerate() {
         let last = k + 1 == engines.len();
         match attempt(engine) {
@@ -1460,11 +1233,10 @@ fn tiers<E: Copy>(
                 out.taken = Some((engine, d));
                 return out;
             }
-            Ok(d) => {
+            Ok(_) => {
                 if k == 0 {
                     out.fallback = Some("no_new_content".into());
                 }
-                kept.get_or_insert((engine, d));
             }
             Err(e) => {
                 if k == 0 && !last {
@@ -1479,14 +1251,8 @@ fn tiers<E: Copy>(
             }
         }
     }
-    out.taken = kept;
     out
 }
-
-/// Decision reasons whose content depends on layout (scroll position against page height):
-/// lightpanda has no layout (its page height is the viewport's, scrolling does not move), so
-/// these pages go to Chromium alone when it is installed.
-const NEEDS_LAYOUT: &[&str] = &["infinite_scroll"];
 
 /// One page's visit, the same in every engine: where, the in-page driver, the time allowed.
 pub(crate) struct Visit {
@@ -1558,29 +1324,44 @@ impl Visit {
 
 /// The DOM from the driver's answer, counting scrolls and clicks; a visit that timed out or
 /// never left the blank page is an error (`timeout`).
-fn visit_answer(r: &serde_json::Value, info: &mut RenderInfo) -> Result<String, String> {
+fn visit_answer(r: &serde_json::Value, info: &mut RenderInfo) -> Result<Visited, String> {
     if r["timeout"].as_bool() == Some(true) || r["url"].as_str() == Some("about:blank") {
         return Err("timeout".into());
     }
-    info.scrolls += r["scrolls"].as_u64().unwrap_or(0) as u32;
-    info.clicks += r["clicks"].as_u64().unwrap_or(0) as u32;
-    Ok(r["html"].as_str().unwrap_or_default().to_string())
+    let n = |k: &str| r[k].as_u64().unwrap_or(0) as u32;
+    info.scrolls += n("scrolls");
+    info.clicks += n("clicks");
+    Ok(Visited {
+        dom: r["html"].as_str().unwrap_or_default().to_string(),
+        clicks: n("clicks"),
+        scroll_loads: n("scrollLoads"),
+    })
 }
 
-/// Whether a rendered DOM holds more visible text than the static HTML: at least 50
+/// What one engine's visit gave.
+struct Visited {
+    /// The DOM after interaction.
+    dom: String,
+    /// Elements clicked.
+    clicks: u32,
+    /// Scroll steps that started requests.
+    scroll_loads: u32,
+}
+
+/// Whether a rendered DOM holds more visible text than the static HTML: at least 20
 /// characters and 5% more.
 fn gained_text(page: &FetchedPage, dom: &str) -> bool {
     let before = static_signals(&String::from_utf8_lossy(&page.body)).text_chars;
     let after = static_signals(dom).text_chars;
-    after >= before + (before / 20).max(50)
+    after >= before + (before / 20).max(20)
 }
 
 /// Runs in the tab before any page script: counts fetch/XHR requests in flight, so the
 /// driver knows when content loaded by script has arrived.
 const INIT: &str = r#"(() => {
   if (window.__trawlInit) return;
-  window.__trawlInit = 1; window.__trawlPending = 0; window.__trawlLast = Date.now();
-  const start = () => { window.__trawlPending++; window.__trawlLast = Date.now(); };
+  window.__trawlInit = 1; window.__trawlPending = 0; window.__trawlStarted = 0; window.__trawlLast = Date.now();
+  const start = () => { window.__trawlPending++; window.__trawlStarted++; window.__trawlLast = Date.now(); };
   const done = () => { window.__trawlPending--; window.__trawlLast = Date.now(); };
   const f = window.fetch;
   if (f) window.fetch = function (...a) { start(); return f.apply(this, a).finally(done); };
@@ -1594,7 +1375,7 @@ const INIT: &str = r#"(() => {
 const DRIVER: &str = r#"async (o) => {
   const sleep = ms => new Promise(r => setTimeout(r, ms));
   const t0 = Date.now();
-  const r = { timeout: false, scrolls: 0, clicks: 0, url: location.href, html: '' };
+  const r = { timeout: false, scrolls: 0, scrollLoads: 0, clicks: 0, url: location.href, html: '' };
   while (document.readyState !== 'complete') {
     if (Date.now() - t0 > o.pageTimeout) { r.timeout = true; return JSON.stringify(r); }
     await sleep(20);
@@ -1617,14 +1398,23 @@ const DRIVER: &str = r#"async (o) => {
   const click = CLICK;
   for (;;) {
     let last = 0;
+    let lastStarted = window.__trawlStarted || 0;
     for (let i = 0; i < o.steps && Date.now() < end; i++) {
+      const y = window.scrollY;
       window.scrollBy(0, window.innerHeight);
+      // an engine without layout (lightpanda) does not move: the page's scroll listeners
+      // are told anyway, at what is for them the bottom
+      if (window.scrollY === y) window.dispatchEvent(new Event('scroll'));
       r.scrolls++;
       await sleep(40);
       await quiet(Math.min(o.wait, end - Date.now()));
       const h = document.documentElement.scrollHeight;
-      if (Math.ceil(window.scrollY + window.innerHeight) >= h && h === last) break;
+      const started = window.__trawlStarted || 0;
+      if (started !== lastStarted) r.scrollLoads++;
+      // at the bottom, and the step neither grew the page nor started a request
+      if (Math.ceil(window.scrollY + window.innerHeight) >= h && h === last && started === lastStarted) break;
       last = h;
+      lastStarted = started;
     }
     if (r.clicks >= o.maxClicks || Date.now() >= end) break;
     let n = 0;
@@ -1723,7 +1513,13 @@ pub(crate) enum Paused {
 
 /// The request policy of a tab: the main document from the fetched response, every other
 /// request through the policy (refusals counted by reason on the page).
-pub(crate) fn paused(policy: &Policy, ctx: &Mutex<PageCtx>, url: &str, rtype: &str) -> Paused {
+pub(crate) fn paused(
+    policy: &Policy,
+    ctx: &Mutex<PageCtx>,
+    url: &str,
+    rtype: &str,
+    overrides: bool,
+) -> Paused {
     let url = strip_fragment(url);
     let rtype = rtype.to_ascii_lowercase();
     let (main, nth) = {
@@ -1738,7 +1534,7 @@ pub(crate) fn paused(policy: &Policy, ctx: &Mutex<PageCtx>, url: &str, rtype: &s
         // no page in this tab (about:blank between pages): nothing may go out
         return Paused::Fail;
     }
-    match policy.refuse(&url, &rtype, nth) {
+    match policy.refuse(&url, &rtype, nth, overrides) {
         None => Paused::Continue,
         Some(reason) => {
             tracing::trace!(%url, %rtype, reason, "sub-request refused");
@@ -1749,39 +1545,6 @@ pub(crate) fn paused(policy: &Policy, ctx: &Mutex<PageCtx>, url: &str, rtype: &s
                 .or_default() += 1;
             Paused::Fail
         }
-    }
-}
-
-/// The interceptor of a Chromium tab.
-fn intercept(
-    policy: &Policy,
-    ctx: &Mutex<PageCtx>,
-    ev: RequestPausedEvent,
-) -> RequestPausedDecision {
-    let p = ev.params;
-    let rtype = serde_json::to_value(&p.resource_Type)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default();
-    match paused(policy, ctx, &p.request.url, &rtype) {
-        Paused::Fulfill(status, content_type, body) => {
-            RequestPausedDecision::Fulfill(FulfillRequest {
-                request_id: p.request_id,
-                response_code: status as u32,
-                response_headers: Some(vec![HeaderEntry {
-                    name: "Content-Type".into(),
-                    value: content_type,
-                }]),
-                binary_response_headers: None,
-                body: Some(base64::engine::general_purpose::STANDARD.encode(body.as_slice())),
-                response_phrase: None,
-            })
-        }
-        Paused::Continue => RequestPausedDecision::Continue(None),
-        Paused::Fail => RequestPausedDecision::Fail(FailRequest {
-            request_id: p.request_id,
-            error_reason: ErrorReason::BlockedByClient,
-        }),
     }
 }
 
@@ -1857,7 +1620,7 @@ mod tests {
                     tried.push(e);
                     results[e].map(String::from).map_err(String::from)
                 },
-                |d| d.contains("more"),
+                |d: &String| d.contains("more"),
             );
             (t, tried)
         };
@@ -1886,11 +1649,11 @@ mod tests {
         );
         let (t, _) = run(vec![Err("evaluate: boom"), Ok("x")], true);
         assert_eq!(t.fallback.as_deref(), Some("error"));
-        // the next engine failing too: the first DOM that came back stands
+        // the next engine failing too: the static HTML stands
         let (t, _) = run(vec![Ok("same"), Err("timeout")], true);
         assert_eq!(
-            (t.taken, t.fallback.as_deref()),
-            (taken(0, "same"), Some("no_new_content"))
+            (t.taken, t.error.as_deref(), t.fallback.as_deref()),
+            (None, Some("timeout"), Some("no_new_content"))
         );
         // nothing came back: the last error
         let (t, _) = run(vec![Err("crash"), Err("timeout")], true);

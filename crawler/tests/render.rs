@@ -1,14 +1,15 @@
-//! Headless rendering with real Chromium on the loopback test web: script-inserted text,
-//! infinite scroll, a "load more" button, a robots-disallowed script (blocked, counted), a
-//! page that never finishes loading (timeout, counted) and a browser killed mid-render
-//! (restarted, page retried once).
+//! Headless rendering with real Chromium and lightpanda on the loopback test web:
+//! script-inserted text, infinite scroll, a "load more" button, a robots-disallowed script
+//! (blocked, counted), a page that never finishes loading (timeout, counted), a browser
+//! killed mid-render (restarted, page retried once), the same with lightpanda first, and a
+//! lightpanda killed mid-render (the page goes to Chromium).
 
 mod common;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use trawl_crawler::{CrawlConfig, Crawler, RenderConfig, RenderMode};
+use trawl_crawler::{CrawlConfig, Crawler, EngineKind, RenderConfig, RenderMode};
 use trawl_storage::{warc, Storage, StorageConfig};
 use trawl_testweb::{Fault, Response, Site, TestWeb};
 
@@ -90,6 +91,7 @@ document.getElementById('more').addEventListener('click', () => {
 fn render_cfg(chrome: String) -> RenderConfig {
     RenderConfig {
         mode: RenderMode::Auto,
+        engines: vec![EngineKind::Chromium],
         chromium: chrome,
         page_timeout_ms: 3_000,
         ..Default::default()
@@ -99,6 +101,53 @@ fn render_cfg(chrome: String) -> RenderConfig {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn renders_what_needs_it_with_interaction_and_the_crawlers_rules() {
     let Some(chrome) = chromium() else { return };
+    render_the_app_site(render_cfg(chrome)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_tiers_render_the_same_with_lightpanda_first() {
+    let Some(chrome) = chromium() else { return };
+    let Some(lp) = lightpanda() else { return };
+    let pages = render_the_app_site(RenderConfig {
+        engines: vec![EngineKind::Lightpanda, EngineKind::Chromium],
+        lightpanda: lp,
+        ..render_cfg(chrome)
+    })
+    .await;
+    let engine = |path: &str| {
+        let r = pages[path].render.clone().unwrap();
+        (r.engine, r.fallback)
+    };
+    // lightpanda renders script, scroll (its scroll listeners are told, though nothing
+    // moves), clicks and the crawler's rules by itself
+    for path in ["/js.html", "/scroll.html", "/more.html", "/tracked.html"] {
+        assert_eq!(engine(path), (Some("lightpanda".into()), None), "{path}");
+    }
+    // the hanging page loads nothing in lightpanda either: Chromium is tried, and times out
+    assert_eq!(engine("/hang.html"), (None, Some("no_new_content".into())));
+}
+
+fn lightpanda() -> Option<String> {
+    let path = std::env::var("TRAWL_CACHE")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|_| {
+            std::path::PathBuf::from(std::env::var("HOME").unwrap()).join(".cache/trawl")
+        })
+        .join("bin/lightpanda");
+    if path.exists() {
+        return Some(path.display().to_string());
+    }
+    assert!(
+        std::env::var_os("TRAWL_REQUIRE_EXTERNAL").is_none(),
+        "lightpanda is required (scripts/setup.sh installs it)"
+    );
+    eprintln!("skipping: no {}", path.display());
+    None
+}
+
+/// Crawls the app site with `rcfg` and checks what every engine setup must do; returns the
+/// pages by path.
+async fn render_the_app_site(rcfg: RenderConfig) -> BTreeMap<String, trawl_core::FetchedPage> {
     let web = TestWeb::start(vec![app_site()]).await.unwrap();
     let base = web.base_url("app").unwrap();
     let dir = tempfile::tempdir().unwrap();
@@ -112,7 +161,7 @@ async fn renders_what_needs_it_with_interaction_and_the_crawlers_rules() {
     };
     let crawler = Crawler::new(cfg)
         .unwrap()
-        .with_renderer(render_cfg(chrome), tokio::runtime::Handle::current())
+        .with_renderer(rcfg, tokio::runtime::Handle::current())
         .unwrap();
     let parts = common::run(crawler, &root).await;
     let pages: BTreeMap<String, _> = parts
@@ -225,11 +274,19 @@ async fn renders_what_needs_it_with_interaction_and_the_crawlers_rules() {
         js_page.render.as_ref().map(|r| r.reason.as_str()),
         Some("empty_app_root")
     );
+    pages
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_browser_killed_mid_render_is_restarted_and_the_page_retried_once() {
-    let Some(chrome) = chromium() else { return };
+/// Crawls a one-page site whose script arrives after 2.5 s, killing the first process that
+/// `pids` lists one second after it appears: the crawl parts, the pool and the killed pid.
+async fn crawl_killing(
+    rcfg: RenderConfig,
+    pids: fn(&trawl_crawler::Renderer) -> Vec<u32>,
+) -> (
+    Vec<trawl_crawler::CrawlPart>,
+    std::sync::Arc<trawl_crawler::Renderer>,
+    u32,
+) {
     let site = Site::new("slow")
         .route("/robots.txt", Response::text("User-agent: *\nAllow: /\n"))
         .route("/", Response::html("<html><body><div id=\"root\"></div><script src=\"/slow.js\"></script></body></html>"))
@@ -243,10 +300,6 @@ async fn a_browser_killed_mid_render_is_restarted_and_the_page_retried_once() {
         allow_private_addresses: true,
         ..Default::default()
     };
-    let rcfg = RenderConfig {
-        page_timeout_ms: 10_000,
-        ..render_cfg(chrome)
-    };
     let crawler = Crawler::new(cfg)
         .unwrap()
         .with_renderer(rcfg, tokio::runtime::Handle::current())
@@ -256,8 +309,7 @@ async fn a_browser_killed_mid_render_is_restarted_and_the_page_retried_once() {
     let killer = std::thread::spawn(move || {
         let t0 = std::time::Instant::now();
         while t0.elapsed() < Duration::from_secs(20) {
-            let pids = pool.browser_pids();
-            if let Some(pid) = pids.first() {
+            if let Some(pid) = pids(&pool).first() {
                 std::thread::sleep(Duration::from_millis(1000));
                 std::process::Command::new("kill")
                     .arg("-9")
@@ -272,18 +324,69 @@ async fn a_browser_killed_mid_render_is_restarted_and_the_page_retried_once() {
     });
     let parts = common::run(crawler, &root).await;
     let (pool, killed) = killer.join().unwrap();
+    (parts, pool, killed)
+}
+
+/// The slow page's render record, after checking it was rendered with its late text.
+fn rendered_complete(parts: &[trawl_crawler::CrawlPart]) -> trawl_core::RenderInfo {
     let page = &parts[0].pages[0];
     let info = page.render.clone().unwrap();
     assert!(info.rendered, "{info:?}");
-    assert_eq!(info.attempts, 2, "retried once on a new browser");
     assert!(page
         .rendered
         .as_deref()
         .unwrap()
         .contains("Arrived after a long wait"));
+    info
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_browser_killed_mid_render_is_restarted_and_the_page_retried_once() {
+    let Some(chrome) = chromium() else { return };
+    let rcfg = RenderConfig {
+        page_timeout_ms: 10_000,
+        ..render_cfg(chrome)
+    };
+    let (parts, pool, killed) = crawl_killing(rcfg, |r| r.browser_pids()).await;
+    let info = rendered_complete(&parts);
+    assert_eq!(info.attempts, 2, "retried once on a new browser");
     let st = pool.stats();
     assert_eq!((st.crashes, st.launches), (1, 2), "{st:?}");
     assert!(!pool.browser_pids().contains(&killed));
     let counters = &parts[0].stats.stage("crawl").unwrap().counters;
     assert_eq!(counters.get("render_retried"), Some(&1), "{counters:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lightpanda_killed_mid_render_hands_the_page_to_chromium() {
+    let Some(chrome) = chromium() else { return };
+    let Some(lp) = lightpanda() else { return };
+    let rcfg = RenderConfig {
+        engines: vec![EngineKind::Lightpanda, EngineKind::Chromium],
+        lightpanda: lp,
+        page_timeout_ms: 10_000,
+        ..render_cfg(chrome)
+    };
+    let (parts, pool, killed) = crawl_killing(rcfg, |r| r.lightpanda_pids()).await;
+    let info = rendered_complete(&parts);
+    assert_eq!(
+        (info.engine.as_deref(), info.fallback.as_deref()),
+        (Some("chromium"), Some("crash")),
+        "{info:?}"
+    );
+    let st = pool.stats();
+    assert_eq!(st.lightpanda.crashes, 1, "{st:?}");
+    assert!(!pool.lightpanda_pids().contains(&killed));
+    let counters = &parts[0].stats.stage("crawl").unwrap().counters;
+    assert_eq!(
+        counters.get("render_fallback_crash"),
+        Some(&1),
+        "{counters:?}"
+    );
+    assert_eq!(
+        counters.get("render_engine_chromium"),
+        Some(&1),
+        "{counters:?}"
+    );
+    assert!(counters.get("render_retried").is_none(), "{counters:?}");
 }
