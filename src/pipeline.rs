@@ -151,6 +151,7 @@ impl Pipeline {
         }
         self.scorer_loaded = true;
         match &self.cfg.captions.alignment.model {
+            #[cfg(feature = "clip")]
             Some(dir) => {
                 let scorer = trawl_captions::align::ClipScorer::load(std::path::Path::new(dir))
                     .map_err(|reason| trawl_config::ConfigError {
@@ -160,6 +161,15 @@ impl Pipeline {
                     })?;
                 tracing::info!(model = %dir, "image-text alignment scores from a CLIP model");
                 self.captioner.set_scorer(std::sync::Arc::new(scorer));
+            }
+            #[cfg(not(feature = "clip"))]
+            Some(_) => {
+                return Err(trawl_config::ConfigError {
+                    file: "config".into(),
+                    key: "captions.alignment.model".into(),
+                    reason: "this trawl was built without CLIP; build it with `cargo build --release --features clip` (or scripts/install.sh --clip)".into(),
+                }
+                .into())
             }
             None => tracing::info!(
                 "no [captions.alignment] model configured: pairs get no alignment score"

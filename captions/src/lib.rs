@@ -29,6 +29,8 @@ use serde_json::json;
 use trawl_core::{Attrs, Document, DropReason, ImageTextPair, InterleavedDoc, StageStats};
 
 pub mod align;
+#[cfg(feature = "clip")]
+mod clip;
 pub mod image;
 pub mod phash;
 pub mod wds;

@@ -1,5 +1,6 @@
 //! The CLIP alignment scorer on a tiny model the test builds itself (random weights saved
 //! as safetensors with a Hugging Face config and a word-level tokenizer).
+#![cfg(feature = "clip")]
 
 use std::sync::Arc;
 
