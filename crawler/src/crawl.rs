@@ -213,6 +213,21 @@ impl Crawler {
         tx: mpsc::Sender<CrawlPart>,
         progress: Option<Arc<dyn Fn(u64) + Send + Sync>>,
     ) -> Result<CrawlState, CrawlError> {
+        let r = self.run_crawl(root, tx, progress).await;
+        // the browsers end with the crawl, whoever still holds the renderer (a process that
+        // exits without dropping it would leave them running)
+        if let Some(renderer) = &self.renderer {
+            renderer.shutdown();
+        }
+        r
+    }
+
+    async fn run_crawl(
+        &self,
+        root: &Storage,
+        tx: mpsc::Sender<CrawlPart>,
+        progress: Option<Arc<dyn Fn(u64) + Send + Sync>>,
+    ) -> Result<CrawlState, CrawlError> {
         // Load what earlier runs committed.
         // Committed parts are read past damage (a damaged record costs only itself).
         let mut committed: Vec<(Vec<FetchedPage>, Marker)> = Vec::new();

@@ -1021,6 +1021,23 @@ fn chromium_args(cfg: &RenderConfig, guard: &Guard) -> Vec<String> {
         "--no-pings",
         "--hide-scrollbars",
         "--window-size=1280,1024",
+        // pages in tabs the browser thinks are in the background get their timers clamped
+        // to once a second (full Chromium's new headless mode does this; the driver's
+        // polling then takes seconds per page)
+        "--disable-background-timer-throttling",
+        "--disable-backgrounding-occluded-windows",
+        "--disable-renderer-backgrounding",
+        "--disable-ipc-flooding-protection",
+        "--disable-hang-monitor",
+        "--disable-dev-shm-usage",
+        "--disable-extensions",
+        "--disable-component-extensions-with-background-pages",
+        "--disable-default-apps",
+        "--disable-breakpad",
+        "--disable-client-side-phishing-detection",
+        "--metrics-recording-only",
+        "--password-store=basic",
+        "--use-mock-keychain",
     ]
     .iter()
     .map(|s| s.to_string())
@@ -1135,6 +1152,13 @@ impl Renderer {
     /// Process ids of the running Chromium browsers.
     pub fn browser_pids(&self) -> Vec<u32> {
         self.chromium.as_ref().map(|p| p.pids()).unwrap_or_default()
+    }
+
+    /// Stops every browser process now (pages rendered later start new ones).
+    pub fn shutdown(&self) {
+        for pool in [&self.chromium, &self.light].into_iter().flatten() {
+            pool.shutdown();
+        }
     }
 
     /// Process ids of the running lightpanda processes.

@@ -111,6 +111,19 @@ impl Pool {
         self.slots.lock().expect("pool lock").1.clone()
     }
 
+    /// Kills every process of the pool; lanes still out come back to a new generation.
+    pub(super) fn shutdown(&self) {
+        let mut g = self.slots.lock().expect("pool lock");
+        for s in g.0.iter_mut() {
+            s.idle.clear();
+            s.proc = None;
+            s.busy = 0;
+            s.generation += 1;
+        }
+        drop(g);
+        self.freed.notify_all();
+    }
+
     pub(super) fn pids(&self) -> Vec<u32> {
         let g = self.slots.lock().expect("pool lock");
         g.0.iter()
