@@ -1574,6 +1574,22 @@ pub(crate) fn paused(
 
 /// Resident memory of a process and all its descendants, MiB (Linux `/proc`).
 pub fn tree_rss_mb(pid: u32) -> u64 {
+    let page_kb = 4u64;
+    process_tree(pid)
+        .iter()
+        .filter_map(|p| std::fs::read_to_string(format!("/proc/{p}/statm")).ok())
+        .filter_map(|s| {
+            s.split_whitespace()
+                .nth(1)
+                .and_then(|v| v.parse::<u64>().ok())
+        })
+        .map(|pages| pages * page_kb)
+        .sum::<u64>()
+        / 1024
+}
+
+/// A process and all its descendants (Linux `/proc`), the process first.
+pub(crate) fn process_tree(pid: u32) -> Vec<u32> {
     let mut parent: Vec<(u32, u32)> = Vec::new();
     if let Ok(rd) = std::fs::read_dir("/proc") {
         for e in rd.flatten() {
@@ -1597,17 +1613,7 @@ pub fn tree_rss_mb(pid: u32) -> u64 {
         tree.extend(parent.iter().filter(|(_, pp)| *pp == cur).map(|(p, _)| *p));
         i += 1;
     }
-    let page_kb = 4u64;
-    tree.iter()
-        .filter_map(|p| std::fs::read_to_string(format!("/proc/{p}/statm")).ok())
-        .filter_map(|s| {
-            s.split_whitespace()
-                .nth(1)
-                .and_then(|v| v.parse::<u64>().ok())
-        })
-        .map(|pages| pages * page_kb)
-        .sum::<u64>()
-        / 1024
+    tree
 }
 
 #[cfg(test)]

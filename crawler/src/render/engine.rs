@@ -38,9 +38,46 @@ struct Proc {
 
 impl Drop for Proc {
     fn drop(&mut self) {
+        // the whole tree: Debian's /usr/bin/chromium* are shell scripts that run the browser
+        // as their child, which killing the script alone would leave running; when the
+        // script is already gone, the browser's processes are found by their profile folder
+        let mut pids = super::process_tree(self.child.id());
+        pids.remove(0);
+        if let Some(dir) = &self._profile {
+            let arg = format!("--user-data-dir={}", dir.path().display());
+            pids.extend(processes_with_arg(&arg));
+        }
+        pids.sort_unstable();
+        pids.dedup();
+        if !pids.is_empty() {
+            let _ = Command::new("kill")
+                .arg("-KILL")
+                .args(pids.iter().map(|p| p.to_string()))
+                .stderr(Stdio::null())
+                .status();
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Processes (Linux `/proc`) with `arg` among their command-line arguments.
+fn processes_with_arg(arg: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    let Ok(rd) = std::fs::read_dir("/proc") else {
+        return out;
+    };
+    for e in rd.flatten() {
+        let Some(p) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+            continue;
+        };
+        if let Ok(cmd) = std::fs::read(format!("/proc/{p}/cmdline")) {
+            if cmd.split(|b| *b == 0).any(|a| a == arg.as_bytes()) {
+                out.push(p);
+            }
+        }
+    }
+    out
 }
 
 /// One CDP connection with its page, and the page it is rendering.
