@@ -1202,8 +1202,11 @@ impl Renderer {
         };
         // what the decision expected: more text than the static HTML, and for content behind
         // interaction, the interaction having loaded something
+        // (the static HTML's text is measured once, when an engine's DOM is first judged)
+        let before = std::cell::OnceCell::new();
         let expected = |v: &Visited| {
-            gained_text(page, &v.dom)
+            let before = *before.get_or_init(|| text_chars(&String::from_utf8_lossy(&page.body)));
+            gained_text(before, &v.dom)
                 && match reason {
                     "infinite_scroll" => v.scroll_loads > 0,
                     "load_more" | "collapsed_content" => v.clicks > 0,
@@ -1340,10 +1343,6 @@ impl Visit {
             ..Default::default()
         }
     }
-
-    fn deadline(&self) -> Instant {
-        self.deadline
-    }
 }
 
 /// The DOM from the driver's answer, counting scrolls and clicks; a visit that timed out or
@@ -1372,12 +1371,15 @@ struct Visited {
     scroll_loads: u32,
 }
 
-/// Whether a rendered DOM holds more visible text than the static HTML: at least 20
-/// characters and 5% more.
-fn gained_text(page: &FetchedPage, dom: &str) -> bool {
-    let before = static_signals(&String::from_utf8_lossy(&page.body)).text_chars;
-    let after = static_signals(dom).text_chars;
-    after >= before + (before / 20).max(20)
+/// Whether a rendered DOM holds more visible text than the static HTML's `before`
+/// characters: at least 20 characters and 5% more.
+fn gained_text(before: usize, dom: &str) -> bool {
+    text_chars(dom) >= before + (before / 20).max(20)
+}
+
+/// Visible text characters of an HTML document (as the decision counts them).
+fn text_chars(html: &str) -> usize {
+    static_signals(html).text_chars
 }
 
 /// Runs in the tab before any page script: counts fetch/XHR requests in flight, so the

@@ -631,22 +631,11 @@ mod tests {
     async fn clusters_name_the_closest_member_the_survivor_and_the_size() {
         // b, o, c: b and c are copies of o in different halves (J about 0.82 with o, 0.66
         // with each other); the earliest, b, survives and c names o, the member it is close to
-        let base: Vec<String> = (0..300)
-            .map(|i| crate::testing::word((i * 7919) % 5000))
-            .collect();
-        let edit = |from: usize, tag: &str| {
-            let mut v = base.clone();
-            for k in 0..6 {
-                v[from + k * 20] = format!("{tag}{k}");
-            }
-            v.join(" ")
-        };
-        let docs = [
-            Document::new("b", edit(10, "bb")),
-            Document::new("o", base.join(" ")),
-            Document::new("c", edit(160, "cc")),
-            Document::new("x", "an unrelated short page about something else entirely"),
-        ];
+        let mut docs = crate::testing::survivor_original_copy();
+        docs.push(Document::new(
+            "x",
+            "an unrelated short page about something else entirely",
+        ));
         let mut input = Vec::new();
         for d in &docs {
             serde_json::to_writer(&mut input, d).unwrap();

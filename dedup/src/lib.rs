@@ -229,6 +229,7 @@ impl Task for ExactDedup {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::survivor_original_copy;
     use trawl_core::compliance::check_stage;
     use trawl_core::Stage;
 
@@ -310,26 +311,6 @@ mod tests {
         fn join(&mut self, id: &DocId, of: &DocId) {
             self.0.join(id, of)
         }
-    }
-
-    /// B and C are copies of O, 6 words edited each, in different halves: J(B, O) and
-    /// J(C, O) about 0.82, J(B, C) about 0.66.
-    fn survivor_original_copy() -> Vec<Document> {
-        let base: Vec<String> = (0..300)
-            .map(|i| crate::testing::word((i * 7919) % 5000))
-            .collect();
-        let edit = |from: usize, tag: &str| {
-            let mut v = base.clone();
-            for k in 0..6 {
-                v[from + k * 20] = format!("{tag}{k}");
-            }
-            v.join(" ")
-        };
-        vec![
-            Document::new("b", edit(10, "bb")),
-            Document::new("o", base.join(" ")),
-            Document::new("c", edit(160, "cc")),
-        ]
     }
 
     #[test]
@@ -447,6 +428,25 @@ mod tests {
             ..Default::default()
         };
         assert!(bad.open_index().is_err());
+    }
+
+    #[test]
+    fn the_rocksdb_index_names_the_survivor_of_the_owners_cluster() {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = DedupConfig {
+            index_dir: Some(dir.path().join("idx").display().to_string()),
+            ..Default::default()
+        };
+        let docs = survivor_original_copy();
+        let mut t = NearDedup::new(&cfg, cfg.open_index().unwrap());
+        let mut out = Vec::new();
+        for mut d in docs.clone() {
+            let v = t.process(&mut d).unwrap();
+            out.push((v, d));
+        }
+        assert_eq!(out[2].0, Verdict::Drop(reasons::NEAR_DUPLICATE));
+        // whichever member c matched, its cluster's survivor is b
+        assert_eq!(out[2].1.attrs["dedup"]["survivor"], docs[0].id.as_str());
     }
 
     #[test]

@@ -250,13 +250,15 @@ impl Task for NearDedup {
         self.hasher.compute(&doc.text);
         match self.find(&doc.id) {
             Some((owner, sim)) => {
+                // the survivor of the owner's cluster (the owner itself when it has none),
+                // read before joining: a persistent index sees the join only once committed
+                let survivor = self
+                    .index
+                    .cluster(&owner)
+                    .map_or_else(|| owner.clone(), |c| c.root);
                 // a removed document stays a reference: a later copy may be within the
                 // threshold of it (the original) and not of the copy that survived
                 self.index.join(&doc.id, &owner);
-                let survivor = self
-                    .index
-                    .cluster(&doc.id)
-                    .map_or_else(|| owner.clone(), |c| c.root);
                 doc.attrs.insert(
                     "dedup".into(),
                     json!({

@@ -48,6 +48,11 @@ fn prefixed(tag: u8, id: &DocId) -> Vec<u8> {
     k
 }
 
+/// A DocId stored as bytes.
+fn id_of(bytes: &[u8]) -> DocId {
+    DocId::from_external(String::from_utf8_lossy(bytes).into_owned())
+}
+
 fn decode_cluster(root: DocId, v: &[u8]) -> Option<Cluster> {
     let size = u64::from_le_bytes(v.get(..8)?.try_into().ok()?);
     let mut members = Vec::new();
@@ -55,9 +60,7 @@ fn decode_cluster(root: DocId, v: &[u8]) -> Option<Cluster> {
     while p + 2 <= v.len() {
         let n = u16::from_le_bytes(v[p..p + 2].try_into().ok()?) as usize;
         let id = v.get(p + 2..p + 2 + n)?;
-        members.push(DocId::from_external(
-            String::from_utf8_lossy(id).into_owned(),
-        ));
+        members.push(id_of(id));
         p += 2 + n;
     }
     Some(Cluster {
@@ -100,7 +103,7 @@ impl LshIndex for RocksIndex {
         self.db
             .get(band_key(band, key))
             .expect("reading the dedup index failed")
-            .map(|v| DocId::from_external(String::from_utf8_lossy(&v).into_owned()))
+            .map(|v| id_of(&v))
     }
 
     fn claim(&mut self, band: u32, key: u64, id: &DocId) {
@@ -143,7 +146,7 @@ impl LshIndex for RocksIndex {
 
     fn cluster(&self, id: &DocId) -> Option<Cluster> {
         let root = self.get(&prefixed(b'R', id))?;
-        let root = DocId::from_external(String::from_utf8_lossy(&root).into_owned());
+        let root = id_of(&root);
         let v = self.get(&prefixed(b'M', &root))?;
         decode_cluster(root, &v)
     }
@@ -152,10 +155,9 @@ impl LshIndex for RocksIndex {
         if self.get(&prefixed(b'R', id)).is_some() {
             return;
         }
-        let root = self.get(&prefixed(b'R', of)).map_or_else(
-            || of.clone(),
-            |r| DocId::from_external(String::from_utf8_lossy(&r).into_owned()),
-        );
+        let root = self
+            .get(&prefixed(b'R', of))
+            .map_or_else(|| of.clone(), |r| id_of(&r));
         let mut c = self
             .get(&prefixed(b'M', &root))
             .and_then(|v| decode_cluster(root.clone(), &v))

@@ -549,6 +549,15 @@ pub fn bench_sites(hosts: usize, pages: usize) -> Vec<Site> {
         .collect()
 }
 
+/// A `<ul>` of links, each labelled with its own URL.
+fn link_list(links: &[String]) -> String {
+    let items: String = links
+        .iter()
+        .map(|l| format!("<li><a href=\"{l}\">{l}</a></li>"))
+        .collect();
+    format!("<ul>{items}</ul>")
+}
+
 /// The mixed web of the render benchmark: like [`bench_sites`], but one page in five is a
 /// client-side app (an empty `#root` that `/app.js` fills from `/data/p/N`, JSON fetched by
 /// XHR), one in ten a listing with more items behind a "Load more" button, one in twenty a
@@ -580,31 +589,22 @@ pub fn render_bench_sites(hosts: usize, pages: usize) -> Vec<Site> {
                 } else if i % 10 == 7 {
                     // a listing whose further items arrive behind a "Load more" button
                     let mut body = paras(&[EN[(i + h) % EN.len()]]);
-                    body.push_str("<ul>");
-                    for l in &links {
-                        body.push_str(&format!("<li><a href=\"{l}\">{l}</a></li>"));
-                    }
-                    body.push_str(&format!("</ul><div id=\"more-items\"></div><button type=\"button\" id=\"more\">Load more</button><script>document.getElementById('more').addEventListener('click', () => fetch('/more/p/{i}').then(r => r.text()).then(t => document.getElementById('more-items').insertAdjacentHTML('beforeend', t)));</script>"));
+                    body.push_str(&link_list(&links));
+                    body.push_str(&format!("<div id=\"more-items\"></div><button type=\"button\" id=\"more\">Load more</button><script>document.getElementById('more').addEventListener('click', () => fetch('/more/p/{i}').then(r => r.text()).then(t => document.getElementById('more-items').insertAdjacentHTML('beforeend', t)));</script>"));
                     site = site.route(&format!("/p/{i}"), Response::html(layout(&format!("h{h}"), &format!("Page {i}"), &body)));
                     site = site.route(&format!("/more/p/{i}"), Response::html(paras(&[EN[(i * 3 + h + 1) % EN.len()], EN[(i * 7 + h + 2) % EN.len()]])));
                 } else if i % 20 == 9 {
                     // a log whose entries arrive as the reader scrolls to the bottom
                     let mut body = paras(&[EN[(i + h) % EN.len()]]);
-                    body.push_str("<ul>");
-                    for l in &links {
-                        body.push_str(&format!("<li><a href=\"{l}\">{l}</a></li>"));
-                    }
-                    body.push_str(&format!("</ul><div style=\"height:1400px\"></div><div id=\"log\"></div><script>let n = 0, busy = false; window.addEventListener('scroll', () => {{ if (busy || n >= 2) return; if (window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 200) {{ busy = true; n++; fetch('/log/p/{i}?n=' + n).then(r => r.text()).then(t => {{ const d = document.createElement('div'); d.style.minHeight = '1400px'; d.innerHTML = t; document.getElementById('log').appendChild(d); busy = false; }}); }} }});</script>"));
+                    body.push_str(&link_list(&links));
+                    body.push_str(&format!("<div style=\"height:1400px\"></div><div id=\"log\"></div><script>let n = 0, busy = false; window.addEventListener('scroll', () => {{ if (busy || n >= 2) return; if (window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 200) {{ busy = true; n++; fetch('/log/p/{i}?n=' + n).then(r => r.text()).then(t => {{ const d = document.createElement('div'); d.style.minHeight = '1400px'; d.innerHTML = t; document.getElementById('log').appendChild(d); busy = false; }}); }} }});</script>"));
                     site = site.route(&format!("/p/{i}"), Response::html(layout(&format!("h{h}"), &format!("Page {i}"), &body)));
                     site = site.route(&format!("/log/p/{i}?n=1"), Response::html(paras(&[EN[(i * 3 + h + 1) % EN.len()]])));
                     site = site.route(&format!("/log/p/{i}?n=2"), Response::html(paras(&[EN[(i * 7 + h + 2) % EN.len()]])));
                 } else if i % 10 == 3 {
                     let mut body = paras(&[EN[(i + h) % EN.len()], EN[(i * 5 + h + 3) % EN.len()]]);
-                    body.push_str("<script src=\"/analytics.js\"></script><ul>");
-                    for l in &links {
-                        body.push_str(&format!("<li><a href=\"{l}\">{l}</a></li>"));
-                    }
-                    body.push_str("</ul>");
+                    body.push_str("<script src=\"/analytics.js\"></script>");
+                    body.push_str(&link_list(&links));
                     site = site.route(&format!("/p/{i}"), Response::html(layout(&format!("h{h}"), &format!("Page {i}"), &body)));
                 }
             }

@@ -33,7 +33,7 @@ struct Proc {
     /// The WebSocket path of the browser endpoint.
     path: String,
     /// Chromium's profile folder (removed with the process).
-    _profile: Option<tempfile::TempDir>,
+    profile: Option<tempfile::TempDir>,
 }
 
 impl Drop for Proc {
@@ -43,7 +43,7 @@ impl Drop for Proc {
         // script is already gone, the browser's processes are found by their profile folder
         let mut pids = super::process_tree(self.child.id());
         pids.remove(0);
-        if let Some(dir) = &self._profile {
+        if let Some(dir) = &self.profile {
             let arg = format!("--user-data-dir={}", dir.path().display());
             pids.extend(processes_with_arg(&arg));
         }
@@ -252,7 +252,7 @@ impl Pool {
             child,
             addr,
             path,
-            _profile: profile,
+            profile,
         })
     }
 
@@ -533,7 +533,7 @@ fn drive(
         }
     };
     let s = Some(lane.session.as_str());
-    let deadline = visit.deadline();
+    let deadline = visit.deadline;
     let nav = lane.cdp.call(
         s,
         "Page.navigate",
