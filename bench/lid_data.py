@@ -18,6 +18,13 @@ a detector measured here, except UDHR, see below):
   whatlang's trigram profiles were built from it, so it goes to the tuning part only and
   is reported on its own: it is there to cover languages the other sources lack.
 
+Untranslated strings are left out: language packs and catalogues fall back to English where
+a translation is missing, and translators often keep English terms. A translated sentence is
+dropped when it equals an English source string (the en-GB pack's strings, every
+catalogue's msgids and the English help pages, cut into sentences the same way), when every word of it is a word of
+those English strings, or, for a language not written in Latin script, when more than 30% of
+its letters are Latin. No detector takes part in the cleaning, so none is favoured.
+
 Every string is cleaned (placeholders, markup, accelerators and URLs removed), cut into
 sentences, and kept when it has at least MIN_WORDS words (MIN_CJK characters for scripts
 without spaces) and at most 300 characters. Labels are whatlang's ISO 639-3 codes; only
@@ -111,11 +118,42 @@ def sentences(text, lang):
             yield s
 
 
+WORD = re.compile(r"[^\W\d_]+")
+LATIN = re.compile(r"[A-Za-z\u00C0-\u024F]")
+LATIN_SCRIPT = {"afr", "aka", "aze", "cat", "ces", "cym", "dan", "deu", "eng", "epo", "est", "fin", "fra",
+                "hrv", "hun", "ind", "ita", "jav", "lat", "lav", "lit", "nld", "nob", "pol", "por", "ron",
+                "slk", "slv", "sna", "spa", "swe", "tgl", "tuk", "tur", "uzb", "vie", "zul"}
+
+
+def untranslated(s, lang):
+    """A translation that is really English: the same as an English source string, every word
+    an English one, or, for a language not written in Latin script, mostly Latin letters."""
+    if lang == "eng":
+        return False
+    if s in english_sents:
+        return True
+    words = [w.lower() for w in WORD.findall(s)]
+    if words and all(w in english_words for w in words):
+        return True
+    if lang not in LATIN_SCRIPT:
+        letters = sum(c.isalpha() for c in s)
+        return len(LATIN.findall(s)) > 0.3 * max(letters, 1)
+    return False
+
+
 def sha(s):
     return hashlib.sha1(s.encode()).hexdigest()
 
 
 pool = collections.defaultdict(set)  # (source, lang) -> sentences
+english_sents = set()  # the English source strings, cut like the translations
+english_words = set()  # their words, lowercased
+
+
+def add_english(text):
+    for s in sentences(clean(text), "eng"):
+        english_sents.add(s)
+    english_words.update(w.lower() for w in WORD.findall(clean(text)))
 
 
 def add(source, lang, text):
@@ -185,6 +223,8 @@ def ff_strings(xpi):
 
 xpis = {re.search(r"langpack-([^@]+)@", p).group(1).lower(): p for p in glob.glob(os.path.join(ff_root, "usr/lib/firefox-esr/browser/extensions/*.xpi"))}
 english = ff_strings(xpis["en-gb"]) if "en-gb" in xpis else {}
+for v in english.values():
+    add_english(v)
 for loc, xpi in sorted(xpis.items()):
     lang = locale_lang(loc)
     if not lang:
@@ -229,9 +269,16 @@ for mo in sorted(glob.glob(os.path.join(mo_root, "usr/share/locale/*/LC_MESSAGES
         continue
     for k, v in cat.items():
         msgid = k[0] if isinstance(k, tuple) else k
-        if not msgid or not isinstance(v, str) or v == msgid:
+        if not msgid or not isinstance(v, str):
+            continue
+        add_english(msgid.replace("\n", " "))
+        if v == msgid:
             continue
         add("gettext", lang, v.replace("\n", " "))
+for page in sorted(glob.glob(os.path.join(mo_root, "usr/share/help/C/*/*.page"))):
+    # the English originals of the help pages
+    for p in re.findall(r"<p>(.*?)</p>", open(page, encoding="utf-8", errors="replace").read(), re.S):
+        add_english(" ".join(re.sub(r"<[^>]+>", " ", p).split()))
 for page in sorted(glob.glob(os.path.join(mo_root, "usr/share/help/*/*/*.page"))):
     lang = locale_lang(page.split("/help/")[1].split("/")[0])
     if not lang or lang == "eng":
@@ -261,6 +308,11 @@ out = os.path.join(args.work, "set")
 os.makedirs(out, exist_ok=True)
 files = {s: open(os.path.join(out, s + ".jsonl"), "w") for s in ("tune", "valid")}
 counts = collections.Counter()
+dropped = collections.Counter()
+for key in list(pool):
+    kept = {x for x in pool[key] if not untranslated(x, key[1])}
+    dropped[key[0]] += len(pool[key]) - len(kept)
+    pool[key] = kept
 for (source, lang), sents in sorted(pool.items()):
     by_split = collections.defaultdict(list)
     for s in sorted(sents, key=sha):
@@ -280,6 +332,6 @@ langs = collections.defaultdict(set)
 for (source, lang), sents in pool.items():
     if len(sents) >= 20:
         langs[source].add(lang)
-print(json.dumps({"counts": {f"{a}/{b}": n for (a, b), n in sorted(counts.items())},
+print(json.dumps({"untranslated_dropped": dict(dropped), "counts": {f"{a}/{b}": n for (a, b), n in sorted(counts.items())},
                   "languages_per_source": {s: len(v) for s, v in sorted(langs.items())},
                   "languages_outside_udhr": len(set().union(*(v for s, v in langs.items() if s != "udhr")))}))

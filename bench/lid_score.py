@@ -7,19 +7,24 @@ A text counts as right when the detector's code equals its label; `und` is wrong
 texts (tuning part only; whatlang was built from them) are reported on their own line and
 left out of the headline figures.
 
-Usage: bench/lid_score.py PREDICTIONS.jsonl [--detail DETECTOR] [--json OUT]
+Usage: bench/lid_score.py PREDICTIONS.jsonl [MORE.jsonl ...] [--detail DETECTOR] [--json OUT]
 """
 import argparse
 import collections
 import json
 
 ap = argparse.ArgumentParser()
-ap.add_argument("predictions")
+ap.add_argument("predictions", nargs="+", help="bench/lid-eval's predictions, then any more (e.g. bench/lid_fasttext.py's), joined by split and id")
 ap.add_argument("--detail", default="trawl", help="detector whose per-language figures and confusions are printed")
 ap.add_argument("--json", help="write every figure here")
 args = ap.parse_args()
 
-rows = [json.loads(line) for line in open(args.predictions, encoding="utf-8")]
+rows = [json.loads(line) for line in open(args.predictions[0], encoding="utf-8")]
+by_id = {(r["split"], r["id"]): r for r in rows}
+for extra in args.predictions[1:]:
+    for line in open(extra, encoding="utf-8"):
+        e = json.loads(line)
+        by_id[(e.pop("split"), e.pop("id"))].update(e)
 detectors = [k for k in ("whatlang", "whatlang-trigram", "whatlang-alphabet", "trawl", "lingua-low", "lingua-high", "fasttext") if k in rows[0]]
 
 

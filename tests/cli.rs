@@ -75,6 +75,18 @@ fn demo_run_writes_shards_manifest_and_report() {
         report.contains("class=\"page-types\"") && report.contains("kept share</th></tr><tr><td>"),
         "report lacks the page-type table"
     );
+    // per language, documents its quality model scored and those that reached the filter
+    // unscored (the demo configures no quality model: every English document is unscored)
+    let scored = report
+        .split("class=\"quality-scored\"")
+        .nth(1)
+        .expect("report lacks the quality-scored table");
+    assert!(
+        scored.contains("<tr><td>eng</td><td>0</td><td>")
+            && !scored.contains("<tr><td>eng</td><td>0</td><td>0</td>"),
+        "{}",
+        &scored[..scored.len().min(600)]
+    );
     assert!(
         report.contains("Training opt-outs"),
         "report lacks opt-outs by signal"

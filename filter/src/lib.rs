@@ -184,12 +184,7 @@ impl FilterConfig {
         };
         let lid = match self.lid_model.as_deref() {
             Some(m) => Some(std::sync::Arc::new(
-                fasttext::FastText::load_model(m).map_err(|e| {
-                    (
-                        "filter.lid_model".to_string(),
-                        format!("cannot load the fastText model `{m}`: {e}"),
-                    )
-                })?,
+                quality::load_model(m).map_err(|e| ("filter.lid_model".to_string(), e))?,
             )),
             None => None,
         };
@@ -297,10 +292,14 @@ pub fn word_count(text: &str) -> usize {
     trawl_core::text::word_count(text)
 }
 
-/// Annotates `attrs.lang` (`{code, confidence, reliable, source}`), `meta.lang` and
-/// `attrs.words`. Language: whatlang on the document and its paragraphs, as [`lid`] describes
-/// (bounded samples, stop-word evidence to narrow and to skip calls); with a fastText LID model, its top label wins when its probability is at least `lid_min_prob` (the
-/// combined rule; both answers are recorded under `whatlang` and `fasttext`).
+/// Annotates `attrs.lang`, `meta.lang` and `attrs.words`. Language: [`lid::document`]
+/// (whatlang on a bounded sample, lingua's second opinion on short documents whatlang is
+/// unsure of), the paragraphs' shares ([`lid::paragraph_shares`]), then [`lid::settle`]
+/// (`und` below a few letters; capped confidence for short and mixed texts). With a fastText
+/// LID model, its top label wins when its probability is at least `lid_min_prob`.
+/// `attrs.lang` = `{code, confidence, reliable, paragraphs, source: whatlang | lingua |
+/// fasttext, [caveat: too_short | short | mixed], [whatlang, lingua, fasttext: each
+/// detector's own answer when more than one was asked]}`.
 #[derive(Default)]
 pub struct Annotate {
     /// A fastText language-ID model.
@@ -429,10 +428,11 @@ impl Map for Annotate {
         });
         let (code, conf, reliable, source) = match &ft {
             Some((c, p)) if *p >= self.lid_min_prob => (c.clone(), *p, true, "fasttext"),
+            _ if wl.second.is_some() => (wl_code.clone(), wl_conf, wl_reliable, "lingua"),
             _ => (wl_code.clone(), wl_conf, wl_reliable, "whatlang"),
         };
         // paragraph level: the share of the text per language, for mixed pages
-        let paragraphs: serde_json::Map<String, serde_json::Value> = lid::paragraph_shares(
+        let shares = lid::paragraph_shares(
             &doc.text,
             &code,
             if code == wl.code {
@@ -440,17 +440,38 @@ impl Map for Annotate {
             } else {
                 lid::script_of(&lid::sample(&doc.text, 6_000))
             },
-        )
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), json!(v)))
-        .collect();
-        let mut lang = json!({ "code": code, "confidence": (conf * 1000.0).round() / 1000.0, "reliable": reliable, "paragraphs": paragraphs });
-        if let Some((c, p)) = &ft {
-            lang["source"] = source.into();
-            lang["fasttext"] = json!({ "code": c, "prob": (p * 1000.0).round() / 1000.0 });
-            lang["whatlang"] =
-                json!({ "code": wl_code, "confidence": (wl_conf * 1000.0).round() / 1000.0 });
+        );
+        // short and mixed texts: `und`, or a confidence that says so
+        let settled = lid::settle(&doc.text, &code, conf, reliable, &shares);
+        let paragraphs: serde_json::Map<String, serde_json::Value> = shares
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), json!(v)))
+            .collect();
+        let round = |x: f64| (x * 1000.0).round() / 1000.0;
+        let mut lang = json!({
+            "code": settled.code,
+            "confidence": round(settled.confidence),
+            "reliable": settled.reliable,
+            "paragraphs": paragraphs,
+            "source": source,
+        });
+        if let Some(c) = settled.caveat {
+            lang["caveat"] = c.into();
         }
+        if let Some((c, p)) = wl.second {
+            lang["lingua"] = json!({ "code": c, "confidence": round(p) });
+        }
+        if let Some((c, p)) = wl.whatlang {
+            lang["whatlang"] = json!({ "code": c, "confidence": round(p) });
+        }
+        if let Some((c, p)) = &ft {
+            lang["fasttext"] = json!({ "code": c, "prob": round(*p) });
+            lang["whatlang"] = json!({
+                "code": wl.whatlang.map_or(wl_code.as_str(), |w| w.0),
+                "confidence": round(wl.whatlang.map_or(wl_conf, |w| w.1)),
+            });
+        }
+        let code = settled.code;
         doc.attrs.insert("lang".into(), lang);
         doc.attrs
             .insert("words".into(), json!(word_count(&doc.text)));
@@ -688,6 +709,75 @@ mod tests {
             1,
             "noindex alone is not an opt-out when respect_noindex is off"
         );
+    }
+
+    #[test]
+    fn annotate_records_the_second_opinion_and_short_texts() {
+        let ann = Annotate::default();
+        let mut d = Document::new("u", "Tento program obsahuje nástroje pro správu tiskáren.");
+        ann.map(&mut d).unwrap();
+        let l = &d.attrs["lang"];
+        assert_eq!(l["code"], "ces", "{l}");
+        assert_eq!(l["source"], "lingua", "{l}");
+        assert_eq!(l["lingua"]["code"], "ces", "{l}");
+        assert!(l["whatlang"]["confidence"].as_f64().unwrap() < 0.5, "{l}");
+        assert_eq!(d.meta.lang.as_deref(), Some("ces"));
+        let mut d = Document::new("u", "OK");
+        ann.map(&mut d).unwrap();
+        let l = &d.attrs["lang"];
+        assert_eq!(
+            (l["code"].as_str(), l["caveat"].as_str()),
+            (Some("und"), Some("too_short"))
+        );
+        assert_eq!(d.meta.lang.as_deref(), Some("und"));
+        let mut d = Document::new("u", "Read more");
+        ann.map(&mut d).unwrap();
+        let l = &d.attrs["lang"];
+        assert!(
+            l["confidence"].as_f64().unwrap() <= 0.5 && l["reliable"] == false,
+            "{l}"
+        );
+        assert_eq!(l["caveat"], "short");
+    }
+
+    #[test]
+    fn quantized_fasttext_models_are_refused() {
+        use std::io::Write as _;
+        let dir = tempfile::tempdir().unwrap();
+        let train = dir.path().join("lid.txt");
+        let mut f = std::fs::File::create(&train).unwrap();
+        for i in 0..60 {
+            writeln!(f, "__label__en the council approved the plan {i}").unwrap();
+            writeln!(f, "__label__de der rat hat den plan genehmigt {i}").unwrap();
+        }
+        drop(f);
+        let args = fasttext::args::Args {
+            input: train,
+            model: fasttext::args::ModelName::Supervised,
+            epoch: 5,
+            thread: 1,
+            min_count: 1,
+            bucket: 1_000,
+            dim: 8,
+            verbose: 0,
+            ..Default::default()
+        };
+        let mut model = fasttext::FastText::train(args.clone()).unwrap();
+        let bin = dir.path().join("lid.bin");
+        model.save_model(&bin).unwrap();
+        model.quantize(&args).unwrap();
+        let ftz = dir.path().join("lid.ftz");
+        model.save_model(&ftz).unwrap();
+        let cfg = |m: &std::path::Path| FilterConfig {
+            lid_model: Some(m.display().to_string()),
+            ..Default::default()
+        };
+        assert!(cfg(&bin).build().is_ok());
+        let Err(err) = cfg(&ftz).build() else {
+            panic!("a quantized model is refused")
+        };
+        assert_eq!(err.0, "filter.lid_model");
+        assert!(err.1.contains("quantized"), "{}", err.1);
     }
 
     #[test]

@@ -345,7 +345,7 @@ impl Quality {
                 FastText::load(&mut std::io::Cursor::new(DEFAULT_ENG))
                     .map_err(|e| (key, format!("the built-in model: {e}")))?
             } else {
-                FastText::load_model(path).map_err(|e| (key, format!("cannot load {path}: {e}")))?
+                load_model(path).map_err(|e| (key, e))?
             };
             models.insert(lang.clone(), Model::new(m));
         }
@@ -356,6 +356,21 @@ impl Quality {
     pub fn score(&self, lang: &str, text: &str) -> Option<f64> {
         Some(self.models.get(lang)?.score(text))
     }
+}
+
+/// Loads a fastText model file. Quantized models (`.ftz`, `fasttext quantize`) are refused:
+/// the `fasttext` crate misreads them (fastText's own lid.176.ftz labels German and Tamil
+/// sentences `ar` at probability 1.0 through it), so they would mislabel every document
+/// silently.
+pub fn load_model(path: &str) -> Result<FastText, String> {
+    let m = FastText::load_model(path).map_err(|e| format!("cannot load {path}: {e}"))?;
+    if m.is_quant() {
+        return Err(format!(
+            "{path} is a quantized fastText model (.ftz), which trawl's fastText reader \
+             misreads; give the unquantized .bin (or train one with `trawl filter train-quality`)"
+        ));
+    }
+    Ok(m)
 }
 
 fn positive_prob(m: &FastText, line: &str) -> f64 {

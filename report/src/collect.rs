@@ -95,6 +95,10 @@ pub struct RunData {
     pub domains: (BTreeMap<String, u64>, BTreeMap<String, u64>),
     /// Page types (`meta.page_type`) of documents reaching the filter, and of kept documents.
     pub page_types: (BTreeMap<String, u64>, BTreeMap<String, u64>),
+    /// Per language of documents reaching the filter: how many its quality model scored
+    /// (`attrs.quality.<lang>`) and how many reached the filter unscored (no model for the
+    /// language, or `und`).
+    pub quality_scored: BTreeMap<String, (u64, u64)>,
     /// Named histograms (document length, words, images per document, ...).
     pub hists: BTreeMap<String, Hist>,
     /// Threshold per histogram name.
@@ -480,13 +484,24 @@ pub async fn collect(
             .or_default() += 1;
         *d.domains.0.entry(s.host.clone()).or_default() += 1;
         *d.page_types.0.entry(page_type(doc)).or_default() += 1;
+        let lang = if s.lang.is_empty() { "und" } else { &s.lang };
+        let scored = doc["attrs"]["quality"]
+            .get(lang)
+            .is_some_and(Value::is_number);
+        let e = d.quality_scored.entry(lang.to_string()).or_default();
+        if scored {
+            e.0 += 1;
+        } else {
+            e.1 += 1;
+        }
         let mut leaves = Vec::new();
         if let Some(a) = doc.get("attrs") {
             numeric_leaves("", a, &mut leaves);
         }
         for (name, x) in leaves {
-            // model scores are shown per language, as thresholds are tuned per language
-            let keys = if name.contains("quality") {
+            // model scores and the language-ID confidence are shown per language, as
+            // thresholds are tuned per language
+            let keys = if name.contains("quality") || name == "lang.confidence" {
                 vec![
                     name.clone(),
                     format!(

@@ -426,6 +426,23 @@ pub fn render(a: &RunData, b: Option<&RunData>, cfg: &ReportConfig) -> String {
         }
         h.push_str("</table>");
     }
+    // per language: documents its quality model scored, and documents that reached the
+    // filter unscored (no model for the language, or `und`), most documents first
+    if !a.quality_scored.is_empty() {
+        let mut langs: Vec<(&String, &(u64, u64))> = a.quality_scored.iter().collect();
+        langs.sort_by(|x, y| (y.1 .0 + y.1 .1).cmp(&(x.1 .0 + x.1 .1)).then(x.0.cmp(y.0)));
+        h.push_str("<table class=\"quality-scored\"><tr><th>language</th><th>scored by its quality model</th><th>reached the filter unscored</th></tr>");
+        for (lang, (scored, unscored)) in langs.into_iter().take(40) {
+            let _ = write!(
+                h,
+                "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+                escape(lang),
+                num(*scored),
+                num(*unscored)
+            );
+        }
+        h.push_str("</table>");
+    }
     let rows: Vec<Row> = top(&|r| &r.languages.0, 30)
         .iter()
         .map(|l| Row {

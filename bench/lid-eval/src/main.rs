@@ -3,15 +3,15 @@
 //!
 //! ```text
 //! cargo run --release --manifest-path bench/lid-eval/Cargo.toml -- \
-//!     [--set ~/.cache/trawl/lid/set] [--fasttext lid.176.ftz] [--detectors a,b,...] \
+//!     [--set ~/.cache/trawl/lid/set] [--detectors a,b,...] \
 //!     [--out predictions.jsonl]
 //! ```
 //!
 //! Detectors: `whatlang` (every language; `whatlang-trigram` and `whatlang-alphabet` its two
 //! methods alone, `whatlang` combines them), `trawl` (`trawl_filter::lid::document`, what the
 //! filter stage records), `lingua-low` and `lingua-high` (lingua's two modes, restricted to
-//! the languages whatlang knows; models preloaded), `fasttext` (a fastText LID model given
-//! with `--fasttext`; its best label among whatlang's languages, from the top 5).
+//! the languages whatlang knows; models preloaded). fastText's lid.176 runs in
+//! bench/lid_fasttext.py (the Rust `fasttext` crate misreads quantized models).
 //!
 //! Writes one JSON line per text with every detector's answer and confidence (for
 //! bench/lid.py to score overall, per language, per source and to try combinations), and
@@ -28,7 +28,8 @@ struct Text {
     text: String,
 }
 
-type Answer = (String, f64);
+/// (language, confidence, whether lingua was asked)
+type Answer = (String, f64, bool);
 
 fn rss_mb() -> f64 {
     std::fs::read_to_string("/proc/self/status")
@@ -55,17 +56,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "{}/.cache/trawl/lid/set",
         std::env::var("HOME").unwrap_or_default()
     );
-    let mut ft_path: Option<String> = None;
     let mut detectors =
-        "whatlang,whatlang-trigram,whatlang-alphabet,trawl,lingua-low,lingua-high,fasttext"
-            .to_string();
+        "whatlang,whatlang-trigram,whatlang-alphabet,trawl,lingua-low,lingua-high".to_string();
     let mut out = "lid-predictions.jsonl".to_string();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut val = || args.next().ok_or(format!("{a} needs a value"));
         match a.as_str() {
             "--set" => set = val()?,
-            "--fasttext" => ft_path = Some(val()?),
             "--detectors" => detectors = val()?,
             "--out" => out = val()?,
             _ => return Err(format!("unknown argument {a}").into()),
@@ -100,8 +98,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let t0 = Instant::now();
         let detect: Box<dyn Fn(&str) -> Answer> = match name {
             "whatlang" => Box::new(|t: &str| {
-                whatlang::detect(t).map_or(("und".into(), 0.0), |i| {
-                    (i.lang().code().to_string(), i.confidence())
+                whatlang::detect(t).map_or(("und".into(), 0.0, false), |i| {
+                    (i.lang().code().to_string(), i.confidence(), false)
                 })
             }),
             "whatlang-trigram" | "whatlang-alphabet" => {
@@ -112,14 +110,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 };
                 let opts = whatlang::dev::Options::with_method(method);
                 Box::new(move |t: &str| {
-                    whatlang::dev::detect_with_options(t, &opts).map_or(("und".into(), 0.0), |i| {
-                        (i.lang().code().to_string(), i.confidence())
-                    })
+                    whatlang::dev::detect_with_options(t, &opts)
+                        .map_or(("und".into(), 0.0, false), |i| {
+                            (i.lang().code().to_string(), i.confidence(), false)
+                        })
                 })
             }
             "trawl" => Box::new(|t: &str| {
                 let d = trawl_filter::lid::document(t);
-                (d.code.to_string(), d.confidence)
+                (d.code.to_string(), d.confidence, d.second.is_some())
             }),
             "lingua-low" | "lingua-high" => {
                 let langs: Vec<lingua::Language> = lingua::Language::all()
@@ -135,24 +134,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 Box::new(move |t: &str| {
                     det.compute_language_confidence_values(t)
                         .first()
-                        .map_or(("und".into(), 0.0), |(l, c)| (lingua_code(*l), *c))
-                })
-            }
-            "fasttext" => {
-                let Some(p) = &ft_path else {
-                    eprintln!("fasttext: no --fasttext model, skipped");
-                    continue;
-                };
-                let m = fasttext::FastText::load_model(p).map_err(|e| format!("{p}: {e}"))?;
-                Box::new(move |t: &str| {
-                    let line = t.split_whitespace().collect::<Vec<_>>().join(" ");
-                    m.predict(&line, 5, 0.0)
-                        .into_iter()
-                        .find_map(|p| {
-                            let c = trawl_filter::lid_label_to_iso3(&p.label)?;
-                            Some((c, f64::from(p.prob)))
+                        .map_or(("und".into(), 0.0, false), |(l, c)| {
+                            (lingua_code(*l), *c, true)
                         })
-                        .unwrap_or(("und".into(), 0.0))
                 })
             }
             other => return Err(format!("unknown detector {other}").into()),
@@ -162,16 +146,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let t1 = Instant::now();
         let got: Vec<Answer> = texts.iter().map(|t| detect(&t.text)).collect();
         let secs = t1.elapsed().as_secs_f64();
+        let asked = got.iter().filter(|a| a.2).count();
+        // lingua loads a language's models the first time the language is a candidate
+        let mem_after = rss_mb() - before;
         drop(detect);
         eprintln!(
-            "{name:12} build {build_s:6.1} s  memory +{mem:6.0} MB  detect {secs:7.1} s  {:7.2} MB/s  {:8.0} texts/s",
+            "{name:12} build {build_s:6.1} s  memory +{mem:6.0} MB, after detecting +{mem_after:6.0} MB  detect {secs:7.1} s  {:7.2} MB/s  {:8.0} texts/s  lingua asked on {:.1}%",
             bytes as f64 / 1e6 / secs,
-            texts.len() as f64 / secs
+            texts.len() as f64 / secs,
+            100.0 * asked as f64 / texts.len() as f64
         );
         summary.insert(
             name.to_string(),
-            serde_json::json!({"build_s": build_s, "memory_mb": mem, "detect_s": secs,
-                "mb_per_s": bytes as f64 / 1e6 / secs, "texts": texts.len(), "bytes": bytes}),
+            serde_json::json!({"build_s": build_s, "memory_mb": mem, "memory_after_mb": mem_after, "detect_s": secs,
+                "mb_per_s": bytes as f64 / 1e6 / secs, "lingua_asked": asked, "texts": texts.len(), "bytes": bytes}),
         );
         answers.insert(
             [
@@ -184,7 +172,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             ]
             .into_iter()
             .find(|d| *d == name)
-            .unwrap_or("fasttext"),
+            .unwrap_or("other"),
             got,
         );
     }
@@ -199,7 +187,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             o.remove("text");
         }
         for (name, got) in &answers {
-            v[*name] = serde_json::json!([got[i].0, (got[i].1 * 1000.0).round() / 1000.0]);
+            v[*name] =
+                serde_json::json!([got[i].0, (got[i].1 * 1000.0).round() / 1000.0, got[i].2]);
         }
         writeln!(w, "{v}")?;
     }
