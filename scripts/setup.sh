@@ -61,7 +61,9 @@ command -v chromium >/dev/null || apt_install chromium
 S3S="$CACHE/tools/bin/s3s-fs"
 if [ ! -x "$S3S" ]; then
     log "installing s3s-fs 0.14.1 into $CACHE/tools (a few minutes, once)"
-    cargo install s3s-fs@0.14.1 --locked --features binary --root "$CACHE/tools" --quiet
+    # a debug build (the tests move a few MB through it): about half the CPU of a release
+    # build, and it runs while the tests compile
+    cargo install s3s-fs@0.14.1 --locked --debug --features binary --root "$CACHE/tools" --quiet
 fi
 
 # --- Python venv: megatron-core (and its torch), datatrove, webdataset, pyarrow, datasets --

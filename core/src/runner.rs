@@ -101,6 +101,16 @@ impl Chain {
         &self.group
     }
 
+    /// Shows every task the shard about to be processed (see [`crate::Task::prepare`]); the time
+    /// counts as the task's.
+    pub fn prepare(&mut self, shard: &[Document]) {
+        for stage in &mut self.stages {
+            let t0 = Instant::now();
+            stage.prepare(shard);
+            self.stats.stage_mut(stage.name()).nanos += t0.elapsed().as_nanos() as u64;
+        }
+    }
+
     /// Run one document through every stage; `Some` if it survived.
     pub fn process(&mut self, mut doc: Document) -> Option<Document> {
         for stage in &mut self.stages {

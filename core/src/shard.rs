@@ -395,6 +395,7 @@ impl ShardWork<'_> {
     /// and adds the chain's accounting to the shard's stats.
     pub fn chain(&mut self, chain: &mut Chain, docs: Vec<Document>) -> Vec<Document> {
         self.documents();
+        chain.prepare(&docs);
         let kept: Vec<Document> = docs.into_iter().filter_map(|d| chain.process(d)).collect();
         for d in &kept {
             self.keep(d);

@@ -76,6 +76,14 @@ pub trait Task: Send {
     /// Registers a document this task dropped in an earlier, committed run, for tasks whose
     /// state holds dropped documents too (near dedup compares later documents with them).
     fn seed_dropped(&mut self, _dropped: &Document) {}
+
+    /// Called with every document of a shard, in the shard's order, before any of them is
+    /// processed, so the task can decide with the shard's later documents known (near dedup
+    /// links a copy to its cluster through an original that comes later in the shard).
+    /// Some of them may be dropped by earlier stages and never reach [`Task::process`].
+    /// Decisions must depend only on the shard and the state before it, so a rerun of the
+    /// shard decides the same. Sequential tasks ignore it.
+    fn prepare(&mut self, _shard: &[Document]) {}
 }
 
 /// A stage of any kind, as the runner holds it.
@@ -109,6 +117,13 @@ impl Stage {
     pub fn seed_dropped(&mut self, dropped: &Document) {
         if let Stage::Task(t) = self {
             t.seed_dropped(dropped);
+        }
+    }
+
+    /// Shows a task the whole shard before it processes it (see [`Task::prepare`]).
+    pub fn prepare(&mut self, shard: &[Document]) {
+        if let Stage::Task(t) = self {
+            t.prepare(shard);
         }
     }
 

@@ -6,6 +6,8 @@
 //! replaced, inserted and deleted words, a quarter of the copies with a footer line too), the
 //! corpus is made like issue 19's held-out one instead
 //! (a fourth argument picks the mode measured: `stream`, `batch` or `both`, the default;
+//! `stream` runs the streaming task over the corpus cut into 8 shards, `STREAM_SHARDS`
+//! overrides, each shown to the task before it is processed, as `trawl dedup` does;
 //! `batch` runs the four batch phases over the corpus cut into 8 input files in a temporary
 //! folder; time and peak memory (VmHWM) are printed, so run one mode per process to compare
 //! memory):
@@ -270,14 +272,26 @@ fn main() {
 }
 
 /// The streaming task over the documents in order: which were removed, and the id each names.
+/// Like `trawl dedup` over the corpus cut into `STREAM_SHARDS` input files (the task sees
+/// each shard before processing it, as the runner shows it).
 fn stream(cfg: &DedupConfig, docs: &mut [(usize, Document)]) -> (Vec<bool>, Vec<Option<String>>) {
+    let shards: usize = std::env::var("STREAM_SHARDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(8);
     let mut task = NearDedup::new(cfg, Box::new(MemoryIndex::default()));
     let mut removed = vec![false; docs.len()];
     let mut named: Vec<Option<String>> = vec![None; docs.len()];
-    for (i, (_, d)) in docs.iter_mut().enumerate() {
-        if let Verdict::Drop(_) = task.process(d).unwrap() {
-            removed[i] = true;
-            named[i] = d.attrs["dedup"]["near_of"].as_str().map(String::from);
+    let per = docs.len().div_ceil(shards.max(1));
+    for (s, chunk) in docs.chunks_mut(per.max(1)).enumerate() {
+        let shard: Vec<Document> = chunk.iter().map(|(_, d)| d.clone()).collect();
+        task.prepare(&shard);
+        for (k, (_, d)) in chunk.iter_mut().enumerate() {
+            let i = s * per + k;
+            if let Verdict::Drop(_) = task.process(d).unwrap() {
+                removed[i] = true;
+                named[i] = d.attrs["dedup"]["near_of"].as_str().map(String::from);
+            }
         }
     }
     (removed, named)

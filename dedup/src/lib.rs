@@ -286,6 +286,64 @@ mod tests {
         );
     }
 
+    #[test]
+    fn a_later_original_in_the_shard_links_an_earlier_copy_to_its_cluster() {
+        // b, c, o: c is within the threshold of o only, and o comes after it
+        let d = survivor_original_copy();
+        let (b, o, c) = (d[0].clone(), d[1].clone(), d[2].clone());
+        let run = |shards: &[Vec<Document>], prepare: bool| {
+            let mut t = NearDedup::new(&DedupConfig::default(), Box::new(MemoryIndex::default()));
+            let mut out = Vec::new();
+            for shard in shards {
+                if prepare {
+                    t.prepare(shard);
+                }
+                for doc in shard {
+                    let mut doc = doc.clone();
+                    let v = t.process(&mut doc).unwrap();
+                    out.push((doc.url.clone(), v, doc.attrs.get("dedup").cloned()));
+                }
+            }
+            out
+        };
+        let near = Verdict::Drop(reasons::NEAR_DUPLICATE);
+        // one document at a time, c is written before o links it
+        let seq = run(&[vec![b.clone(), c.clone(), o.clone()]], false);
+        assert_eq!(seq[1].1, Verdict::Keep);
+        // shown the shard first, c joins b's cluster through o
+        for shards in [
+            vec![vec![b.clone(), c.clone(), o.clone()]],
+            // b committed in an earlier shard: the index's document anchors the cluster
+            vec![vec![b.clone()], vec![c.clone(), o.clone()]],
+        ] {
+            let out = run(&shards, true);
+            assert_eq!(out[0].1, Verdict::Keep, "{out:?}");
+            assert_eq!(out[1].1, near, "{out:?}");
+            assert_eq!(out[2].1, near, "{out:?}");
+            let attrs = out[1].2.as_ref().unwrap();
+            assert_eq!(attrs["near_of"], o.id.as_str());
+            assert_eq!(attrs["survivor"], b.id.as_str());
+            assert!(attrs["similarity"].as_f64().unwrap() >= 0.8);
+        }
+        // a copy with no member of its cluster before it survives, whatever comes after
+        let out = run(&[vec![c.clone(), o.clone(), b.clone()]], true);
+        assert_eq!(out[0].1, Verdict::Keep, "{out:?}");
+        assert_eq!((&out[1].1, &out[2].1), (&near, &near), "{out:?}");
+        // a resumed run (shard one committed with c and o removed) keeps them in b's cluster:
+        // a later copy of o joins it with b as survivor
+        let mut t = NearDedup::new(&DedupConfig::default(), Box::new(MemoryIndex::default()));
+        t.seed(&b);
+        let first = run(&[vec![b.clone(), c.clone(), o.clone()]], true);
+        for (doc, (_, _, attrs)) in [&c, &o].into_iter().zip(&first[1..]) {
+            let mut dropped = doc.clone();
+            dropped.attrs.insert("dedup".into(), attrs.clone().unwrap());
+            t.seed_dropped(&dropped);
+        }
+        let mut again = Document::new("o2", o.text.clone());
+        assert_eq!(t.process(&mut again).unwrap(), near);
+        assert_eq!(again.attrs["dedup"]["survivor"], b.id.as_str());
+    }
+
     /// An index in which only the first document claims band keys: every later document
     /// meets the survivor as the owner of its bands, as when a removed original's keys
     /// all equal the survivor's.

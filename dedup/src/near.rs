@@ -136,6 +136,71 @@ pub struct NearDedup {
     rows: usize,
     threshold: f64,
     verify: Verify,
+    /// What [`Task::prepare`] found in the current shard.
+    ahead: Ahead,
+}
+
+/// A document's text hash, shingles and signature.
+type Hashed = (u64, Vec<u64>, Vec<u64>);
+
+/// The similarity of two documents' (shingles, signature) under `verify`.
+fn similarity(verify: Verify, a: (&[u64], &[u64]), b: (&[u64], &[u64])) -> f64 {
+    match verify {
+        Verify::None => 1.0,
+        Verify::Signature => estimate(a.1, b.1),
+        Verify::Jaccard => jaccard(a.0, b.0),
+    }
+}
+
+/// The current shard's documents as a graph: an edge per pair within the threshold (shard
+/// documents sharing a band, and shard documents in components of two or more with the
+/// index's documents), components by union-find. Lets a document that no earlier document
+/// is within the threshold of still join the cluster it belongs to through a later one.
+#[derive(Debug, Default)]
+struct Ahead {
+    /// shard document -> its position (first occurrence)
+    pos: HashMap<DocId, usize>,
+    /// union-find parents: shard documents `0..n`, then the index's documents
+    parent: Vec<usize>,
+    /// the index's documents linked to the shard (node `n + i`)
+    external: Vec<DocId>,
+    /// per shard document: its most similar document within the threshold (any position)
+    best: Vec<Option<(DocId, f64)>>,
+    /// component root -> its members (components of two or more only)
+    members: HashMap<usize, Vec<usize>>,
+    /// per shard document processed so far: the survivor of its cluster (itself if kept)
+    decided: Vec<Option<DocId>>,
+    /// per shard document: the shingles and signature computed in `prepare`, with a hash of
+    /// the text they were computed from, handed to `process` instead of hashing again
+    cache: Vec<Option<Hashed>>,
+}
+
+impl Ahead {
+    fn root(&mut self, mut x: usize) -> usize {
+        while self.parent[x] != x {
+            self.parent[x] = self.parent[self.parent[x]];
+            x = self.parent[x];
+        }
+        x
+    }
+
+    fn union(&mut self, a: usize, b: usize) {
+        let (ra, rb) = (self.root(a), self.root(b));
+        if ra != rb {
+            // the smaller node stays root: deterministic whatever the pair order
+            let (lo, hi) = (ra.min(rb), ra.max(rb));
+            self.parent[hi] = lo;
+        }
+    }
+
+    fn offer(&mut self, at: usize, other: &DocId, sim: f64) {
+        let b = &mut self.best[at];
+        if b.as_ref()
+            .is_none_or(|(id, s)| sim > *s || (sim == *s && other < id))
+        {
+            *b = Some((other.clone(), sim));
+        }
+    }
 }
 
 impl std::fmt::Debug for NearDedup {
@@ -154,7 +219,32 @@ impl NearDedup {
             rows: cfg.rows,
             threshold: cfg.threshold,
             verify: cfg.verify,
+            ahead: Ahead::default(),
         }
+    }
+
+    /// The earlier documents of `id`'s component that make it a duplicate although none of
+    /// them is within the threshold of it: an index document, or a shard document already
+    /// processed; the survivor of the earliest (index documents first).
+    fn anchor(&mut self, id: &DocId) -> Option<DocId> {
+        let &at = self.ahead.pos.get(id)?;
+        let root = self.ahead.root(at);
+        let members = self.ahead.members.get(&root)?.clone();
+        let n = self.ahead.best.len();
+        let mut externals: Vec<&DocId> = members
+            .iter()
+            .filter(|m| **m >= n)
+            .map(|m| &self.ahead.external[*m - n])
+            .collect();
+        externals.sort();
+        if let Some(e) = externals.first() {
+            let e = (*e).clone();
+            return Some(self.index.cluster(&e).map_or(e, |c| c.root));
+        }
+        members
+            .iter()
+            .filter(|m| **m < at)
+            .find_map(|m| self.ahead.decided[*m].clone())
     }
 
     fn insert(&mut self, id: &DocId) {
@@ -234,10 +324,12 @@ impl Task for NearDedup {
     fn seed_dropped(&mut self, dropped: &Document) {
         self.seed(dropped);
         // a resumed run rebuilds the clusters from the exclusion records
-        if let Some(of) = dropped
-            .attrs
-            .get("dedup")
-            .and_then(|d| d.get("near_of"))
+        // into the survivor's cluster (the document it names as `near_of` may come later in
+        // its shard and not be in the index yet)
+        let dedup = dropped.attrs.get("dedup");
+        if let Some(of) = dedup
+            .and_then(|d| d.get("survivor"))
+            .or_else(|| dedup.and_then(|d| d.get("near_of")))
             .and_then(|v| v.as_str())
         {
             self.index
@@ -246,34 +338,175 @@ impl Task for NearDedup {
         }
     }
 
-    fn process(&mut self, doc: &mut Document) -> Result<Verdict, RecordError> {
-        self.hasher.compute(&doc.text);
-        match self.find(&doc.id) {
-            Some((owner, sim)) => {
-                // the survivor of the owner's cluster (the owner itself when it has none),
-                // read before joining: a persistent index sees the join only once committed
-                let survivor = self
-                    .index
-                    .cluster(&owner)
-                    .map_or_else(|| owner.clone(), |c| c.root);
-                // a removed document stays a reference: a later copy may be within the
-                // threshold of it (the original) and not of the copy that survived
-                self.index.join(&doc.id, &owner);
-                doc.attrs.insert(
-                    "dedup".into(),
-                    json!({
-                        "near_of": owner.as_str(),
-                        "similarity": (sim * 1000.0).round() / 1000.0,
-                        "survivor": survivor.as_str(),
-                    }),
-                );
-                self.insert(&doc.id);
-                Ok(Verdict::Drop(reasons::NEAR_DUPLICATE))
+    fn prepare(&mut self, shard: &[Document]) {
+        self.ahead = Ahead::default();
+        let n = shard.len();
+        if n < 2 {
+            return;
+        }
+        let a = &mut self.ahead;
+        a.parent = (0..n).collect();
+        a.best = vec![None; n];
+        a.decided = vec![None; n];
+        a.cache = Vec::with_capacity(n);
+        // (band, key, position) of every document, sorted: a bucket is a run of equal keys
+        let mut keys: Vec<(u32, u64, usize)> = Vec::with_capacity(n * self.bands);
+        for (i, d) in shard.iter().enumerate() {
+            a.pos.entry(d.id.clone()).or_insert(i);
+            self.hasher.compute(&d.text);
+            for b in 0..self.bands {
+                keys.push((b as u32, band_key(&self.hasher.sig, b, self.rows), i));
             }
-            None => {
-                self.insert(&doc.id);
-                Ok(Verdict::Keep)
+            a.cache.push(Some((
+                xxhash_rust::xxh3::xxh3_64(d.text.as_bytes()),
+                std::mem::take(&mut self.hasher.shingles),
+                std::mem::take(&mut self.hasher.sig),
+            )));
+        }
+        keys.sort_unstable();
+        // pairs within the shard: each document with up to MAX_VERIFIED_MEMBERS earlier
+        // members of every bucket it is in
+        let mut pairs: Vec<(usize, usize)> = Vec::new();
+        for bucket in keys.chunk_by(|x, y| (x.0, x.1) == (y.0, y.1)) {
+            for (k, &(_, _, j)) in bucket.iter().enumerate().skip(1) {
+                for &(_, _, i) in &bucket[k.saturating_sub(MAX_VERIFIED_MEMBERS)..k] {
+                    if i != j {
+                        pairs.push((i, j));
+                    }
+                }
             }
         }
+        drop(keys);
+        pairs.sort_unstable();
+        pairs.dedup();
+        let verify = self.verify;
+        for (i, j) in pairs {
+            let sim = {
+                let c = &self.ahead.cache;
+                let (_, shi, sgi) = c[i].as_ref().expect("cached above");
+                let (_, shj, sgj) = c[j].as_ref().expect("cached above");
+                similarity(verify, (shi, sgi), (shj, sgj))
+            };
+            if sim >= self.threshold {
+                let a = &mut self.ahead;
+                a.union(i, j);
+                a.offer(i, &shard[j].id, sim);
+                a.offer(j, &shard[i].id, sim);
+            }
+        }
+        // documents in components of two or more: their links to the index's documents
+        // (documents of this shard left in a persistent index by an interrupted attempt
+        // are not the index's)
+        let linked: Vec<usize> = (0..n).filter(|&i| self.ahead.best[i].is_some()).collect();
+        let mut external_of: HashMap<DocId, usize> = HashMap::default();
+        for i in linked {
+            let found: Vec<(DocId, f64)> = {
+                let (_, sh, sig) = self.ahead.cache[i].as_ref().expect("cached above");
+                let mut cands: Vec<DocId> = Vec::new();
+                for b in 0..self.bands {
+                    let k = band_key(sig, b, self.rows);
+                    if let Some(o) = self.index.owner(b as u32, k) {
+                        let members = self.index.cluster(&o).map(|c| c.members);
+                        for m in members.into_iter().flatten().chain(std::iter::once(o)) {
+                            if !self.ahead.pos.contains_key(&m) && !cands.contains(&m) {
+                                cands.push(m);
+                            }
+                        }
+                    }
+                }
+                cands.sort();
+                cands
+                    .into_iter()
+                    .filter_map(|c| {
+                        let (csh, csig) = self.index.load(&c)?;
+                        let sim = similarity(verify, (sh, sig), (&csh, &csig));
+                        (sim >= self.threshold).then_some((c, sim))
+                    })
+                    .collect()
+            };
+            for (c, sim) in found {
+                let a = &mut self.ahead;
+                let node = *external_of.entry(c.clone()).or_insert_with(|| {
+                    a.external.push(c.clone());
+                    a.parent.push(a.parent.len());
+                    a.parent.len() - 1
+                });
+                a.union(i, node);
+                a.offer(i, &c, sim);
+            }
+        }
+        let a = &mut self.ahead;
+        for x in 0..a.parent.len() {
+            let r = a.root(x);
+            a.members.entry(r).or_default().push(x);
+        }
+        a.members.retain(|_, m| m.len() > 1);
+    }
+
+    fn process(&mut self, doc: &mut Document) -> Result<Verdict, RecordError> {
+        let at = self.ahead.pos.get(&doc.id).copied();
+        let cached = at
+            .and_then(|i| self.ahead.cache[i].take())
+            .filter(|(h, _, _)| *h == xxhash_rust::xxh3::xxh3_64(doc.text.as_bytes()));
+        match cached {
+            Some((_, shingles, sig)) => {
+                self.hasher.shingles = shingles;
+                self.hasher.sig = sig;
+            }
+            None => self.hasher.compute(&doc.text),
+        }
+        let verdict = self.decide(doc);
+        if let (Some(i), Ok(v)) = (at, &verdict) {
+            self.ahead.decided[i] = Some(match v {
+                Verdict::Keep => doc.id.clone(),
+                _ => doc.attrs["dedup"]["survivor"]
+                    .as_str()
+                    .map_or_else(|| doc.id.clone(), |s| DocId::from_external(s.to_string())),
+            });
+        }
+        verdict
+    }
+}
+
+impl NearDedup {
+    /// The decision for a document whose shingles and signature are in the hasher.
+    fn decide(&mut self, doc: &mut Document) -> Result<Verdict, RecordError> {
+        if let Some((owner, sim)) = self.find(&doc.id) {
+            // the survivor of the owner's cluster (the owner itself when it has none), read
+            // before joining: a persistent index sees the join only once committed
+            let survivor = self
+                .index
+                .cluster(&owner)
+                .map_or_else(|| owner.clone(), |c| c.root);
+            // a removed document stays a reference: a later copy may be within the
+            // threshold of it (the original) and not of the copy that survived
+            self.index.join(&doc.id, &owner);
+            return Ok(self.remove(doc, &owner, sim, &survivor));
+        }
+        // no earlier document within the threshold; a later one of this shard may still
+        // link it to an earlier member of its cluster
+        if let Some(survivor) = self.anchor(&doc.id) {
+            let at = self.ahead.pos[&doc.id];
+            if let Some((near, sim)) = self.ahead.best[at].clone() {
+                self.index.join(&doc.id, &survivor);
+                return Ok(self.remove(doc, &near, sim, &survivor));
+            }
+        }
+        self.insert(&doc.id);
+        Ok(Verdict::Keep)
+    }
+
+    /// Records why `doc` is removed and keeps it in the index.
+    fn remove(&mut self, doc: &mut Document, near: &DocId, sim: f64, survivor: &DocId) -> Verdict {
+        doc.attrs.insert(
+            "dedup".into(),
+            json!({
+                "near_of": near.as_str(),
+                "similarity": (sim * 1000.0).round() / 1000.0,
+                "survivor": survivor.as_str(),
+            }),
+        );
+        self.insert(&doc.id);
+        Verdict::Drop(reasons::NEAR_DUPLICATE)
     }
 }
