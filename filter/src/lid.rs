@@ -611,7 +611,8 @@ pub struct Settled {
     pub code: String,
     /// The detector's confidence, capped for short and mixed texts.
     pub confidence: f64,
-    /// False for short texts, mixed texts without a majority language, and unsure detectors.
+    /// False for short texts, mixed texts whose language holds less than half, and unsure
+    /// detectors.
     pub reliable: bool,
     /// Why the label or its confidence was limited: `too_short` (`und`), `short`, `mixed`.
     pub caveat: Option<&'static str>,
