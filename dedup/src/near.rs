@@ -268,37 +268,10 @@ impl NearDedup {
     /// within the threshold of any member of a cluster (the original that was itself removed
     /// as a copy of an earlier survivor, say) belongs to it.
     fn find(&mut self, id: &DocId) -> Option<(DocId, f64)> {
-        let mut owners: Vec<DocId> = Vec::new();
-        for b in 0..self.bands {
-            let k = band_key(&self.hasher.sig, b, self.rows);
-            if let Some(o) = self.index.owner(b as u32, k) {
-                if o != *id && !owners.contains(&o) {
-                    owners.push(o);
-                }
-            }
-        }
-        let mut cands: Vec<DocId> = Vec::new();
-        for o in owners {
-            let members = self.index.cluster(&o).map(|c| c.members);
-            for m in members.into_iter().flatten().chain(std::iter::once(o)) {
-                if m != *id && !cands.contains(&m) {
-                    cands.push(m);
-                }
-            }
-        }
+        let cands = self.candidates(&self.hasher.sig, |m| m == id);
         let mut best: Option<(DocId, f64)> = None;
         for c in cands {
-            let sim = match self.verify {
-                Verify::None => 1.0,
-                Verify::Signature => self
-                    .index
-                    .load(&c)
-                    .map_or(0.0, |(_, sig)| estimate(&self.hasher.sig, &sig)),
-                Verify::Jaccard => self
-                    .index
-                    .load(&c)
-                    .map_or(0.0, |(sh, _)| jaccard(&self.hasher.shingles, &sh)),
-            };
+            let sim = self.similarity_to(&c, &self.hasher.shingles, &self.hasher.sig);
             if sim >= self.threshold
                 && best
                     .as_ref()
@@ -308,6 +281,41 @@ impl NearDedup {
             }
         }
         best
+    }
+
+    /// The index's documents a signature meets: the owners of its band keys and the
+    /// members of their clusters, without those `skip` names, each once.
+    fn candidates(&self, sig: &[u64], skip: impl Fn(&DocId) -> bool) -> Vec<DocId> {
+        let mut owners: Vec<DocId> = Vec::new();
+        for b in 0..self.bands {
+            let k = band_key(sig, b, self.rows);
+            if let Some(o) = self.index.owner(b as u32, k) {
+                if !skip(&o) && !owners.contains(&o) {
+                    owners.push(o);
+                }
+            }
+        }
+        let mut cands: Vec<DocId> = Vec::new();
+        for o in owners {
+            let members = self.index.cluster(&o).map(|c| c.members);
+            for m in members.into_iter().flatten().chain(std::iter::once(o)) {
+                if !skip(&m) && !cands.contains(&m) {
+                    cands.push(m);
+                }
+            }
+        }
+        cands
+    }
+
+    /// The similarity of a document of the index to the given shingles and signature,
+    /// under `verify` (0 when the index has nothing stored for it).
+    fn similarity_to(&self, c: &DocId, shingles: &[u64], sig: &[u64]) -> f64 {
+        match self.verify {
+            Verify::None => 1.0,
+            _ => self.index.load(c).map_or(0.0, |(csh, csig)| {
+                similarity(self.verify, (shingles, sig), (&csh, &csig))
+            }),
+        }
     }
 }
 
@@ -402,26 +410,15 @@ impl Task for NearDedup {
         for i in linked {
             let found: Vec<(DocId, f64)> = {
                 let (_, sh, sig) = self.ahead.cache[i].as_ref().expect("cached above");
-                let mut cands: Vec<DocId> = Vec::new();
-                for b in 0..self.bands {
-                    let k = band_key(sig, b, self.rows);
-                    if let Some(o) = self.index.owner(b as u32, k) {
-                        let members = self.index.cluster(&o).map(|c| c.members);
-                        for m in members.into_iter().flatten().chain(std::iter::once(o)) {
-                            if !self.ahead.pos.contains_key(&m) && !cands.contains(&m) {
-                                cands.push(m);
-                            }
-                        }
-                    }
-                }
+                let mut cands = self.candidates(sig, |m| self.ahead.pos.contains_key(m));
                 cands.sort();
                 cands
                     .into_iter()
-                    .filter_map(|c| {
-                        let (csh, csig) = self.index.load(&c)?;
-                        let sim = similarity(verify, (sh, sig), (&csh, &csig));
-                        (sim >= self.threshold).then_some((c, sim))
+                    .map(|c| {
+                        let sim = self.similarity_to(&c, sh, sig);
+                        (c, sim)
                     })
+                    .filter(|(_, sim)| *sim >= self.threshold)
                     .collect()
             };
             for (c, sim) in found {

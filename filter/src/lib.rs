@@ -461,15 +461,13 @@ impl Map for Annotate {
         if let Some((c, p)) = wl.second {
             lang["lingua"] = json!({ "code": c, "confidence": round(p) });
         }
-        if let Some((c, p)) = wl.whatlang {
-            lang["whatlang"] = json!({ "code": c, "confidence": round(p) });
-        }
         if let Some((c, p)) = &ft {
             lang["fasttext"] = json!({ "code": c, "prob": round(*p) });
-            lang["whatlang"] = json!({
-                "code": wl.whatlang.map_or(wl_code.as_str(), |w| w.0),
-                "confidence": round(wl.whatlang.map_or(wl_conf, |w| w.1)),
-            });
+        }
+        // whatlang's own answer, beside any other detector's
+        if wl.whatlang.is_some() || ft.is_some() {
+            let (c, p) = wl.whatlang.unwrap_or((wl.code, wl_conf));
+            lang["whatlang"] = json!({ "code": c, "confidence": round(p) });
         }
         let code = settled.code;
         doc.attrs.insert("lang".into(), lang);

@@ -474,17 +474,10 @@ pub async fn collect(
     let mut seen_filter = |v: &Value, d: &mut RunData| {
         let s = to_sample(v, "filter", tc);
         let doc = v.get("doc").unwrap_or(v);
-        *d.languages
-            .0
-            .entry(if s.lang.is_empty() {
-                "und".into()
-            } else {
-                s.lang.clone()
-            })
-            .or_default() += 1;
+        let lang = if s.lang.is_empty() { "und" } else { &s.lang };
+        *d.languages.0.entry(lang.to_string()).or_default() += 1;
         *d.domains.0.entry(s.host.clone()).or_default() += 1;
         *d.page_types.0.entry(page_type(doc)).or_default() += 1;
-        let lang = if s.lang.is_empty() { "und" } else { &s.lang };
         let scored = doc["attrs"]["quality"]
             .get(lang)
             .is_some_and(Value::is_number);
@@ -502,13 +495,7 @@ pub async fn collect(
             // model scores and the language-ID confidence are shown per language, as
             // thresholds are tuned per language
             let keys = if name.contains("quality") || name == "lang.confidence" {
-                vec![
-                    name.clone(),
-                    format!(
-                        "{name} [{}]",
-                        if s.lang.is_empty() { "und" } else { &s.lang }
-                    ),
-                ]
+                vec![name.clone(), format!("{name} [{lang}]")]
             } else {
                 vec![name]
             };
