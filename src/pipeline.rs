@@ -287,6 +287,33 @@ impl Pipeline {
         self.run_chain(StageId::Dedup, name, input, inputs)
     }
 
+    /// Shows the dedup chain every document of the run before any shard is processed, in
+    /// input order (see [`trawl_core::Task::look_ahead`]): near dedup then links a copy to
+    /// its cluster through a member in any later shard of the run, within
+    /// `dedup.max_memory_mb`. Reads every input once more. Must come before
+    /// [`Pipeline::seed_dedup`] of a resumed run.
+    pub fn dedup_look_ahead(
+        &mut self,
+        inputs: &[(usize, String)],
+        storage: &trawl_storage::Storage,
+        bar: &indicatif::ProgressBar,
+    ) -> Result<()> {
+        if !self.cfg.dedup.near {
+            return Ok(());
+        }
+        let max_line = self.cfg.storage.max_record_bytes;
+        for (_, key) in inputs {
+            let bytes = self.store.block(storage.get(key))?;
+            let input = read_input(key, &bytes, max_line)?;
+            if !self.dedup_chain()?.look_ahead(&input.docs) {
+                return Ok(());
+            }
+            bar.inc(1);
+        }
+        self.dedup_chain()?.end_look_ahead();
+        Ok(())
+    }
+
     /// Registers what a committed dedup shard decided (resume): the documents it kept, and
     /// the ones it excluded with the stages that kept them before, so a rerun after a kill
     /// makes the decisions (and writes the exclusion records) of an uninterrupted run.

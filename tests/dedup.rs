@@ -324,23 +324,93 @@ fn streaming_dedup_resume_writes_the_same_exclusions() {
     // the state of a kill after shard 0 committed: shard 1's marker and outputs are gone
     let resumed = dir.path().join("resumed");
     dedup(&resumed);
-    for k in [
-        "_done/dedup/00001",
-        "dedup/00001.jsonl.zst",
-        "excluded/dedup/00001.jsonl.zst",
-        "stats/dedup/00001.json",
-    ] {
-        std::fs::remove_file(resumed.join(k)).unwrap();
-    }
+    uncommit(&resumed, &["00001"]);
     dedup(&resumed);
-    let keep = |k: &String| !(k.starts_with("stats/") || k.starts_with("_done/"));
-    let a: Vec<_> = files(&clean).into_iter().filter(|(k, _)| keep(k)).collect();
-    let b: Vec<_> = files(&resumed)
-        .into_iter()
-        .filter(|(k, _)| keep(k))
-        .collect();
     assert_eq!(
-        a, b,
+        outputs(&clean),
+        outputs(&resumed),
         "kept and excluded files are byte-identical after the resume"
+    );
+}
+
+/// The state a kill leaves before these dedup shards committed: marker and outputs gone.
+fn uncommit(root: &Path, shards: &[&str]) {
+    for shard in shards {
+        for k in [
+            format!("_done/dedup/{shard}"),
+            format!("dedup/{shard}.jsonl.zst"),
+            format!("excluded/dedup/{shard}.jsonl.zst"),
+            format!("stats/dedup/{shard}.json"),
+        ] {
+            std::fs::remove_file(root.join(k)).unwrap();
+        }
+    }
+}
+
+/// A run's kept and excluded files (not its stats and markers), with their bytes.
+fn outputs(root: &Path) -> Vec<(String, Vec<u8>)> {
+    files(root)
+        .into_iter()
+        .filter(|(k, _)| !(k.starts_with("stats/") || k.starts_with("_done/")))
+        .collect()
+}
+
+#[test]
+fn streaming_dedup_links_a_copy_to_an_original_in_a_later_input() {
+    // b, then c in the next file, then o in the last: c is within the threshold of o only
+    // (not of b); seeing the whole run first, `trawl dedup` removes c into b's cluster
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    std::fs::create_dir_all(&input).unwrap();
+    let docs = trawl_dedup::testing::survivor_original_copy();
+    for (name, d) in [
+        ("1.jsonl", &docs[0]),
+        ("2.jsonl", &docs[2]),
+        ("3.jsonl", &docs[1]),
+    ] {
+        let line = serde_json::json!({ "id": d.id.as_str(), "text": d.text });
+        std::fs::write(input.join(name), format!("{line}\n")).unwrap();
+    }
+    let dedup = |root: &Path, extra: &[&str]| {
+        ok(trawl()
+            .args(["dedup", "--quiet"])
+            .args(extra)
+            .arg("--input")
+            .arg(&input)
+            .arg("--output")
+            .arg(root));
+    };
+    let clean = dir.path().join("clean");
+    dedup(&clean, &[]);
+    let excluded = |root: &Path, shard: &str| {
+        read_jsonl(&root.join(format!("excluded/dedup/{shard}.jsonl.zst")))
+    };
+    let c = excluded(&clean, "00001");
+    assert_eq!(c.len(), 1, "{c:?}");
+    assert_eq!(c[0]["reason"], "near_duplicate");
+    assert_eq!(
+        c[0]["doc"]["attrs"]["dedup"]["near_of"],
+        docs[1].id.as_str()
+    );
+    assert_eq!(
+        c[0]["doc"]["attrs"]["dedup"]["survivor"],
+        docs[0].id.as_str()
+    );
+    let kept = read_jsonl(&clean.join("dedup/00000.jsonl.zst"));
+    assert_eq!(kept[0]["attrs"]["dedup"]["cluster_size"], 3);
+    let o = excluded(&clean, "00002");
+    assert_eq!(
+        o[0]["doc"]["attrs"]["dedup"]["survivor"],
+        docs[0].id.as_str()
+    );
+    // a kill after the first shard committed, then a rerun: the same files
+    let resumed = dir.path().join("resumed");
+    dedup(&resumed, &[]);
+    uncommit(&resumed, &["00001", "00002"]);
+    dedup(&resumed, &[]);
+    assert_eq!(
+        outputs(&clean),
+        outputs(&resumed),
+        "the resumed run decides as the uninterrupted one"
     );
 }

@@ -111,6 +111,28 @@ impl Chain {
         }
     }
 
+    /// Shows every task one shard of the run before any shard is processed (see
+    /// [`crate::Task::look_ahead`]); `true` while some task still looks ahead. The time counts
+    /// as the task's (in the stats of the first shard processed).
+    pub fn look_ahead(&mut self, shard: &[Document]) -> bool {
+        let mut any = false;
+        for stage in &mut self.stages {
+            let t0 = Instant::now();
+            any |= stage.look_ahead(shard);
+            self.stats.stage_mut(stage.name()).nanos += t0.elapsed().as_nanos() as u64;
+        }
+        any
+    }
+
+    /// Ends the run-wide look-ahead (see [`crate::Task::end_look_ahead`]).
+    pub fn end_look_ahead(&mut self) {
+        for stage in &mut self.stages {
+            let t0 = Instant::now();
+            stage.end_look_ahead();
+            self.stats.stage_mut(stage.name()).nanos += t0.elapsed().as_nanos() as u64;
+        }
+    }
+
     /// Run one document through every stage; `Some` if it survived.
     pub fn process(&mut self, mut doc: Document) -> Option<Document> {
         for stage in &mut self.stages {

@@ -84,6 +84,20 @@ pub trait Task: Send {
     /// Decisions must depend only on the shard and the state before it, so a rerun of the
     /// shard decides the same. Sequential tasks ignore it.
     fn prepare(&mut self, _shard: &[Document]) {}
+
+    /// Run-wide look-ahead: before any shard of a run is processed, a command that has every
+    /// input up front (`trawl dedup`) may show the task each shard in input order, then call
+    /// [`Task::end_look_ahead`], so decisions see the whole run and not only the current
+    /// shard. A task returns `false` to decline (over its memory budget, say), and then gets
+    /// [`Task::prepare`] per shard as usual. Decisions must depend only on the run's inputs
+    /// and the state before the run, so a resumed run (look-ahead again, then seeding with
+    /// the committed shards) decides the same.
+    fn look_ahead(&mut self, _shard: &[Document]) -> bool {
+        false
+    }
+
+    /// Ends the run-wide look-ahead (see [`Task::look_ahead`]).
+    fn end_look_ahead(&mut self) {}
 }
 
 /// A stage of any kind, as the runner holds it.
@@ -124,6 +138,22 @@ impl Stage {
     pub fn prepare(&mut self, shard: &[Document]) {
         if let Stage::Task(t) = self {
             t.prepare(shard);
+        }
+    }
+
+    /// Shows a task one shard of the run ahead of time (see [`Task::look_ahead`]); `false`
+    /// for other stages and for a task that declines.
+    pub fn look_ahead(&mut self, shard: &[Document]) -> bool {
+        match self {
+            Stage::Task(t) => t.look_ahead(shard),
+            _ => false,
+        }
+    }
+
+    /// Ends the run-wide look-ahead (see [`Task::end_look_ahead`]).
+    pub fn end_look_ahead(&mut self) {
+        if let Stage::Task(t) = self {
+            t.end_look_ahead();
         }
     }
 

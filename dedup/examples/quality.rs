@@ -272,8 +272,10 @@ fn main() {
 }
 
 /// The streaming task over the documents in order: which were removed, and the id each names.
-/// Like `trawl dedup` over the corpus cut into `STREAM_SHARDS` input files (the task sees
-/// each shard before processing it, as the runner shows it).
+/// Like `trawl dedup` over the corpus cut into `STREAM_SHARDS` input files: the task sees
+/// every shard before processing any (run-wide look-ahead, within `max_memory_mb`), then
+/// each shard before processing it, as the runner shows it. `LOOK_AHEAD=shard` leaves the
+/// run-wide look-ahead out (what `trawl run` does, its parts arriving one by one).
 fn stream(cfg: &DedupConfig, docs: &mut [(usize, Document)]) -> (Vec<bool>, Vec<Option<String>>) {
     let shards: usize = std::env::var("STREAM_SHARDS")
         .ok()
@@ -283,6 +285,16 @@ fn stream(cfg: &DedupConfig, docs: &mut [(usize, Document)]) -> (Vec<bool>, Vec<
     let mut removed = vec![false; docs.len()];
     let mut named: Vec<Option<String>> = vec![None; docs.len()];
     let per = docs.len().div_ceil(shards.max(1));
+    if shards > 1 && std::env::var("LOOK_AHEAD").as_deref() != Ok("shard") {
+        let mut looking = true;
+        for chunk in docs.chunks(per.max(1)) {
+            let shard: Vec<Document> = chunk.iter().map(|(_, d)| d.clone()).collect();
+            looking = looking && task.look_ahead(&shard);
+        }
+        if looking {
+            task.end_look_ahead();
+        }
+    }
     for (s, chunk) in docs.chunks_mut(per.max(1)).enumerate() {
         let shard: Vec<Document> = chunk.iter().map(|(_, d)| d.clone()).collect();
         task.prepare(&shard);

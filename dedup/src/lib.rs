@@ -72,7 +72,8 @@ pub struct DedupConfig {
     /// Seed of the shingle hashes (changing it changes every signature).
     pub seed: u64,
     /// Batch phases: buffers beyond this many MiB are written out (signatures phase) so
-    /// memory does not grow with the size of an input file.
+    /// memory does not grow with the size of an input file. Streaming `trawl dedup`: the
+    /// budget of the look-ahead over all its inputs (see [`trawl_core::Task::look_ahead`]).
     pub max_memory_mb: usize,
     /// A local directory holding a persistent LSH index (RocksDB): each run is then
     /// deduplicated against every earlier run that used the same directory (recurring
@@ -342,6 +343,74 @@ mod tests {
         let mut again = Document::new("o2", o.text.clone());
         assert_eq!(t.process(&mut again).unwrap(), near);
         assert_eq!(again.attrs["dedup"]["survivor"], b.id.as_str());
+    }
+
+    #[test]
+    fn the_run_wide_look_ahead_links_a_copy_to_an_original_in_a_later_shard() {
+        // b, c, o in three shards: c is within the threshold of o only
+        let d = survivor_original_copy();
+        let shards = [vec![d[0].clone()], vec![d[2].clone()], vec![d[1].clone()]];
+        let near = Verdict::Drop(reasons::NEAR_DUPLICATE);
+        // `seeded`: shards committed before a resume, registered after the look-ahead
+        let run = |budget: Option<usize>, seeded: usize| {
+            let mut t = NearDedup::new(&DedupConfig::default(), Box::new(MemoryIndex::default()));
+            if let Some(b) = budget {
+                t.budget = b;
+            }
+            let looked = shards.iter().all(|s| t.look_ahead(s));
+            if looked {
+                t.end_look_ahead();
+            }
+            let mut out = Vec::new();
+            for (k, shard) in shards.iter().enumerate() {
+                t.prepare(shard);
+                for doc in shard {
+                    let mut doc = doc.clone();
+                    let v = t.process(&mut doc).unwrap();
+                    out.push((v, doc.attrs.get("dedup").cloned()));
+                }
+                if k + 1 == seeded {
+                    // what the committed shards left: replay them into a new task
+                    let mut r =
+                        NearDedup::new(&DedupConfig::default(), Box::new(MemoryIndex::default()));
+                    assert!(shards.iter().all(|s| r.look_ahead(s)));
+                    r.end_look_ahead();
+                    for (doc, (v, attrs)) in shards[..seeded].iter().flatten().zip(&out) {
+                        let mut doc = doc.clone();
+                        if let Some(a) = attrs {
+                            doc.attrs.insert("dedup".into(), a.clone());
+                        }
+                        match v {
+                            Verdict::Keep => r.seed(&doc),
+                            _ => r.seed_dropped(&doc),
+                        }
+                    }
+                    t = r;
+                }
+            }
+            (looked, out)
+        };
+        let (looked, out) = run(None, 0);
+        assert!(looked);
+        assert_eq!(out[0].0, Verdict::Keep);
+        // the survivor knows its cluster: itself and the two copies after it
+        assert_eq!(out[0].1.as_ref().unwrap()["cluster_size"], 3);
+        assert_eq!((&out[1].0, &out[2].0), (&near, &near), "{out:?}");
+        let c = out[1].1.as_ref().unwrap();
+        assert_eq!(c["near_of"], d[1].id.as_str());
+        assert_eq!(c["survivor"], d[0].id.as_str());
+        // resumed after the first or the second shard: the same decisions
+        for seeded in [1, 2] {
+            assert_eq!(run(None, seeded).1, out, "resumed after {seeded} shards");
+        }
+        // over the budget, the task declines and looks ahead shard by shard: c survives
+        let (looked, out) = run(Some(1000), 0);
+        assert!(!looked);
+        assert_eq!((&out[1].0, &out[2].0), (&Verdict::Keep, &near), "{out:?}");
+        assert!(
+            out[0].1.is_none(),
+            "no cluster size without the run-wide look-ahead"
+        );
     }
 
     /// An index in which only the first document claims band keys: every later document

@@ -136,8 +136,10 @@ pub struct NearDedup {
     rows: usize,
     threshold: f64,
     verify: Verify,
-    /// What [`Task::prepare`] found in the current shard.
+    /// What [`Task::prepare`] found in the current shard, or [`Task::look_ahead`] in the run.
     ahead: Ahead,
+    /// Bytes the run-wide look-ahead may hold (`max_memory_mb`).
+    pub(crate) budget: usize,
 }
 
 /// A document's text hash, shingles and signature.
@@ -173,6 +175,16 @@ struct Ahead {
     /// per shard document: the shingles and signature computed in `prepare`, with a hash of
     /// the text they were computed from, handed to `process` instead of hashing again
     cache: Vec<Option<Hashed>>,
+    /// per shard document: its id
+    ids: Vec<DocId>,
+    /// (band, key, position) of the documents added, until the look-ahead is finished
+    keys: Vec<(u32, u64, usize)>,
+    /// about what the look-ahead holds, in bytes (checked against the budget)
+    bytes: usize,
+    /// "the shard" is the whole run (see [`Task::look_ahead`])
+    run_wide: bool,
+    /// the run did not fit the budget: per-shard look-ahead only
+    declined: bool,
 }
 
 impl Ahead {
@@ -220,6 +232,7 @@ impl NearDedup {
             threshold: cfg.threshold,
             verify: cfg.verify,
             ahead: Ahead::default(),
+            budget: cfg.max_memory_mb.max(1) << 20,
         }
     }
 
@@ -245,6 +258,129 @@ impl NearDedup {
             .iter()
             .filter(|m| **m < at)
             .find_map(|m| self.ahead.decided[*m].clone())
+    }
+
+    /// Hashes documents for the look-ahead, in order: positions, band keys, shingles and
+    /// signatures (kept for `process`), and the bytes all of it holds.
+    fn ahead_add(&mut self, docs: &[Document]) {
+        let a = &mut self.ahead;
+        a.keys.reserve(docs.len() * self.bands);
+        for d in docs {
+            let i = a.ids.len();
+            a.pos.entry(d.id.clone()).or_insert(i);
+            self.hasher.compute(&d.text);
+            for b in 0..self.bands {
+                a.keys
+                    .push((b as u32, band_key(&self.hasher.sig, b, self.rows), i));
+            }
+            let (shingles, sig) = (
+                std::mem::take(&mut self.hasher.shingles),
+                std::mem::take(&mut self.hasher.sig),
+            );
+            // shingles, signature, band keys, the id (twice) and the per-document vectors
+            a.bytes +=
+                8 * (shingles.len() + sig.len()) + 16 * self.bands + 2 * d.id.as_str().len() + 160;
+            a.cache.push(Some((
+                xxhash_rust::xxh3::xxh3_64(d.text.as_bytes()),
+                shingles,
+                sig,
+            )));
+            a.ids.push(d.id.clone());
+        }
+    }
+
+    /// Links the documents added to the look-ahead: pairs within the threshold among them
+    /// (sharing a band), and with the index's documents for those in such pairs; then the
+    /// components.
+    fn ahead_finish(&mut self) {
+        let n = self.ahead.ids.len();
+        let a = &mut self.ahead;
+        a.parent = (0..n).collect();
+        a.best = vec![None; n];
+        a.decided = vec![None; n];
+        // (band, key, position) of every document, sorted: a bucket is a run of equal keys
+        let mut keys = std::mem::take(&mut a.keys);
+        keys.sort_unstable();
+        // pairs among them: each document with up to MAX_VERIFIED_MEMBERS earlier members of
+        // every bucket it is in
+        let mut pairs: Vec<(usize, usize)> = Vec::new();
+        for bucket in keys.chunk_by(|x, y| (x.0, x.1) == (y.0, y.1)) {
+            for (k, &(_, _, j)) in bucket.iter().enumerate().skip(1) {
+                for &(_, _, i) in &bucket[k.saturating_sub(MAX_VERIFIED_MEMBERS)..k] {
+                    if i != j {
+                        pairs.push((i, j));
+                    }
+                }
+            }
+        }
+        drop(keys);
+        pairs.sort_unstable();
+        pairs.dedup();
+        let verify = self.verify;
+        for (i, j) in pairs {
+            let sim = {
+                let c = &self.ahead.cache;
+                let (_, shi, sgi) = c[i].as_ref().expect("cached in ahead_add");
+                let (_, shj, sgj) = c[j].as_ref().expect("cached in ahead_add");
+                similarity(verify, (shi, sgi), (shj, sgj))
+            };
+            if sim >= self.threshold {
+                let a = &mut self.ahead;
+                a.union(i, j);
+                let (idi, idj) = (a.ids[i].clone(), a.ids[j].clone());
+                a.offer(i, &idj, sim);
+                a.offer(j, &idi, sim);
+            }
+        }
+        // documents in components of two or more: their links to the index's documents
+        // (documents of this look-ahead left in a persistent index by an interrupted attempt
+        // are not the index's)
+        let linked: Vec<usize> = (0..n).filter(|&i| self.ahead.best[i].is_some()).collect();
+        let mut external_of: HashMap<DocId, usize> = HashMap::default();
+        for i in linked {
+            let found: Vec<(DocId, f64)> = {
+                let (_, sh, sig) = self.ahead.cache[i].as_ref().expect("cached in ahead_add");
+                let mut cands = self.candidates(sig, |m| self.ahead.pos.contains_key(m));
+                cands.sort();
+                cands
+                    .into_iter()
+                    .map(|c| {
+                        let sim = self.similarity_to(&c, sh, sig);
+                        (c, sim)
+                    })
+                    .filter(|(_, sim)| *sim >= self.threshold)
+                    .collect()
+            };
+            for (c, sim) in found {
+                let a = &mut self.ahead;
+                let node = *external_of.entry(c.clone()).or_insert_with(|| {
+                    a.external.push(c.clone());
+                    a.parent.push(a.parent.len());
+                    a.parent.len() - 1
+                });
+                a.union(i, node);
+                a.offer(i, &c, sim);
+            }
+        }
+        let a = &mut self.ahead;
+        for x in 0..a.parent.len() {
+            let r = a.root(x);
+            a.members.entry(r).or_default().push(x);
+        }
+        a.members.retain(|_, m| m.len() > 1);
+    }
+
+    /// A committed document of a resumed run, registered while the run-wide look-ahead is
+    /// on: what it was decided, so later documents of its component anchor on it as in the
+    /// uninterrupted run.
+    fn ahead_seeded(&mut self, id: &DocId, survivor: DocId) {
+        if !self.ahead.run_wide {
+            return;
+        }
+        if let Some(&i) = self.ahead.pos.get(id) {
+            self.ahead.decided[i] = Some(survivor);
+            self.ahead.cache[i] = None;
+        }
     }
 
     fn insert(&mut self, id: &DocId) {
@@ -327,6 +463,7 @@ impl Task for NearDedup {
     fn seed(&mut self, kept: &Document) {
         self.hasher.compute(&kept.text);
         self.insert(&kept.id);
+        self.ahead_seeded(&kept.id, kept.id.clone());
     }
 
     fn seed_dropped(&mut self, dropped: &Document) {
@@ -340,104 +477,68 @@ impl Task for NearDedup {
             .or_else(|| dedup.and_then(|d| d.get("near_of")))
             .and_then(|v| v.as_str())
         {
-            self.index
-                .join(&dropped.id, &DocId::from_external(of.to_string()));
+            let of = DocId::from_external(of.to_string());
+            self.index.join(&dropped.id, &of);
             self.index.commit();
+            let survivor = self.index.cluster(&of).map_or(of, |c| c.root);
+            self.ahead_seeded(&dropped.id, survivor);
         }
     }
 
     fn prepare(&mut self, shard: &[Document]) {
+        if self.ahead.run_wide {
+            if shard.iter().all(|d| self.ahead.pos.contains_key(&d.id)) {
+                return;
+            }
+            tracing::warn!(
+                "near dedup: a shard the run-wide look-ahead did not see; looking ahead over it alone"
+            );
+        }
         self.ahead = Ahead::default();
-        let n = shard.len();
-        if n < 2 {
+        if shard.len() < 2 {
             return;
         }
-        let a = &mut self.ahead;
-        a.parent = (0..n).collect();
-        a.best = vec![None; n];
-        a.decided = vec![None; n];
-        a.cache = Vec::with_capacity(n);
-        // (band, key, position) of every document, sorted: a bucket is a run of equal keys
-        let mut keys: Vec<(u32, u64, usize)> = Vec::with_capacity(n * self.bands);
-        for (i, d) in shard.iter().enumerate() {
-            a.pos.entry(d.id.clone()).or_insert(i);
-            self.hasher.compute(&d.text);
-            for b in 0..self.bands {
-                keys.push((b as u32, band_key(&self.hasher.sig, b, self.rows), i));
-            }
-            a.cache.push(Some((
-                xxhash_rust::xxh3::xxh3_64(d.text.as_bytes()),
-                std::mem::take(&mut self.hasher.shingles),
-                std::mem::take(&mut self.hasher.sig),
-            )));
+        self.ahead_add(shard);
+        self.ahead_finish();
+    }
+
+    fn look_ahead(&mut self, shard: &[Document]) -> bool {
+        if self.ahead.declined {
+            return false;
         }
-        keys.sort_unstable();
-        // pairs within the shard: each document with up to MAX_VERIFIED_MEMBERS earlier
-        // members of every bucket it is in
-        let mut pairs: Vec<(usize, usize)> = Vec::new();
-        for bucket in keys.chunk_by(|x, y| (x.0, x.1) == (y.0, y.1)) {
-            for (k, &(_, _, j)) in bucket.iter().enumerate().skip(1) {
-                for &(_, _, i) in &bucket[k.saturating_sub(MAX_VERIFIED_MEMBERS)..k] {
-                    if i != j {
-                        pairs.push((i, j));
-                    }
-                }
-            }
-        }
-        drop(keys);
-        pairs.sort_unstable();
-        pairs.dedup();
-        let verify = self.verify;
-        for (i, j) in pairs {
-            let sim = {
-                let c = &self.ahead.cache;
-                let (_, shi, sgi) = c[i].as_ref().expect("cached above");
-                let (_, shj, sgj) = c[j].as_ref().expect("cached above");
-                similarity(verify, (shi, sgi), (shj, sgj))
+        if !self.ahead.run_wide {
+            self.ahead = Ahead {
+                run_wide: true,
+                ..Ahead::default()
             };
-            if sim >= self.threshold {
-                let a = &mut self.ahead;
-                a.union(i, j);
-                a.offer(i, &shard[j].id, sim);
-                a.offer(j, &shard[i].id, sim);
-            }
         }
-        // documents in components of two or more: their links to the index's documents
-        // (documents of this shard left in a persistent index by an interrupted attempt
-        // are not the index's)
-        let linked: Vec<usize> = (0..n).filter(|&i| self.ahead.best[i].is_some()).collect();
-        let mut external_of: HashMap<DocId, usize> = HashMap::default();
-        for i in linked {
-            let found: Vec<(DocId, f64)> = {
-                let (_, sh, sig) = self.ahead.cache[i].as_ref().expect("cached above");
-                let mut cands = self.candidates(sig, |m| self.ahead.pos.contains_key(m));
-                cands.sort();
-                cands
-                    .into_iter()
-                    .map(|c| {
-                        let sim = self.similarity_to(&c, sh, sig);
-                        (c, sim)
-                    })
-                    .filter(|(_, sim)| *sim >= self.threshold)
-                    .collect()
+        self.ahead_add(shard);
+        if self.ahead.bytes > self.budget {
+            tracing::info!(
+                documents = self.ahead.ids.len(),
+                budget_mb = self.budget >> 20,
+                "near dedup: the run does not fit the look-ahead budget (dedup.max_memory_mb); looking ahead shard by shard"
+            );
+            self.ahead = Ahead {
+                declined: true,
+                ..Ahead::default()
             };
-            for (c, sim) in found {
-                let a = &mut self.ahead;
-                let node = *external_of.entry(c.clone()).or_insert_with(|| {
-                    a.external.push(c.clone());
-                    a.parent.push(a.parent.len());
-                    a.parent.len() - 1
-                });
-                a.union(i, node);
-                a.offer(i, &c, sim);
-            }
+            return false;
         }
-        let a = &mut self.ahead;
-        for x in 0..a.parent.len() {
-            let r = a.root(x);
-            a.members.entry(r).or_default().push(x);
+        true
+    }
+
+    fn end_look_ahead(&mut self) {
+        if self.ahead.run_wide {
+            tracing::debug!(
+                documents = self.ahead.ids.len(),
+                mb = self.ahead.bytes >> 20,
+                "near dedup: run-wide look-ahead"
+            );
+            self.ahead_finish();
+        } else {
+            self.ahead = Ahead::default();
         }
-        a.members.retain(|_, m| m.len() > 1);
     }
 
     fn process(&mut self, doc: &mut Document) -> Result<Verdict, RecordError> {
@@ -490,7 +591,28 @@ impl NearDedup {
             }
         }
         self.insert(&doc.id);
+        if let Some(size) = self.ahead_cluster_size(&doc.id) {
+            doc.attrs
+                .insert("dedup".into(), json!({ "cluster_size": size }));
+        }
         Ok(Verdict::Keep)
+    }
+
+    /// With the run-wide look-ahead, a survivor's cluster size: the documents of the run in
+    /// its component (itself and its copies anywhere in the run, exact copies included).
+    fn ahead_cluster_size(&mut self, id: &DocId) -> Option<u64> {
+        if !self.ahead.run_wide {
+            return None;
+        }
+        let &at = self.ahead.pos.get(id)?;
+        let root = self.ahead.root(at);
+        let n = self.ahead.ids.len();
+        Some(
+            self.ahead
+                .members
+                .get(&root)
+                .map_or(1, |m| m.iter().filter(|x| **x < n).count()) as u64,
+        )
     }
 
     /// Records why `doc` is removed and keeps it in the index.

@@ -571,10 +571,35 @@ pub fn docs_stage(
         StageId::Filter | StageId::Shards => crate::parallel::threads(),
         _ => 1,
     };
+    // dedup sees the whole run before deciding on its first shard (a copy in an early input
+    // joins its cluster through an original in a later one)
+    let ahead = if stage == StageId::Dedup {
+        let mut p = Pipeline::new(cfg.clone(), store.clone(), force, &[stage])?;
+        let mut pending = false;
+        for (k, key) in &set.objects {
+            pending |= !p.done(stage, &shard_name(*k), &[set.storage.url_of(key)])?;
+        }
+        let look = progress::bar(
+            progress::enabled(quiet),
+            Some(set.objects.len() as u64),
+            "dedup look-ahead",
+        );
+        if pending {
+            p.dedup_look_ahead(&set.objects, &set.storage, &look)?;
+        }
+        look.finish_and_clear();
+        Some(p)
+    } else {
+        None
+    };
+    let ahead = std::sync::Mutex::new(ahead);
     let outcomes = crate::parallel::map_ordered(
         threads,
         &set.objects,
-        || Pipeline::new(cfg.clone(), store.clone(), force, &[stage]),
+        || match ahead.lock().expect("not poisoned").take() {
+            Some(p) => Ok(p),
+            None => Pipeline::new(cfg.clone(), store.clone(), force, &[stage]),
+        },
         |p, (k, key)| -> Result<bool> {
             let name = shard_name(*k);
             let inputs = vec![set.storage.url_of(key)];
