@@ -3,7 +3,7 @@
 #
 #   scripts/setup.sh demo   Debian's librocksdb-dev and clang (to link RocksDB), libturbojpeg0-dev,
 #                             lightpanda (the light rendering engine, from its PyPI wheel)
-#   scripts/setup.sh test   + Debian's chromium, the S3 test server (s3s-fs), a Python venv with
+#   scripts/setup.sh test   + Debian's chromium and time, the S3 test server (s3s-fs), a Python venv with
 #                             megatron-core and datatrove (read our token shards back)
 #
 # Everything goes to $TRAWL_CACHE (default ~/.cache/trawl), outside the clone, so CI and
@@ -56,6 +56,8 @@ fi
 
 # --- Debian's Chromium (the report is checked in a real browser; never a downloaded one) -
 command -v chromium >/dev/null || apt_install chromium
+# --- GNU time: peak memory of a crawl process in a test ---------------------------------
+[ -x /usr/bin/time ] || apt_install time
 
 # --- S3-compatible test server: s3s-fs checks request signatures, like real S3 ---------
 S3S="$CACHE/tools/bin/s3s-fs"

@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use crate::support::{ok, read_jsonl, trawl};
+use crate::support::{ok, read_jsonl, run, trawl};
 
 fn marker_stats(out: &std::path::Path, stage: &str, shard: &str) -> serde_json::Value {
     let m: serde_json::Value =
@@ -768,4 +768,78 @@ fn a_damaged_committed_crawl_part_is_replayed_and_counted() {
     assert!(!err.contains("committed WARC part"), "{err}");
     let st = marker_stats(&out, "extract", "00001");
     assert_eq!(st["stages"]["read"]["errors"]["warc_damaged"], 1, "{st}");
+}
+
+/// A link farm: one page with 300,000 distinct links. The crawler keeps the first
+/// `max_links_per_page` (1,000) and counts the rest, reading links with the tokenizer alone, so
+/// the page costs the crawl process little more than the page itself; before, the frontier and
+/// the parsed tree took about 600 MB. Peak memory from GNU time (scripts/setup.sh installs it).
+#[test]
+fn a_link_farm_page_stays_under_a_memory_bound() {
+    use trawl_testweb::{Response, Site, TestWeb};
+    let Some(gnu_time) = crate::support::external("GNU time", "/usr/bin/time".into()) else {
+        return;
+    };
+    let farm: String = (0..300_000)
+        .map(|i| format!("<a href=\"/p/{i}\">{i}</a>\n"))
+        .collect();
+    let small: String = (0..10)
+        .map(|i| format!("<a href=\"/p/{i}\">{i}</a>\n"))
+        .collect();
+    let site = |name: &str, body: &str| {
+        Site::new(name)
+            .route("/robots.txt", Response::status(404))
+            .route(
+                "/",
+                Response::html(format!("<html><body>{body}</body></html>")),
+            )
+    };
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let web = rt
+        .block_on(TestWeb::start(vec![
+            site("farm", &farm),
+            site("small", &small),
+        ]))
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    // peak resident KiB of a crawl of the site's front page and 5 of its links
+    let peak = |name: &str| -> (u64, serde_json::Value) {
+        let cfg = dir.path().join(format!("{name}.toml"));
+        std::fs::write(
+            &cfg,
+            format!(
+                "[crawl]\nseeds = [\"{}/\"]\ndelay_ms = 0\nallow_private_addresses = true\nsitemaps = false\nmax_pages = 6\nmax_depth = 1\n",
+                web.base_url(name).unwrap()
+            ),
+        )
+        .unwrap();
+        let out = dir.path().join(name);
+        let o = run(std::process::Command::new(&gnu_time)
+            .args(["-f", "peak_kib=%M", "--"])
+            .arg(trawl().get_program())
+            .args(["crawl", "--quiet", "--config"])
+            .arg(&cfg)
+            .arg("--output")
+            .arg(&out));
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        let kib = stderr
+            .lines()
+            .find_map(|l| l.strip_prefix("peak_kib="))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no peak in {stderr}"));
+        (kib, marker_stats(&out, "crawl", "00000"))
+    };
+    let (base, _) = peak("small");
+    let (farm_kib, stats) = peak("farm");
+    eprintln!("link farm: peak {farm_kib} KiB; a 10-link page: {base} KiB");
+    let st = &stats["stages"]["crawl"];
+    assert_eq!(st["counters"]["links_left_out"], 299_000, "{st}");
+    assert_eq!(st["counters"]["pages_links_capped"], 1, "{st}");
+    // the page is 7.6 MB; its links queued cost 1,000 entries
+    let extra_mb = farm_kib.saturating_sub(base) / 1024;
+    assert!(
+        extra_mb < 100,
+        "the link farm cost {extra_mb} MB over a 10-link page ({farm_kib} vs {base} KiB)"
+    );
 }

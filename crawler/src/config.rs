@@ -22,6 +22,10 @@ pub struct CrawlConfig {
     pub max_depth: u32,
     /// At most this many pages per host.
     pub max_pages_per_host: usize,
+    /// Links followed from one page, the first in document order; further ones are counted
+    /// (`links_left_out` in the crawl stats). Bounds what one page (a link farm) adds to the
+    /// frontier.
+    pub max_links_per_page: usize,
     /// Hosts allowed (suffix match, e.g. `example.org`); empty = any.
     pub allowed_domains: Vec<String>,
     /// Hosts never crawled (suffix match).
@@ -94,6 +98,7 @@ impl Default for CrawlConfig {
             max_pages: 1000,
             max_depth: 5,
             max_pages_per_host: 1000,
+            max_links_per_page: 1000,
             allowed_domains: Vec::new(),
             blocked_domains: Vec::new(),
             blocked_patterns: Vec::new(),
@@ -192,6 +197,12 @@ impl CrawlConfig {
                 }
                 Err(e) => return bad("seeds", format!("`{s}` is not a URL: {e}")),
             }
+        }
+        if self.max_links_per_page == 0 {
+            return bad(
+                "max_links_per_page",
+                "must be at least 1 (max_depth = 0 follows no link)".into(),
+            );
         }
         if self.crawl_token.is_empty()
             || !self

@@ -610,7 +610,13 @@ impl Crawler {
                     }
                 }
                 if depth < self.cfg.max_depth {
-                    for link in links(&page, strip) {
+                    let found = links(&page, strip, self.cfg.max_links_per_page);
+                    if found.left_out > 0 {
+                        let c = &mut buf.stats.stage_mut(STAGE).counters;
+                        *c.entry("links_left_out".into()).or_default() += found.left_out as u64;
+                        *c.entry("pages_links_capped".into()).or_default() += 1;
+                    }
+                    for link in found.urls {
                         if seen.insert(link.to_string()) {
                             next.push(link);
                         }
@@ -733,6 +739,14 @@ impl Crawler {
         for s in seeds {
             hosts.entry(authority(s)).or_insert_with(|| s.clone());
         }
+        // every seed host's robots.txt at once (a silent host costs one timeout, not one each)
+        futures::future::join_all(
+            hosts
+                .values()
+                .filter(|s| self.guard.check_url(s).is_ok())
+                .map(|s| self.robots.decide(s)),
+        )
+        .await;
         let mut fetched = 0usize;
         for seed in hosts.values() {
             if self.guard.check_url(seed).is_err() || !self.robots.decide(seed).await.crawl_allowed
@@ -1192,16 +1206,21 @@ fn has_directive(list: &str, d: &str) -> bool {
 }
 
 /// Outgoing links of an HTML page, canonicalised, in document order.
-fn links(page: &FetchedPage, strip: &[String]) -> Vec<Url> {
+/// A page's links to follow, in document order, each once: at most `max` of them (further
+/// links are counted, not kept). Read with the HTML tokenizer alone (no tree): memory grows
+/// with the links kept, not with the page, and time is linear in its size whatever its
+/// nesting.
+fn links(page: &FetchedPage, strip: &[String], max: usize) -> PageLinks {
+    let mut out = PageLinks::default();
     if !(200..300).contains(&page.status) {
-        return Vec::new();
+        return out;
     }
     let ct = page.header("content-type").unwrap_or("text/html");
     if !ct.contains("html") {
-        return Vec::new();
+        return out;
     }
     let Ok(base) = Url::parse(&page.final_url).or_else(|_| Url::parse(&page.url)) else {
-        return Vec::new();
+        return out;
     };
     // links script inserted are in the rendered DOM
     let html = match &page.rendered {
@@ -1209,29 +1228,24 @@ fn links(page: &FetchedPage, strip: &[String]) -> Vec<Url> {
         None => String::from_utf8_lossy(&page.body),
     };
     if trawl_core::html::max_depth_exceeds(&html, trawl_core::html::BROWSER_MAX_DEPTH) {
-        // parsing costs the square of the depth; extraction drops the page as too_deep
+        // a page no browser would build: extraction drops it as too_deep, and its links are
+        // not followed either
         tracing::debug!(url = %page.url, "links not followed: elements nest too deep");
-        return Vec::new();
+        return out;
     }
-    let doc = scraper::Html::parse_document(&html);
-    let sel = scraper::Selector::parse("a[href]").expect("static selector");
-    let nofollow_page = doc
-        .select(&scraper::Selector::parse("meta[name=robots]").expect("static selector"))
-        .any(|m| {
-            m.value()
-                .attr("content")
-                .is_some_and(|c| c.to_ascii_lowercase().contains("nofollow"))
-        });
-    if nofollow_page {
-        return Vec::new();
+    let found = crate::links::scan(&html, max, |href| canonicalize(href, Some(&base), strip));
+    if found.nofollow_page {
+        return out;
     }
-    doc.select(&sel)
-        .filter(|a| {
-            !a.value()
-                .attr("rel")
-                .is_some_and(|r| r.to_ascii_lowercase().contains("nofollow"))
-        })
-        .filter_map(|a| a.value().attr("href"))
-        .filter_map(|h| canonicalize(h, Some(&base), strip))
-        .collect()
+    out.urls = found.urls;
+    out.left_out = found.left_out;
+    out
+}
+
+/// What [`links`] found on a page.
+#[derive(Debug, Default)]
+struct PageLinks {
+    urls: Vec<Url>,
+    /// distinct links beyond the page's cap
+    left_out: usize,
 }

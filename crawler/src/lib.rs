@@ -27,6 +27,7 @@ mod crawl;
 mod fetch;
 pub mod guard;
 mod journal;
+mod links;
 pub mod render;
 mod resources;
 mod robots;

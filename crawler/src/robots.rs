@@ -210,9 +210,15 @@ pub struct RobotsCache {
     crawl_token: String,
     training_token: String,
     max_age: std::time::Duration,
-    entries: Arc<Mutex<HashMap<String, Arc<Entry>>>>,
+    /// One slot per authority: the map's lock is held only to find the slot, the slot's
+    /// across its fetch, so robots.txt files of different hosts are fetched concurrently
+    /// and each authority's once.
+    entries: Arc<std::sync::Mutex<HashMap<String, Slot>>>,
     journal: Arc<std::sync::Mutex<Option<Arc<crate::journal::Journal>>>>,
 }
+
+/// An authority's cached robots.txt, locked while it is fetched.
+type Slot = Arc<Mutex<Option<Arc<Entry>>>>;
 
 impl std::fmt::Debug for RobotsCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -257,8 +263,15 @@ impl RobotsCache {
 
     async fn entry(&self, u: &Url) -> Arc<Entry> {
         let key = authority(u);
-        let mut map = self.entries.lock().await;
-        let previous = map.get(&key).cloned();
+        let slot = self
+            .entries
+            .lock()
+            .expect("robots map lock")
+            .entry(key.clone())
+            .or_default()
+            .clone();
+        let mut cached = slot.lock().await;
+        let previous = cached.clone();
         if let Some(e) = &previous {
             // RFC 9309 2.4: a cached copy is used for at most max_age (24 h by default)
             if e.at.elapsed() < self.max_age {
@@ -445,11 +458,11 @@ impl RobotsCache {
                     refused: prev.refused.clone(),
                     tdm: prev.tdm.clone(),
                 });
-                map.insert(key, kept.clone());
+                *cached = Some(kept.clone());
                 return kept;
             }
         }
-        map.insert(key, entry.clone());
+        *cached = Some(entry.clone());
         entry
     }
 

@@ -763,3 +763,63 @@ async fn seeds_from_a_file() {
     };
     assert_eq!(bad.validate().unwrap_err().0, "crawl.seeds_file");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn silent_robots_hosts_cost_one_timeout_not_one_each() {
+    // five hosts whose robots.txt never answers, one that works: their robots.txt files are
+    // fetched at once, so the crawl waits about one timeout for all five (one at a time it
+    // was five)
+    use std::time::Duration;
+    use trawl_testweb::{Fault, Response, Site};
+    let mut sites: Vec<Site> = (0..5)
+        .map(|i| {
+            Site::new(&format!("silent{i}"))
+                .route("/robots.txt", Response::text("").fault(Fault::Hang))
+                .route("/", Response::html("<p>never fetched</p>"))
+        })
+        .collect();
+    sites.push(
+        Site::new("fine")
+            .route("/robots.txt", Response::status(404))
+            .route("/", Response::html("<p>fine</p>")),
+    );
+    let web = TestWeb::start(sites).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let root = Storage::open(dir.path().to_str().unwrap(), &StorageConfig::default()).unwrap();
+    let timeout = 3;
+    let mut seeds: Vec<String> = (0..5)
+        .map(|i| format!("{}/", web.base_url(&format!("silent{i}")).unwrap()))
+        .collect();
+    seeds.push(format!("{}/", web.base_url("fine").unwrap()));
+    let cfg = CrawlConfig {
+        seeds,
+        delay_ms: 0,
+        timeout_secs: timeout,
+        max_retries: 0,
+        allow_private_addresses: true,
+        ..Default::default()
+    };
+    let t0 = std::time::Instant::now();
+    let parts = common::run(Crawler::new(cfg).unwrap(), &root).await;
+    let took = t0.elapsed();
+    // one at a time the five would take at least 5 x 3 s
+    assert!(
+        took < Duration::from_secs(3 * timeout),
+        "five silent robots.txt hosts took {took:?}"
+    );
+    let fetched: Vec<&str> = parts
+        .iter()
+        .flat_map(|p| p.pages.iter().map(|x| x.url.as_str()))
+        .collect();
+    assert_eq!(fetched.len(), 1, "{fetched:?}");
+    assert!(fetched[0].starts_with(&web.base_url("fine").unwrap()));
+    // each silent host's robots.txt was asked for once
+    for (name, addr) in web.hosts().iter().filter(|(n, _)| n.starts_with("silent")) {
+        let asked = web
+            .requests()
+            .iter()
+            .filter(|(h, p)| *h == addr.to_string() && p == "/robots.txt")
+            .count();
+        assert_eq!(asked, 1, "{name}: {:?}", web.requests());
+    }
+}
