@@ -18,7 +18,8 @@ log() { printf 'setup: %s\n' "$*" >&2; }
 apt_install() {
     local missing=()
     for p in "$@"; do
-        dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+        # installed, not merely known to dpkg (a removed package keeps its config files)
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
     done
     if [ "${#missing[@]}" -gt 0 ]; then
         log "apt-get install ${missing[*]}"

@@ -1205,7 +1205,6 @@ fn has_directive(list: &str, d: &str) -> bool {
     list.split([',', ' ', ';', ':']).any(|t| t.trim() == d)
 }
 
-/// Outgoing links of an HTML page, canonicalised, in document order.
 /// A page's links to follow, in document order, each once: at most `max` of them (further
 /// links are counted, not kept). Read with the HTML tokenizer alone (no tree): memory grows
 /// with the links kept, not with the page, and time is linear in its size whatever its
@@ -1246,6 +1245,6 @@ fn links(page: &FetchedPage, strip: &[String], max: usize) -> PageLinks {
 #[derive(Debug, Default)]
 struct PageLinks {
     urls: Vec<Url>,
-    /// distinct links beyond the page's cap
+    /// links beyond the page's cap (not among those kept)
     left_out: usize,
 }
