@@ -53,6 +53,7 @@ impl RobotsDecision {
     }
 }
 
+#[derive(Clone)]
 enum Rules {
     AllowAll,
     DisallowAll,
@@ -65,6 +66,7 @@ enum Rules {
     },
 }
 
+#[derive(Clone)]
 struct Entry {
     rules: Rules,
     body: Arc<Vec<u8>>,
@@ -334,100 +336,47 @@ impl RobotsCache {
             }
             _ => Vec::new(),
         });
-        let entry = Arc::new(match result {
+        // what the answer means (RFC 9309 2.3.1): the rules of a 2xx file (an unparseable one
+        // is like an empty one), none for a 4xx or too many redirects, everything disallowed
+        // for 429/5xx or no answer
+        let (rules, status, refused) = match result {
             Ok(f) if (200..300).contains(&f.status) => {
-                match (
+                let rules = match (
                     Robot::new(&self.crawl_token, &body),
                     Robot::new(&self.training_token, &body),
                 ) {
-                    (Ok(c), Ok(t)) => Entry {
-                        rules: Rules::Parsed {
-                            crawl: Arc::new(c),
-                            training: Arc::new(t),
-                            signal_lines: has_signal_lines(&body),
-                        },
-                        status: Some(f.status),
-                        url: robots_url,
-                        fetched,
-                        digest,
-                        at,
-                        body: body.clone(),
-                        refused: None,
-                        tdm: tdm.clone(),
+                    (Ok(c), Ok(t)) => Rules::Parsed {
+                        crawl: Arc::new(c),
+                        training: Arc::new(t),
+                        signal_lines: has_signal_lines(&body),
                     },
-                    // An unparseable file is treated like an empty one: no rules apply.
-                    _ => Entry {
-                        rules: Rules::AllowAll,
-                        status: Some(f.status),
-                        url: robots_url,
-                        fetched,
-                        digest,
-                        at,
-                        body: body.clone(),
-                        refused: None,
-                        tdm: tdm.clone(),
-                    },
-                }
+                    _ => Rules::AllowAll,
+                };
+                (rules, Some(f.status), None)
             }
-            Ok(f) if f.status == 429 || f.status >= 500 => Entry {
-                rules: Rules::DisallowAll,
-                status: Some(f.status),
-                url: robots_url,
-                fetched,
-                digest,
-                at,
-                body: body.clone(),
-                refused: None,
-                tdm: tdm.clone(),
-            },
-            Ok(f) if (400..500).contains(&f.status) => Entry {
-                rules: Rules::AllowAll,
-                status: Some(f.status),
-                url: robots_url,
-                fetched,
-                digest,
-                at,
-                body: body.clone(),
-                refused: None,
-                tdm: tdm.clone(),
-            },
-            Ok(f) => Entry {
-                rules: Rules::DisallowAll,
-                status: Some(f.status),
-                url: robots_url,
-                fetched,
-                digest,
-                at,
-                body: body.clone(),
-                refused: None,
-                tdm: tdm.clone(),
-            },
+            Ok(f) if f.status == 429 || f.status >= 500 => {
+                (Rules::DisallowAll, Some(f.status), None)
+            }
+            Ok(f) if (400..500).contains(&f.status) => (Rules::AllowAll, Some(f.status), None),
+            Ok(f) => (Rules::DisallowAll, Some(f.status), None),
             // more than 5 redirects: RFC 9309 2.3.1.2 allows treating it as unavailable
-            Err(e) if e.reason == crate::reasons::REDIRECTS => Entry {
-                rules: Rules::AllowAll,
-                status: None,
-                url: robots_url,
-                fetched,
-                digest,
-                at,
-                body: body.clone(),
-                refused: None,
-                tdm: tdm.clone(),
-            },
+            Err(e) if e.reason == crate::reasons::REDIRECTS => (Rules::AllowAll, None, None),
             Err(e) => {
                 tracing::debug!(url = %robots_url, error = %e.detail, "robots.txt unreachable");
-                Entry {
-                    rules: Rules::DisallowAll,
-                    status: None,
-                    url: robots_url,
-                    fetched,
-                    digest,
-                    at,
-                    body: body.clone(),
-                    refused: (e.reason == crate::reasons::PRIVATE_ADDRESS).then_some(e.detail),
-                    tdm: tdm.clone(),
-                }
+                let refused = (e.reason == crate::reasons::PRIVATE_ADDRESS).then_some(e.detail);
+                (Rules::DisallowAll, None, refused)
             }
+        };
+        let entry = Arc::new(Entry {
+            rules,
+            status,
+            url: robots_url,
+            fetched,
+            digest,
+            at,
+            body,
+            refused,
+            tdm,
         });
         // a failed refresh (unreachable) keeps the copy that was there, renewed
         if let (Rules::DisallowAll, Some(prev)) = (&entry.rules, &previous) {
@@ -436,27 +385,8 @@ impl RobotsCache {
             {
                 tracing::info!(url = %entry.url, "robots.txt refresh failed; keeping the cached copy");
                 let kept = Arc::new(Entry {
-                    rules: match &prev.rules {
-                        Rules::AllowAll => Rules::AllowAll,
-                        Rules::DisallowAll => Rules::DisallowAll,
-                        Rules::Parsed {
-                            crawl,
-                            training,
-                            signal_lines,
-                        } => Rules::Parsed {
-                            crawl: crawl.clone(),
-                            training: training.clone(),
-                            signal_lines: *signal_lines,
-                        },
-                    },
-                    status: prev.status,
-                    url: prev.url.clone(),
-                    fetched: prev.fetched.clone(),
-                    digest: prev.digest.clone(),
                     at,
-                    body: prev.body.clone(),
-                    refused: prev.refused.clone(),
-                    tdm: prev.tdm.clone(),
+                    ..(**prev).clone()
                 });
                 *cached = Some(kept.clone());
                 return kept;
