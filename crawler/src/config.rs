@@ -70,7 +70,7 @@ pub struct CrawlConfig {
     /// Use the seeds' sitemaps (`Sitemap:` lines of robots.txt, else `/sitemap.xml`; index
     /// files and gzip followed) as further seeds.
     pub sitemaps: bool,
-    /// At most this many URLs taken from sitemaps per crawl.
+    /// At most this many URLs taken from sitemaps per crawl (and per seed host).
     pub max_sitemap_urls: usize,
     /// How URLs are ordered within each crawl depth (what the page budget keeps).
     pub priority: PriorityConfig,

@@ -733,95 +733,114 @@ impl Crawler {
     /// Page URLs from the sitemaps of the seeds' hosts (robots.txt `Sitemap:` lines, else
     /// `/sitemap.xml`), following index files two levels deep; every sitemap fetch goes
     /// through the guard and robots.txt and is journaled, so a resumed crawl sees the same.
+    /// Hosts are read concurrently (`concurrency` at a time; a silent host costs one timeout,
+    /// not one each), each on its own (at most [`SITEMAP_FILES_PER_HOST`] files and
+    /// `max_sitemap_urls` URLs), and merged in host order up to `max_sitemap_urls`: the
+    /// result depends only on what the hosts answer.
     async fn sitemap_urls(&self, seeds: &[Url], journal: &crate::journal::Journal) -> Vec<Url> {
-        let mut out: BTreeSet<String> = BTreeSet::new();
         let mut hosts: BTreeMap<String, Url> = BTreeMap::new();
         for s in seeds {
             hosts.entry(authority(s)).or_insert_with(|| s.clone());
         }
-        // every seed host's robots.txt at once (a silent host costs one timeout, not one each)
-        futures::future::join_all(
-            hosts
-                .values()
-                .filter(|s| self.guard.check_url(s).is_ok())
-                .map(|s| self.robots.decide(s)),
-        )
-        .await;
-        let mut fetched = 0usize;
-        for seed in hosts.values() {
-            if self.guard.check_url(seed).is_err() || !self.robots.decide(seed).await.crawl_allowed
-            {
-                continue;
-            }
-            let mut queue: Vec<String> = self.robots.sitemaps(seed).await;
-            if queue.is_empty() {
-                if let Ok(u) = seed.join("/sitemap.xml") {
-                    queue.push(u.to_string());
+        use futures::StreamExt;
+        // owned seeds: a closure over borrowed ones is not general enough for a Send future
+        let per_host: Vec<BTreeSet<String>> = futures::stream::iter(hosts.into_values())
+            .map(|seed| async move { self.host_sitemap_urls(&seed, journal).await })
+            .buffered(self.cfg.concurrency.max(1))
+            .collect()
+            .await;
+        let mut out: BTreeSet<String> = BTreeSet::new();
+        for urls in per_host {
+            for u in urls {
+                if out.len() >= self.cfg.max_sitemap_urls {
+                    break;
                 }
-            }
-            for _level in 0..3 {
-                let mut next = Vec::new();
-                for sm in std::mem::take(&mut queue) {
-                    let Some(u) = canonicalize(&sm, None, &[]) else {
-                        continue;
-                    };
-                    let decision = self.robots.decide(&u).await;
-                    if fetched >= 100
-                        || out.len() >= self.cfg.max_sitemap_urls
-                        || self.guard.check_url(&u).is_err()
-                        || !decision.crawl_allowed
-                    {
-                        continue;
-                    }
-                    let key = format!("sitemap:{u}");
-                    let outcome = match journal.get(&key) {
-                        Some(o) => o,
-                        None => {
-                            fetched += 1;
-                            let o = self
-                                .fetcher
-                                .get(u.as_str(), None)
-                                .await
-                                .map(|f| FetchedPage {
-                                    url: u.to_string(),
-                                    status: f.status,
-                                    body: f.body,
-                                    ..Default::default()
-                                });
-                            journal.put(&key, &o);
-                            // the same politeness as for pages before the next request
-                            let gap = Duration::from_millis(self.cfg.delay_ms).max(
-                                Duration::from_secs_f32(
-                                    decision
-                                        .crawl_delay
-                                        .unwrap_or(0.0)
-                                        .clamp(0.0, self.cfg.max_crawl_delay_secs as f32),
-                                ),
-                            );
-                            tokio::time::sleep(gap).await;
-                            o
-                        }
-                    };
-                    let Ok(page) = outcome else { continue };
-                    if !(200..300).contains(&page.status) {
-                        continue;
-                    }
-                    let parsed = crate::sitemap::parse(&page.body, self.cfg.max_body_bytes);
-                    next.extend(parsed.sitemaps);
-                    for p in parsed.urls {
-                        if let Some(pu) = canonicalize(&p, None, &self.cfg.strip_query_params) {
-                            if self.in_scope(&pu) {
-                                out.insert(pu.to_string());
-                            }
-                        }
-                    }
-                }
-                queue = next;
+                out.insert(u);
             }
         }
         out.into_iter()
             .filter_map(|s| Url::parse(&s).ok())
             .collect()
+    }
+
+    /// The page URLs of one seed host's sitemaps (see [`Crawler::sitemap_urls`]).
+    async fn host_sitemap_urls(
+        &self,
+        seed: &Url,
+        journal: &crate::journal::Journal,
+    ) -> BTreeSet<String> {
+        let mut out: BTreeSet<String> = BTreeSet::new();
+        if self.guard.check_url(seed).is_err() || !self.robots.decide(seed).await.crawl_allowed {
+            return out;
+        }
+        let mut queue: Vec<String> = self.robots.sitemaps(seed).await;
+        if queue.is_empty() {
+            if let Ok(u) = seed.join("/sitemap.xml") {
+                queue.push(u.to_string());
+            }
+        }
+        // sitemap files taken, fetched now or read from the journal alike (a resumed crawl
+        // stops where the first attempt did)
+        let mut files = 0usize;
+        for _level in 0..3 {
+            let mut next = Vec::new();
+            for sm in std::mem::take(&mut queue) {
+                let Some(u) = canonicalize(&sm, None, &[]) else {
+                    continue;
+                };
+                let decision = self.robots.decide(&u).await;
+                if files >= SITEMAP_FILES_PER_HOST
+                    || out.len() >= self.cfg.max_sitemap_urls
+                    || self.guard.check_url(&u).is_err()
+                    || !decision.crawl_allowed
+                {
+                    continue;
+                }
+                files += 1;
+                let key = format!("sitemap:{u}");
+                let outcome = match journal.get(&key) {
+                    Some(o) => o,
+                    None => {
+                        let o = self
+                            .fetcher
+                            .get(u.as_str(), None)
+                            .await
+                            .map(|f| FetchedPage {
+                                url: u.to_string(),
+                                status: f.status,
+                                body: f.body,
+                                ..Default::default()
+                            });
+                        journal.put(&key, &o);
+                        // the same politeness as for pages before the next request
+                        let gap =
+                            Duration::from_millis(self.cfg.delay_ms).max(Duration::from_secs_f32(
+                                decision
+                                    .crawl_delay
+                                    .unwrap_or(0.0)
+                                    .clamp(0.0, self.cfg.max_crawl_delay_secs as f32),
+                            ));
+                        tokio::time::sleep(gap).await;
+                        o
+                    }
+                };
+                let Ok(page) = outcome else { continue };
+                if !(200..300).contains(&page.status) {
+                    continue;
+                }
+                let parsed = crate::sitemap::parse(&page.body, self.cfg.max_body_bytes);
+                next.extend(parsed.sitemaps);
+                for p in parsed.urls {
+                    if let Some(pu) = canonicalize(&p, None, &self.cfg.strip_query_params) {
+                        if self.in_scope(&pu) {
+                            out.insert(pu.to_string());
+                        }
+                    }
+                }
+            }
+            queue = next;
+        }
+        out
     }
 
     async fn flush(&self, ctx: &Ctx<'_>, mut buf: PartBuf) -> Result<(), CrawlError> {
@@ -1209,6 +1228,9 @@ fn has_directive(list: &str, d: &str) -> bool {
 /// links are counted, not kept). Read with the HTML tokenizer alone (no tree): memory grows
 /// with the links kept, not with the page, and time is linear in its size whatever its
 /// nesting.
+/// Sitemap files read per seed host (index files included).
+const SITEMAP_FILES_PER_HOST: usize = 100;
+
 fn links(page: &FetchedPage, strip: &[String], max: usize) -> PageLinks {
     let mut out = PageLinks::default();
     if !(200..300).contains(&page.status) {

@@ -765,10 +765,10 @@ async fn seeds_from_a_file() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn silent_robots_hosts_cost_one_timeout_not_one_each() {
-    // five hosts whose robots.txt never answers, one that works: their robots.txt files are
-    // fetched at once, so the crawl waits about one timeout for all five (one at a time it
-    // was five)
+async fn silent_robots_and_sitemap_hosts_cost_one_timeout_not_one_each() {
+    // five hosts whose robots.txt never answers, five whose sitemap never answers, one that
+    // works: hosts are read at once, so the crawl waits about one timeout for all ten (one
+    // at a time it was ten)
     use std::time::Duration;
     use trawl_testweb::{Fault, Response, Site};
     let mut sites: Vec<Site> = (0..5)
@@ -778,6 +778,12 @@ async fn silent_robots_hosts_cost_one_timeout_not_one_each() {
                 .route("/", Response::html("<p>never fetched</p>"))
         })
         .collect();
+    sites.extend((0..5).map(|i| {
+        Site::new(&format!("slowmap{i}"))
+            .route("/robots.txt", Response::status(404))
+            .route("/sitemap.xml", Response::text("").fault(Fault::Hang))
+            .route("/", Response::html("<p>fetched</p>"))
+    }));
     sites.push(
         Site::new("fine")
             .route("/robots.txt", Response::status(404))
@@ -787,10 +793,11 @@ async fn silent_robots_hosts_cost_one_timeout_not_one_each() {
     let dir = tempfile::tempdir().unwrap();
     let root = Storage::open(dir.path().to_str().unwrap(), &StorageConfig::default()).unwrap();
     let timeout = 3;
-    let mut seeds: Vec<String> = (0..5)
-        .map(|i| format!("{}/", web.base_url(&format!("silent{i}")).unwrap()))
+    let seeds: Vec<String> = web
+        .hosts()
+        .iter()
+        .map(|(name, _)| format!("{}/", web.base_url(name).unwrap()))
         .collect();
-    seeds.push(format!("{}/", web.base_url("fine").unwrap()));
     let cfg = CrawlConfig {
         seeds,
         delay_ms: 0,
@@ -802,24 +809,34 @@ async fn silent_robots_hosts_cost_one_timeout_not_one_each() {
     let t0 = std::time::Instant::now();
     let parts = common::run(Crawler::new(cfg).unwrap(), &root).await;
     let took = t0.elapsed();
-    // one at a time the five would take at least 5 x 3 s
+    // one at a time the ten would take at least 10 x 3 s
     assert!(
         took < Duration::from_secs(3 * timeout),
-        "five silent robots.txt hosts took {took:?}"
+        "ten silent hosts took {took:?}"
     );
-    let fetched: Vec<&str> = parts
+    let fetched: BTreeSet<String> = parts
         .iter()
-        .flat_map(|p| p.pages.iter().map(|x| x.url.as_str()))
+        .flat_map(|p| p.pages.iter().map(|x| x.url.clone()))
         .collect();
-    assert_eq!(fetched.len(), 1, "{fetched:?}");
-    assert!(fetched[0].starts_with(&web.base_url("fine").unwrap()));
-    // each silent host's robots.txt was asked for once
-    for (name, addr) in web.hosts().iter().filter(|(n, _)| n.starts_with("silent")) {
+    let expected: BTreeSet<String> = web
+        .hosts()
+        .iter()
+        .filter(|(n, _)| !n.starts_with("silent"))
+        .map(|(n, _)| format!("{}/", web.base_url(n).unwrap()))
+        .collect();
+    assert_eq!(fetched, expected);
+    // each silent file was asked for once
+    for (name, addr) in web.hosts().iter() {
+        let path = match name {
+            n if n.starts_with("silent") => "/robots.txt",
+            n if n.starts_with("slowmap") => "/sitemap.xml",
+            _ => continue,
+        };
         let asked = web
             .requests()
             .iter()
-            .filter(|(h, p)| *h == addr.to_string() && p == "/robots.txt")
+            .filter(|(h, p)| *h == addr.to_string() && p == path)
             .count();
-        assert_eq!(asked, 1, "{name}: {:?}", web.requests());
+        assert_eq!(asked, 1, "{name}{path}: {:?}", web.requests());
     }
 }
