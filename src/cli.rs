@@ -61,6 +61,11 @@ pub enum Command {
     Filter(FilterArgs),
     /// Remove duplicate documents (streaming, one worker), or run one phase of the sharded
     /// batch mode: signatures, buckets, clusters, apply.
+    ///
+    /// Streaming reads its inputs twice: first it looks ahead over all of them (within
+    /// `[dedup] max_memory_mb`), so a copy in an early input is removed through an original in
+    /// a later one, and each kept document records `attrs.dedup.cluster_size`; then it writes
+    /// one output shard per input, in input order.
     Dedup(DedupArgs),
     /// Build image/alt-text pairs and interleaved documents; also: fetch (a URL list into
     /// WebDataset shards).
