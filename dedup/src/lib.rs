@@ -426,7 +426,7 @@ mod tests {
                 self.0.claim(band, key, id);
             }
         }
-        fn store(&mut self, id: &DocId, shingles: &[u64], sig: &[u64]) {
+        fn store(&mut self, id: &DocId, shingles: Vec<u64>, sig: Vec<u64>) {
             self.0.store(id, shingles, sig)
         }
         fn load(&self, id: &DocId) -> Option<(Vec<u64>, Vec<u64>)> {

@@ -14,8 +14,9 @@ pub trait LshIndex: Send {
     fn owner(&self, band: u32, key: u64) -> Option<DocId>;
     /// Sets the owner of a band key if it has none (first seen wins).
     fn claim(&mut self, band: u32, key: u64, id: &DocId);
-    /// Stores what verification needs about a kept document.
-    fn store(&mut self, id: &DocId, shingles: &[u64], sig: &[u64]);
+    /// Stores what verification needs about a document (taken, not copied: what is in
+    /// memory moves into the index).
+    fn store(&mut self, id: &DocId, shingles: Vec<u64>, sig: Vec<u64>);
     /// What was stored about a document: (shingles, signature).
     fn load(&self, id: &DocId) -> Option<(Vec<u64>, Vec<u64>)>;
     /// The cluster `id` belongs to: its earliest member and the members kept for
@@ -85,9 +86,10 @@ impl LshIndex for MemoryIndex {
             self.bands.insert((band, key), n);
         }
     }
-    fn store(&mut self, id: &DocId, shingles: &[u64], sig: &[u64]) {
+    fn store(&mut self, id: &DocId, shingles: Vec<u64>, sig: Vec<u64>) {
         let n = self.number(id);
-        self.docs.insert(n, (shingles.into(), sig.into()));
+        self.docs
+            .insert(n, (shingles.into_boxed_slice(), sig.into_boxed_slice()));
     }
     fn load(&self, id: &DocId) -> Option<(Vec<u64>, Vec<u64>)> {
         self.numbers
@@ -273,10 +275,9 @@ impl NearDedup {
                 a.keys
                     .push((b as u32, band_key(&self.hasher.sig, b, self.rows), i));
             }
-            let (shingles, sig) = (
-                std::mem::take(&mut self.hasher.shingles),
-                std::mem::take(&mut self.hasher.sig),
-            );
+            // copies of exactly their length: the hasher's buffers stay for the next document
+            // (taking them would keep every document's growth slack until it is processed)
+            let (shingles, sig) = (self.hasher.shingles.clone(), self.hasher.sig.clone());
             // shingles, signature, band keys, the id (twice) and the per-document vectors
             a.bytes +=
                 8 * (shingles.len() + sig.len()) + 16 * self.bands + 2 * d.id.as_str().len() + 160;
@@ -388,13 +389,16 @@ impl NearDedup {
             let k = band_key(&self.hasher.sig, b, self.rows);
             self.index.claim(b as u32, k, id);
         }
-        if self.verify != Verify::None {
-            let shingles = if self.verify == Verify::Jaccard {
-                self.hasher.shingles.as_slice()
-            } else {
-                &[]
-            };
-            self.index.store(id, shingles, &self.hasher.sig);
+        // what verification reads: the shingles (moved into the index, at their length) for
+        // exact Jaccard, the signature for the estimate
+        match self.verify {
+            Verify::Jaccard => {
+                let mut shingles = std::mem::take(&mut self.hasher.shingles);
+                shingles.shrink_to_fit();
+                self.index.store(id, shingles, Vec::new());
+            }
+            Verify::Signature => self.index.store(id, Vec::new(), self.hasher.sig.clone()),
+            Verify::None => {}
         }
         self.index.commit();
     }

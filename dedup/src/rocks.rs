@@ -118,10 +118,10 @@ impl LshIndex for RocksIndex {
         }
     }
 
-    fn store(&mut self, id: &DocId, shingles: &[u64], sig: &[u64]) {
+    fn store(&mut self, id: &DocId, shingles: Vec<u64>, sig: Vec<u64>) {
         let mut v = Vec::with_capacity(4 + 8 * (shingles.len() + sig.len()));
         v.extend_from_slice(&(shingles.len() as u32).to_le_bytes());
-        for x in shingles.iter().chain(sig) {
+        for x in shingles.iter().chain(&sig) {
             v.extend_from_slice(&x.to_le_bytes());
         }
         self.batch.put(doc_key(id), v);
