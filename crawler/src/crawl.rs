@@ -1224,24 +1224,24 @@ fn has_directive(list: &str, d: &str) -> bool {
     list.split([',', ' ', ';', ':']).any(|t| t.trim() == d)
 }
 
-/// A page's links to follow, in document order, each once: at most `max` of them (further
-/// links are counted, not kept). Read with the HTML tokenizer alone (no tree): memory grows
-/// with the links kept, not with the page, and time is linear in its size whatever its
-/// nesting.
 /// Sitemap files read per seed host (index files included).
 const SITEMAP_FILES_PER_HOST: usize = 100;
 
-fn links(page: &FetchedPage, strip: &[String], max: usize) -> PageLinks {
-    let mut out = PageLinks::default();
+/// A page's links to follow, in document order, each once: at most `max` of them (further
+/// links are counted, not kept). Read with the HTML tokenizer alone (no tree): memory grows
+/// with the links kept, not with the page, and time is linear in its size whatever its
+/// nesting. None for a page that is not HTML or asks not to be followed.
+fn links(page: &FetchedPage, strip: &[String], max: usize) -> crate::links::Found {
+    let none = crate::links::Found::default;
     if !(200..300).contains(&page.status) {
-        return out;
+        return none();
     }
     let ct = page.header("content-type").unwrap_or("text/html");
     if !ct.contains("html") {
-        return out;
+        return none();
     }
     let Ok(base) = Url::parse(&page.final_url).or_else(|_| Url::parse(&page.url)) else {
-        return out;
+        return none();
     };
     // links script inserted are in the rendered DOM
     let html = match &page.rendered {
@@ -1252,21 +1252,11 @@ fn links(page: &FetchedPage, strip: &[String], max: usize) -> PageLinks {
         // a page no browser would build: extraction drops it as too_deep, and its links are
         // not followed either
         tracing::debug!(url = %page.url, "links not followed: elements nest too deep");
-        return out;
+        return none();
     }
     let found = crate::links::scan(&html, max, |href| canonicalize(href, Some(&base), strip));
     if found.nofollow_page {
-        return out;
+        return none();
     }
-    out.urls = found.urls;
-    out.left_out = found.left_out;
-    out
-}
-
-/// What [`links`] found on a page.
-#[derive(Debug, Default)]
-struct PageLinks {
-    urls: Vec<Url>,
-    /// links beyond the page's cap (not among those kept)
-    left_out: usize,
+    found
 }

@@ -8,6 +8,14 @@ use trawl_crawler::{CrawlConfig, Crawler};
 use trawl_storage::{Storage, StorageConfig};
 use trawl_testweb::{demo, TestWeb};
 
+/// The URLs of the pages a crawl's parts hold, in order.
+fn page_urls(parts: &[trawl_crawler::CrawlPart]) -> Vec<String> {
+    parts
+        .iter()
+        .flat_map(|p| p.pages.iter().map(|x| x.url.clone()))
+        .collect()
+}
+
 async fn crawl(
     web: &TestWeb,
     root: &Storage,
@@ -128,14 +136,8 @@ async fn crawls_demo_web_obeying_robots() {
         before,
         "a complete crawl is not fetched again"
     );
-    let again_urls: Vec<_> = again
-        .iter()
-        .flat_map(|p| p.pages.iter().map(|x| x.url.clone()))
-        .collect();
-    let first_urls: Vec<_> = parts
-        .iter()
-        .flat_map(|p| p.pages.iter().map(|x| x.url.clone()))
-        .collect();
+    let again_urls = page_urls(&again);
+    let first_urls = page_urls(&parts);
     assert_eq!(again_urls, first_urls);
 }
 
@@ -159,14 +161,8 @@ async fn resumes_after_partial_crawl() {
     }
     let resumed = crawl(&web, &root, 4).await;
     assert!(resumed[0].replayed && resumed[1].replayed && !resumed[2].replayed);
-    let a: Vec<_> = full
-        .iter()
-        .flat_map(|p| p.pages.iter().map(|x| x.url.clone()))
-        .collect();
-    let b: Vec<_> = resumed
-        .iter()
-        .flat_map(|p| p.pages.iter().map(|x| x.url.clone()))
-        .collect();
+    let a = page_urls(&full);
+    let b = page_urls(&resumed);
     assert_eq!(a, b, "resume yields the same pages in the same order");
 }
 
@@ -516,10 +512,7 @@ async fn priorities_and_host_share_decide_what_the_budget_keeps() {
     };
     cfg.priority.max_host_share = 0.5;
     let (parts, dropped) = crawl_cfg(cfg).await;
-    let urls: Vec<String> = parts
-        .iter()
-        .flat_map(|p| p.pages.iter().map(|x| x.url.clone()))
-        .collect();
+    let urls = page_urls(&parts);
     let big_host = web.base_url("big").unwrap();
     let on_big = urls.iter().filter(|u| u.starts_with(&big_host)).count();
     assert!(
@@ -724,10 +717,7 @@ async fn downstream_quality_of_an_earlier_batch_steers_the_budget() {
     cfg.priority.max_host_share = 1.0;
     cfg.priority.quality_from = Some(prev.path().display().to_string());
     let (parts, _) = crawl_cfg(cfg).await;
-    let urls: Vec<String> = parts
-        .iter()
-        .flat_map(|p| p.pages.iter().map(|x| x.url.clone()))
-        .collect();
+    let urls = page_urls(&parts);
     let on = |h: &str| urls.iter().filter(|u| u.starts_with(h)).count();
     assert_eq!(urls.len(), 5);
     assert_eq!((on(&good), on(&poor)), (3, 2), "after both roots, the 3 remaining pages go round-robin starting with the better host: {urls:?}");
@@ -814,10 +804,7 @@ async fn silent_robots_and_sitemap_hosts_cost_one_timeout_not_one_each() {
         took < Duration::from_secs(3 * timeout),
         "ten silent hosts took {took:?}"
     );
-    let fetched: BTreeSet<String> = parts
-        .iter()
-        .flat_map(|p| p.pages.iter().map(|x| x.url.clone()))
-        .collect();
+    let fetched: BTreeSet<String> = page_urls(&parts).into_iter().collect();
     let expected: BTreeSet<String> = web
         .hosts()
         .iter()

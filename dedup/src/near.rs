@@ -238,6 +238,11 @@ impl NearDedup {
         }
     }
 
+    /// The survivor of the cluster `id` belongs to (`id` itself when it joined none).
+    fn survivor_of(&self, id: DocId) -> DocId {
+        self.index.cluster(&id).map_or(id, |c| c.root)
+    }
+
     /// The earlier documents of `id`'s component that make it a duplicate although none of
     /// them is within the threshold of it: an index document, or a shard document already
     /// processed; the survivor of the earliest (index documents first).
@@ -253,8 +258,7 @@ impl NearDedup {
             .collect();
         externals.sort();
         if let Some(e) = externals.first() {
-            let e = (*e).clone();
-            return Some(self.index.cluster(&e).map_or(e, |c| c.root));
+            return Some(self.survivor_of((*e).clone()));
         }
         members
             .iter()
@@ -484,7 +488,7 @@ impl Task for NearDedup {
             let of = DocId::from_external(of.to_string());
             self.index.join(&dropped.id, &of);
             self.index.commit();
-            let survivor = self.index.cluster(&of).map_or(of, |c| c.root);
+            let survivor = self.survivor_of(of);
             self.ahead_seeded(&dropped.id, survivor);
         }
     }
@@ -557,33 +561,25 @@ impl Task for NearDedup {
             }
             None => self.hasher.compute(&doc.text),
         }
-        let verdict = self.decide(doc);
-        if let (Some(i), Ok(v)) = (at, &verdict) {
-            self.ahead.decided[i] = Some(match v {
-                Verdict::Keep => doc.id.clone(),
-                _ => doc.attrs["dedup"]["survivor"]
-                    .as_str()
-                    .map_or_else(|| doc.id.clone(), |s| DocId::from_external(s.to_string())),
-            });
+        let (verdict, survivor) = self.decide(doc);
+        if let Some(i) = at {
+            self.ahead.decided[i] = Some(survivor);
         }
-        verdict
+        Ok(verdict)
     }
 }
 
 impl NearDedup {
-    /// The decision for a document whose shingles and signature are in the hasher.
-    fn decide(&mut self, doc: &mut Document) -> Result<Verdict, RecordError> {
+    /// The decision for a document whose shingles and signature are in the hasher, and the
+    /// survivor of its cluster (the document itself when kept).
+    fn decide(&mut self, doc: &mut Document) -> (Verdict, DocId) {
         if let Some((owner, sim)) = self.find(&doc.id) {
-            // the survivor of the owner's cluster (the owner itself when it has none), read
-            // before joining: a persistent index sees the join only once committed
-            let survivor = self
-                .index
-                .cluster(&owner)
-                .map_or_else(|| owner.clone(), |c| c.root);
+            // read before joining: a persistent index sees the join only once committed
+            let survivor = self.survivor_of(owner.clone());
             // a removed document stays a reference: a later copy may be within the
             // threshold of it (the original) and not of the copy that survived
             self.index.join(&doc.id, &owner);
-            return Ok(self.remove(doc, &owner, sim, &survivor));
+            return (self.remove(doc, &owner, sim, &survivor), survivor);
         }
         // no earlier document within the threshold; a later one of this shard may still
         // link it to an earlier member of its cluster
@@ -591,7 +587,7 @@ impl NearDedup {
             let at = self.ahead.pos[&doc.id];
             if let Some((near, sim)) = self.ahead.best[at].clone() {
                 self.index.join(&doc.id, &survivor);
-                return Ok(self.remove(doc, &near, sim, &survivor));
+                return (self.remove(doc, &near, sim, &survivor), survivor);
             }
         }
         self.insert(&doc.id);
@@ -599,7 +595,7 @@ impl NearDedup {
             doc.attrs
                 .insert("dedup".into(), json!({ "cluster_size": size }));
         }
-        Ok(Verdict::Keep)
+        (Verdict::Keep, doc.id.clone())
     }
 
     /// With the run-wide look-ahead, a survivor's cluster size: the documents of the run in

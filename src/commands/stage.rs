@@ -575,9 +575,13 @@ pub fn docs_stage(
     // joins its cluster through an original in a later one)
     let ahead = if stage == StageId::Dedup {
         let mut p = Pipeline::new(cfg.clone(), store.clone(), force, &[stage])?;
+        // a finished run reads no input again (stops at the first shard not done)
         let mut pending = false;
         for (k, key) in &set.objects {
-            pending |= !p.done(stage, &shard_name(*k), &[set.storage.url_of(key)])?;
+            if !p.done(stage, &shard_name(*k), &[set.storage.url_of(key)])? {
+                pending = true;
+                break;
+            }
         }
         let look = progress::bar(
             progress::enabled(quiet),
