@@ -36,6 +36,7 @@ ap.add_argument("--keep", help="write predictions here (default: a temporary fol
 args = ap.parse_args()
 data = os.path.abspath(args.data)
 pred_root = os.path.abspath(args.keep) if args.keep else tempfile.mkdtemp(prefix="trawl-bench-wcxb-")
+os.makedirs(pred_root, exist_ok=True)
 
 REF = r'''
 import gzip, json, os, sys, time

@@ -483,6 +483,8 @@ pub(crate) fn score(doc: &Html, product: bool) -> Scores {
     let mut bonus: Vec<f32> = Vec::new();
     let mut by_words: Vec<bool> = Vec::new();
     let mut cmp: Vec<bool> = Vec::new();
+    // the main landmark: `<main>` or role=main
+    let mut landmark: Vec<bool> = Vec::new();
     let mut is_blk: Vec<bool> = Vec::new();
     let mut sig: Vec<u64> = Vec::new();
     let mut has_class: Vec<bool> = Vec::new();
@@ -521,6 +523,7 @@ pub(crate) fn score(doc: &Html, product: bool) -> Scores {
                         && boilerplate(name, &tag_only, ClassWords::default()) == Boiler::No,
                 );
                 cmp.push(cw.cmp);
+                landmark.push(name == "main" || attrs.role == Some("main"));
                 bonus.push(content_bonus(name, &attrs, cw.content));
                 order.push((node.id(), parent));
                 els.push(e);
@@ -761,24 +764,17 @@ pub(crate) fn score(doc: &Html, product: bool) -> Scores {
                 stats[i].boiler = true;
             }
         }
-        // the content root: greatest mass with semantic bonus, never a boilerplate region
-        let mut best: Option<(f32, NodeId)> = None;
-        for (i, (id, _)) in order.iter().enumerate() {
-            let s = stats[i];
-            if s.boiler || s.mass <= 0.0 || els[i].name() == "html" {
-                continue;
-            }
-            let score = s.mass * (1.0 + bonus[i]);
-            if best.is_none_or(|(b, _)| score >= b) {
-                best = Some((score, *id));
-            }
-        }
-        best
+        best_root(order.iter().enumerate().filter(|(i, _)| els[*i].name() != "html"), stats, &bonus)
     };
-    // a region holding half of the page is a wrapper whatever its class says
-    // (but a consent platform's dialog)
+    // a region holding half of the page is a wrapper whatever its class says (but a
+    // consent platform's dialog, and a navigation element that is mostly links: a
+    // mega-menu)
     let single: Vec<bool> = (0..n)
-        .map(|i| stats[i].text * 2 >= total_text && !cmp[i])
+        .map(|i| {
+            stats[i].text * 2 >= total_text
+                && !cmp[i]
+                && !(matches!(els[i].name(), "nav" | "menu") && stats[i].link * 2 >= stats[i].text)
+        })
         .collect();
     let unflipped = stats.clone();
     let values: Vec<f32> = stats.iter().map(|s| s.mass).collect();
@@ -792,6 +788,12 @@ pub(crate) fn score(doc: &Html, product: bool) -> Scores {
             tracing::trace!("boilerplate-named groups hold the page");
             stats = unflipped;
             best = resolve(&mut stats, &blocks);
+        }
+    }
+    if let Some((_, id)) = best {
+        if let Some(inner) = inside_main(&order, &stats, &landmark, &bonus, index[&id]) {
+            tracing::trace!("the root gives way to the main landmark's");
+            best = Some(inner);
         }
     }
     if tracing::enabled!(tracing::Level::TRACE) {
@@ -876,6 +878,58 @@ fn sum_subtrees<T: Copy + std::ops::AddAssign>(order: &[(NodeId, u32)], v: &mut 
             v[p as usize] += x;
         }
     }
+}
+
+/// Share of the root's mass the main landmark needs to hold for the root to move into it.
+const MAIN_SHARE: f32 = 0.25;
+
+/// A page that marks its main landmark (`<main>`, role=main) says where its content is: a
+/// root outside it (a promotion carousel, a mega-menu, a footer of teasers) gives way to
+/// the best root inside it, when the landmark holds prose worth a share of the root's.
+fn inside_main(
+    order: &[(NodeId, u32)],
+    stats: &[Stat],
+    landmark: &[bool],
+    bonus: &[f32],
+    root: u32,
+) -> Option<(f32, NodeId)> {
+    let n = order.len();
+    let mut size = vec![1u32; n];
+    sum_subtrees(order, &mut size);
+    let holds = |a: usize, b: usize| (a..a + size[a] as usize).contains(&b);
+    let r = root as usize;
+    let main = (0..n)
+        .filter(|&i| landmark[i] && !stats[i].boiler && stats[i].mass > 0.0)
+        .max_by(|&a, &b| stats[a].mass.total_cmp(&stats[b].mass))?;
+    if holds(main, r) || holds(r, main) || stats[main].mass < MAIN_SHARE * stats[r].mass {
+        return None;
+    }
+    best_root(
+        order.iter().enumerate().skip(main).take(size[main] as usize),
+        stats,
+        bonus,
+    )
+}
+
+/// The content root among `candidates` (slot, (node, parent)): greatest mass with its
+/// semantic bonus, never a boilerplate region; the last of equals (the deepest).
+fn best_root<'a>(
+    candidates: impl Iterator<Item = (usize, &'a (NodeId, u32))>,
+    stats: &[Stat],
+    bonus: &[f32],
+) -> Option<(f32, NodeId)> {
+    let mut best: Option<(f32, NodeId)> = None;
+    for (i, (id, _)) in candidates {
+        let s = stats[i];
+        if s.boiler || s.mass <= 0.0 {
+            continue;
+        }
+        let score = s.mass * (1.0 + bonus[i]);
+        if best.is_none_or(|(b, _)| score >= b) {
+            best = Some((score, *id));
+        }
+    }
+    best
 }
 
 /// Boilerplate regions that are the page's building blocks: when the regions sharing one
