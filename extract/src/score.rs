@@ -355,7 +355,12 @@ pub(crate) enum Boiler {
 
 /// Whether an element is a boilerplate region by tag, ARIA role or class/id words (`c`).
 fn boilerplate(name: &str, a: &Attrs<'_>, c: ClassWords) -> Boiler {
-    if matches!(name, "nav" | "footer" | "aside" | "menu") {
+    if name == "footer" {
+        // a page's or an article's footer: never the content, whatever it holds (a list of
+        // the cities served, a long legal notice)
+        return Boiler::Always;
+    }
+    if matches!(name, "nav" | "aside" | "menu") {
         return Boiler::Strong;
     }
     // a tab panel (or accordion panel) hidden until its tab is chosen holds the page's own
@@ -773,6 +778,7 @@ pub(crate) fn score(doc: &Html, product: bool) -> Scores {
         .map(|i| {
             stats[i].text * 2 >= total_text
                 && !cmp[i]
+                && els[i].name() != "footer"
                 && !(matches!(els[i].name(), "nav" | "menu") && stats[i].link * 2 >= stats[i].text)
         })
         .collect();
