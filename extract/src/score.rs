@@ -147,6 +147,9 @@ enum WordKind {
     Weak,
     /// Page layout (`page-wrapper`, `container`).
     Layout,
+    /// A disclosure panel (an FAQ answer, an accordion or tab panel): hidden until opened,
+    /// but the page's own text.
+    Disclosure,
 }
 
 fn word_kind(w: &[u8]) -> Option<WordKind> {
@@ -159,6 +162,8 @@ fn word_kind(w: &[u8]) -> Option<WordKind> {
     lower.make_ascii_lowercase();
     Some(match &*lower {
         b"wrapper" | b"wrap" | b"page" | b"container" | b"layout" => WordKind::Layout,
+        b"answer" | b"faq" | b"accordion" | b"collapse" | b"collapsible" | b"panel"
+        | b"tabpanel" | b"tab" | b"expand" | b"expandable" | b"spoiler" => WordKind::Disclosure,
         b"article" | b"content" | b"post" | b"entry" | b"story" | b"body" | b"text" | b"main"
         | b"blog" | b"prose" | b"markdown" | b"articlebody" => WordKind::Content,
         b"comment" | b"comments" | b"commentlist" | b"commentary" | b"disqus" | b"respond"
@@ -191,6 +196,8 @@ struct ClassWords {
     /// A page-layout word (`page-wrapper`, `container`, `layout`): a strong word next to it
     /// names what the layout is for (`left-navigation_page-wrapper` holds the whole page).
     layout: bool,
+    /// A disclosure panel's word (`faq__answer`, `accordion-body`).
+    disclosure: bool,
 }
 
 /// `reviews`: whether customer reviews are comments (on a product's page; elsewhere a
@@ -211,6 +218,7 @@ fn class_words(a: &Attrs<'_>, reviews: bool) -> ClassWords {
         {
             match word_kind(w) {
                 Some(WordKind::Layout) => c.layout = true,
+                Some(WordKind::Disclosure) => c.disclosure = true,
                 Some(WordKind::Content) => c.content = true,
                 Some(WordKind::Comment) => c.comment = true,
                 Some(WordKind::Review) => c.comment |= reviews,
@@ -370,7 +378,7 @@ fn boilerplate(name: &str, a: &Attrs<'_>, c: ClassWords) -> Boiler {
         // an accordion or disclosure panel names the control that opens it
         None => a.labelled_by,
         Some(_) => false,
-    };
+    } || c.disclosure;
     if (a.hidden || a.aria_hidden) && !panel {
         return Boiler::Strong;
     }
