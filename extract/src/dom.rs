@@ -270,6 +270,8 @@ fn extract_parsed(
     let docs = page_type.0 == crate::PageType::Documentation;
     let prune = if listing.is_some() || lists_in_root || docs {
         Prune::Items
+    } else if scores.spread {
+        Prune::Sections
     } else {
         Prune::Full
     };
@@ -696,6 +698,10 @@ struct Walker<'s> {
 enum Prune {
     /// Boilerplate regions and regions of negative mass.
     Full,
+    /// Boilerplate regions and link-heavy regions of negative mass: a root spread over a
+    /// landing page's sections, whose headings and short feature lines cost more than
+    /// they bring one by one but are the page's text.
+    Sections,
     /// Boilerplate regions only (a page where nothing scores as prose).
     Boilerplate,
     /// Boilerplate regions only, and lists of links are items (a listing page's root).
@@ -804,9 +810,10 @@ impl Walker<'_> {
             // negative mass: more links, fragments and boilerplate than prose
             // (a region of negative mass holding a good deal of prose is walked into: its
             // link lists go, its prose stays)
-            if self.prune == Prune::Full
+            let link_heavy = st.link as f32 > 0.3 * st.text as f32;
+            if ((self.prune == Prune::Full && (link_heavy || st.mass < -20.0))
+                || (self.prune == Prune::Sections && link_heavy))
                 && st.mass < 0.0
-                && (st.link as f32 > 0.3 * st.text as f32 || st.mass < -20.0)
                 && st.prose < KEEP_PROSE
             {
                 if st.text >= 100 {

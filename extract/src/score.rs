@@ -48,6 +48,8 @@ pub(crate) struct Scores {
     pub listing: Option<NodeId>,
     /// Mass of the best prose root (0 when there is none).
     pub prose: f32,
+    /// The root was spread over the page's sections (see [`spread`]).
+    pub spread: bool,
     /// `<pre>` blocks with text.
     pub code_blocks: u32,
     /// Visible characters on the page.
@@ -842,10 +844,12 @@ pub(crate) fn score(doc: &Html, product: bool) -> Scores {
     let prose = best.map_or(0.0, |(_, id)| stats[index[&id] as usize].mass);
     // a small root spreads over the page's sections; an article-sized one joins its
     // sibling sections of the same shape
+    const SPREAD: &str = "spread over sections";
+    let mut spread_root = false;
     let wider = best.and_then(|(_, id)| {
         let root = index[&id];
         if prose < MAX_LIST_PROSE {
-            spread(&order, &stats, root).map(|w| (w, "spread over sections"))
+            spread(&order, &stats, root).map(|w| (w, SPREAD))
         } else {
             sibling_sections(&order, &stats, &sig, root).map(|w| (w, "joins its sibling sections"))
         }
@@ -856,6 +860,7 @@ pub(crate) fn score(doc: &Html, product: bool) -> Scores {
             tracing::trace!(how, tag = e.name(), id = ?e.attr("id"), class = ?e.attr("class"), "content root widened");
         }
         best = best.map(|(s, _)| (s, order[wider as usize].0));
+        spread_root = how == SPREAD;
     }
     let code_blocks = (0..n)
         .filter(|&i| els[i].name() == "pre" && sub_text[i] > 0)
@@ -877,6 +882,7 @@ pub(crate) fn score(doc: &Html, product: bool) -> Scores {
         root: best.map(|(_, id)| id),
         listing,
         prose,
+        spread: spread_root,
         code_blocks,
         text: total_text,
     }
