@@ -848,7 +848,8 @@ pub(crate) fn score(doc: &Html, product: bool) -> Scores {
     let mut spread_root = false;
     let wider = best.and_then(|(_, id)| {
         let root = index[&id];
-        if prose < MAX_LIST_PROSE {
+        let all = stats.first().map_or(0.0, |s| s.prose);
+        if prose < MAX_LIST_PROSE || stats[root as usize].prose < SPREAD_SMALL * all {
             spread(&order, &stats, root).map(|w| (w, SPREAD))
         } else {
             sibling_sections(&order, &stats, &sig, root).map(|w| (w, "joins its sibling sections"))
@@ -1017,6 +1018,8 @@ fn building_blocks(
 /// Share of the page's prose (outside boilerplate) below which a small content root gives
 /// way to an ancestor holding the rest.
 const SPREAD_SHARE: f32 = 0.5;
+/// Share of the page's prose below which a root of any size spreads: one section of many.
+const SPREAD_SMALL: f32 = 0.2;
 /// Share of the page's prose the wider root must hold.
 const SPREAD_COVER: f32 = 0.7;
 
