@@ -175,7 +175,13 @@ fn extract_parsed(
         .filter(|l| !l.is_empty());
     let (noai, noimageai, noindex) = (meta.noai, meta.noimageai, meta.noindex);
 
-    let scores = crate::score::score(&doc, crate::pagetype::declares_product(&meta.types));
+    let scores = crate::score::score(
+        &doc,
+        crate::score::Declared {
+            product: crate::pagetype::declares_product(&meta.types),
+            article: crate::pagetype::declares_article(&meta),
+        },
+    );
     check(deadline)?;
     let page_type = crate::pagetype::classify(&crate::pagetype::Evidence {
         types: &meta.types,

@@ -132,6 +132,14 @@ pub(crate) fn declares_product(types: &[(String, u32)]) -> bool {
     (1..3).contains(&count(types, PRODUCT_TYPES))
 }
 
+/// Whether the page declares an article: a schema.org article type, `og:type` article, or a
+/// publication date.
+pub(crate) fn declares_article(meta: &crate::meta::PageMeta) -> bool {
+    count(&meta.types, ARTICLE_TYPES) > 0
+        || meta.og_type.as_deref() == Some("article")
+        || meta.published.is_some()
+}
+
 /// The page's type and how sure the classifier is (0..1): declared types count most.
 pub(crate) fn classify(e: &Evidence<'_>) -> (PageType, f32) {
     let og = e.og_type.unwrap_or("");

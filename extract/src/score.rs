@@ -484,10 +484,18 @@ struct Own {
     cookie: bool,
 }
 
+/// What the page declares of itself (JSON-LD, microdata, OpenGraph), as scoring reads it.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Declared {
+    /// The page declares a product, so its customer reviews are comments, not its content.
+    pub product: bool,
+    /// The page declares an article (or a publication date): its prose is one piece.
+    pub article: bool,
+}
+
 /// Scores the document and picks the content root under `body`.
-/// `product`: the page declares a product (JSON-LD or microdata), so its customer reviews
-/// are comments, not its content.
-pub(crate) fn score(doc: &Html, product: bool) -> Scores {
+pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
+    let product = declared.product;
     // pre-order with context: (node, parent slot, owner block slot, in link)
     let mut order: Vec<(NodeId, u32)> = Vec::new(); // (element, parent slot)
     let mut els: Vec<&scraper::node::Element> = Vec::new();
@@ -849,7 +857,9 @@ pub(crate) fn score(doc: &Html, product: bool) -> Scores {
     let wider = best.and_then(|(_, id)| {
         let root = index[&id];
         let all = stats.first().map_or(0.0, |s| s.prose);
-        if prose < MAX_LIST_PROSE || stats[root as usize].prose < SPREAD_SMALL * all {
+        // a page that declares no article is as likely a landing page of sections
+        let small = if declared.article { SPREAD_SMALL } else { SPREAD_SHARE };
+        if prose < MAX_LIST_PROSE || stats[root as usize].prose < small * all {
             spread(&order, &stats, root).map(|w| (w, SPREAD))
         } else {
             sibling_sections(&order, &stats, &sig, root).map(|w| (w, "joins its sibling sections"))
