@@ -178,7 +178,7 @@ fn extract_parsed(
     let scores = crate::score::score(
         &doc,
         crate::score::Declared {
-            product: crate::pagetype::declares_product(&meta.types),
+            product: crate::pagetype::declares_product(&meta),
             article: crate::pagetype::declares_article(&meta),
         },
     );

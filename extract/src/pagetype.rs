@@ -127,9 +127,12 @@ const ARTICLE_TYPES: &[&str] = &[
 ];
 const SERVICE_TYPES: &[&str] = &["service", "offer", "faqpage", "softwareapplication"];
 
-/// Whether the page declares one product (not a grid of many).
-pub(crate) fn declares_product(types: &[(String, u32)]) -> bool {
-    (1..3).contains(&count(types, PRODUCT_TYPES))
+/// Whether the page declares one product (not a grid of many): one or two product items,
+/// a product group (one product in its variants), or `og:type` product.
+pub(crate) fn declares_product(meta: &crate::meta::PageMeta) -> bool {
+    (1..3).contains(&count(&meta.types, PRODUCT_TYPES))
+        || count(&meta.types, &["productgroup"]) > 0
+        || meta.og_type.as_deref().is_some_and(|t| t.contains("product"))
 }
 
 /// Whether the page declares an article: a schema.org article type, `og:type` article, or a
