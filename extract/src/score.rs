@@ -859,11 +859,14 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
         let all = stats.first().map_or(0.0, |s| s.prose);
         // a page that declares no article is as likely a landing page of sections
         let small = if declared.article { SPREAD_SMALL } else { SPREAD_SHARE };
-        if prose < MAX_LIST_PROSE || stats[root as usize].prose < small * all {
+        let spread = if prose < MAX_LIST_PROSE || stats[root as usize].prose < small * all {
             spread(&order, &stats, root).map(|w| (w, SPREAD))
         } else {
+            None
+        };
+        spread.or_else(|| {
             sibling_sections(&order, &stats, &sig, root).map(|w| (w, "joins its sibling sections"))
-        }
+        })
     });
     if let Some((wider, how)) = wider {
         if tracing::enabled!(tracing::Level::TRACE) {
@@ -1063,25 +1066,38 @@ const SIBLING_SHARE: f32 = 0.25;
 /// a reference page, one `<div class="chapter">` each): the root is the largest, and its
 /// siblings of the same tag-and-class path holding a good share of its prose are the rest of
 /// the text, so the parent holding them is the content.
+///
+/// The root may be the body of one section (a forum post's text inside its post block): its
+/// ancestors that add little prose to it (a quarter at most) are tried the same way.
 fn sibling_sections(
     order: &[(NodeId, u32)],
     stats: &[Stat],
     sig: &[u64],
     root: u32,
 ) -> Option<u32> {
-    let r = root as usize;
-    let parent = order[r].1;
-    if parent == u32::MAX || stats[parent as usize].boiler {
-        return None;
+    let prose = stats[root as usize].prose;
+    let mut r = root as usize;
+    loop {
+        let parent = order[r].1;
+        if parent == u32::MAX || stats[parent as usize].boiler {
+            return None;
+        }
+        let joins = (0..order.len()).any(|i| {
+            i != r
+                && order[i].1 == parent
+                && sig[i] == sig[r]
+                && !stats[i].boiler
+                && stats[i].prose >= SIBLING_SHARE * prose
+        });
+        if joins {
+            return Some(parent);
+        }
+        // (a long root stays put: a stream of articles repeats the block holding it)
+        if prose >= MAX_LIST_PROSE || stats[parent as usize].prose > 1.1 * prose {
+            return None;
+        }
+        r = parent as usize;
     }
-    let joins = (0..order.len()).any(|i| {
-        i != r
-            && order[i].1 == parent
-            && sig[i] == sig[r]
-            && !stats[i].boiler
-            && stats[i].prose >= SIBLING_SHARE * stats[r].prose
-    });
-    joins.then_some(parent)
 }
 
 /// What [`items`] reads of the scoring pass.
