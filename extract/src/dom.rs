@@ -1262,6 +1262,120 @@ mod tests {
             .contains("text"));
     }
 
+    /// Sentences of prose, numbered so each is a distinct string.
+    fn sentences(tag: &str, n: usize) -> String {
+        (0..n)
+            .map(|i| format!("Sentence {i} about the {tag} runs on for a good while, with a clause, and ends here. "))
+            .collect()
+    }
+
+    #[test]
+    fn the_main_landmark_holds_the_content() {
+        // a promotion carousel outside <main> repeats more prose than the page's own text
+        let slides: String = (0..12)
+            .map(|i| format!(r#"<div class="promo-slide">Free shipping on orders over {i}0 euros. For more information on rates and times, please visit our shipping page today.</div>"#))
+            .collect();
+        let html = format!(
+            r#"<html><body><div class="promo-bar">{slides}</div><main><h1>Promotion terms</h1><p>{}</p></main></body></html>"#,
+            sentences("terms", 8)
+        );
+        let x = extract(&html, "https://h.example/", false, None, None).unwrap();
+        assert!(x.text.contains("Sentence 7 about the terms"), "{}", x.text);
+        assert!(!x.text.contains("Free shipping"), "{}", x.text);
+    }
+
+    #[test]
+    fn a_footer_is_never_the_content() {
+        // the footer's list of served cities is longer than the page's own text
+        let cities: String = (0..400).map(|i| format!("Town{i} ")).collect();
+        let html = format!(
+            r#"<html><body><section><h1>Equipment rentals</h1><p>{}</p></section><footer><div class="zipcodes">{cities}</div></footer></body></html>"#,
+            sentences("rentals", 3)
+        );
+        let x = extract(&html, "https://h.example/", false, None, None).unwrap();
+        assert!(
+            x.text.contains("Sentence 2 about the rentals"),
+            "{}",
+            x.text
+        );
+        assert!(!x.text.contains("Town7"), "{}", x.text);
+    }
+
+    #[test]
+    fn a_mega_menu_holding_half_the_page_is_navigation() {
+        let menu: String = (0..300)
+            .map(|i| format!(r#"<li><a href="/c{i}">Category number {i}</a></li>"#))
+            .collect();
+        let items: String = (0..12)
+            .map(|i| format!(r#"<div class="card"><a href="/p{i}">Clay pot model {i}</a><span>SKU X{i}, glazed, 20 cm wide, with a saucer.</span></div>"#))
+            .collect();
+        let html = format!(
+            r#"<html><body><nav><div class="menu"><ul>{menu}</ul></div></nav><div class="intro"><p>{}</p></div><div class="grid">{items}</div></body></html>"#,
+            sentences("pottery", 2)
+        );
+        let x = extract(&html, "https://h.example/", false, None, None).unwrap();
+        assert!(x.text.contains("Clay pot model 11"), "{}", x.text);
+        assert!(!x.text.contains("Category number 5"), "{}", x.text);
+    }
+
+    #[test]
+    fn collapsed_faq_answers_are_text() {
+        let faq: String = (0..5)
+            .map(|i| format!(r#"<div class="faq__question">Question {i}?</div><div class="faq__answer" style="display: none;"><p>Answer {i}: {}</p></div>"#, sentences("answer", 2)))
+            .collect();
+        let html = format!(
+            r#"<html><body><div class="page"><h1>Courses</h1><p>{}</p><div class="faq">{faq}</div></div><div class="modal" style="display:none"><p>{}</p></div></body></html>"#,
+            sentences("courses", 3),
+            sentences("login", 3)
+        );
+        let x = extract(&html, "https://h.example/", false, None, None).unwrap();
+        assert!(x.text.contains("Answer 4:"), "{}", x.text);
+        assert!(!x.text.contains("about the login"), "{}", x.text);
+    }
+
+    #[test]
+    fn a_thread_of_short_posts_keeps_every_post() {
+        // each post's text sits inside its post block: the best root is one post's body
+        let posts: String = (0..4)
+            .map(|i| format!(r#"<div class="blockpost"><div class="postleft"><a href="/u{i}">user{i}</a></div><div class="postright"><div class="postmsg"><p>Post {i}: {}</p></div></div></div>"#, sentences("iso size", if i == 0 { 3 } else { 2 })))
+            .collect();
+        let html = format!(r#"<html><body><div id="brdmain">{posts}</div></body></html>"#);
+        let x = extract(&html, "https://h.example/", false, None, None).unwrap();
+        for i in 0..4 {
+            assert!(
+                x.text.contains(&format!("Post {i}:")),
+                "post {i} missing: {}",
+                x.text
+            );
+        }
+    }
+
+    #[test]
+    fn a_landing_page_spreads_over_its_sections() {
+        // no article declared; the longest section (testimonials) holds under half the prose
+        let section = |name: &str, n: usize| {
+            format!(
+                r#"<section class="{name}"><div class="container"><h2>{name}</h2><p>{}</p><a class="btn" href="/go">Get started</a></div></section>"#,
+                sentences(name, n)
+            )
+        };
+        let html = format!(
+            "<html><body>{}{}{}{}</body></html>",
+            section("features", 5),
+            section("pricing", 4),
+            section("testimonials", 7),
+            section("integrations", 4)
+        );
+        let x = extract(&html, "https://h.example/", false, None, None).unwrap();
+        for name in ["features", "pricing", "testimonials", "integrations"] {
+            assert!(
+                x.text.contains(&format!("about the {name}")),
+                "{name} missing: {}",
+                x.text
+            );
+        }
+    }
+
     #[test]
     fn story_inside_a_weak_region_with_link_lists() {
         // a story viewer (`render-target-modal`) whose region sum is negative from the link

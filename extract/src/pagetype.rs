@@ -132,7 +132,10 @@ const SERVICE_TYPES: &[&str] = &["service", "offer", "faqpage", "softwareapplica
 pub(crate) fn declares_product(meta: &crate::meta::PageMeta) -> bool {
     (1..3).contains(&count(&meta.types, PRODUCT_TYPES))
         || count(&meta.types, &["productgroup"]) > 0
-        || meta.og_type.as_deref().is_some_and(|t| t.contains("product"))
+        || meta
+            .og_type
+            .as_deref()
+            .is_some_and(|t| t.contains("product"))
 }
 
 /// Whether the page declares an article: a schema.org article type, `og:type` article, or a

@@ -787,7 +787,14 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
                 stats[i].boiler = true;
             }
         }
-        best_root(order.iter().enumerate().filter(|(i, _)| els[*i].name() != "html"), stats, &bonus)
+        best_root(
+            order
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| els[*i].name() != "html"),
+            stats,
+            &bonus,
+        )
     };
     // a region holding half of the page is a wrapper whatever its class says (but a
     // consent platform's dialog, and a navigation element that is mostly links: a
@@ -814,12 +821,26 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
             best = resolve(&mut stats, &blocks);
         }
     }
-    if let Some((_, id)) = best {
-        if let Some(inner) = inside_main(&order, &stats, &landmark, &bonus, index[&id]) {
-            tracing::trace!("the root gives way to the main landmark's");
-            best = Some(inner);
+    // A page that marks its main landmark says where its content is: a root outside it (a
+    // promotion carousel, a mega-menu) or around it (the body holding both) gives way to the
+    // best root inside it, when the landmark holds a share of the root's mass; a root inside
+    // it is widened only within it.
+    let main = main_landmark(&order, &stats, &landmark);
+    if let (Some(m), Some((_, id))) = (&main, best) {
+        let r = index[&id] as usize;
+        if !m.contains(&r) && stats[m.start].mass >= MAIN_SHARE * stats[r].mass {
+            let inner = best_root(
+                order.iter().enumerate().skip(m.start).take(m.len()),
+                &stats,
+                &bonus,
+            );
+            if inner.is_some() {
+                tracing::trace!("the root gives way to the main landmark's");
+                best = inner;
+            }
         }
     }
+    let within = main.filter(|m| best.is_some_and(|(_, id)| m.contains(&(index[&id] as usize))));
     if tracing::enabled!(tracing::Level::TRACE) {
         if let Some((score, id)) = best {
             let i = index[&id] as usize;
@@ -858,7 +879,11 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
         let root = index[&id];
         let all = stats.first().map_or(0.0, |s| s.prose);
         // a page that declares no article is as likely a landing page of sections
-        let small = if declared.article { SPREAD_SMALL } else { SPREAD_SHARE };
+        let small = if declared.article {
+            SPREAD_SMALL
+        } else {
+            SPREAD_SHARE
+        };
         let spread = if prose < MAX_LIST_PROSE || stats[root as usize].prose < small * all {
             spread(&order, &stats, root).map(|w| (w, SPREAD))
         } else {
@@ -868,6 +893,7 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
             sibling_sections(&order, &stats, &sig, root).map(|w| (w, "joins its sibling sections"))
         })
     });
+    let wider = wider.filter(|(w, _)| within.as_ref().is_none_or(|m| m.contains(&(*w as usize))));
     if let Some((wider, how)) = wider {
         if tracing::enabled!(tracing::Level::TRACE) {
             let e = els[wider as usize];
@@ -917,32 +943,19 @@ fn sum_subtrees<T: Copy + std::ops::AddAssign>(order: &[(NodeId, u32)], v: &mut 
 /// Share of the root's mass the main landmark needs to hold for the root to move into it.
 const MAIN_SHARE: f32 = 0.25;
 
-/// A page that marks its main landmark (`<main>`, role=main) says where its content is: a
-/// root outside it (a promotion carousel, a mega-menu, a footer of teasers) gives way to
-/// the best root inside it, when the landmark holds prose worth a share of the root's.
-fn inside_main(
+/// The page's main landmark (`<main>`, role=main; the one of greatest mass if several), as
+/// its range of slots (pre-order: a subtree is a range).
+fn main_landmark(
     order: &[(NodeId, u32)],
     stats: &[Stat],
     landmark: &[bool],
-    bonus: &[f32],
-    root: u32,
-) -> Option<(f32, NodeId)> {
-    let n = order.len();
-    let mut size = vec![1u32; n];
-    sum_subtrees(order, &mut size);
-    let holds = |a: usize, b: usize| (a..a + size[a] as usize).contains(&b);
-    let r = root as usize;
-    let main = (0..n)
+) -> Option<std::ops::Range<usize>> {
+    let main = (0..order.len())
         .filter(|&i| landmark[i] && !stats[i].boiler && stats[i].mass > 0.0)
         .max_by(|&a, &b| stats[a].mass.total_cmp(&stats[b].mass))?;
-    if holds(main, r) || holds(r, main) || stats[main].mass < MAIN_SHARE * stats[r].mass {
-        return None;
-    }
-    best_root(
-        order.iter().enumerate().skip(main).take(size[main] as usize),
-        stats,
-        bonus,
-    )
+    let mut size = vec![1u32; order.len()];
+    sum_subtrees(order, &mut size);
+    Some(main..main + size[main] as usize)
 }
 
 /// The content root among `candidates` (slot, (node, parent)): greatest mass with its
