@@ -206,7 +206,10 @@ struct ClassWords {
 /// `review` is as likely the content: a critic's review).
 fn class_words(a: &Attrs<'_>, reviews: bool) -> ClassWords {
     let mut c = ClassWords::default();
-    for v in a.class.into_iter().chain(a.id) {
+    // an id of many words is a heading's slug (`receive-and-reply-to-an-inbound-sms`), which
+    // names the section's topic, not a component: its words say nothing of the region
+    let slug = |v: &str| v.split(['-', '_']).filter(|w| !w.is_empty()).count() > SLUG_WORDS;
+    for v in a.class.into_iter().chain(a.id.filter(|v| !slug(v))) {
         for m in consent_vendors().find_iter(v) {
             c.consent = true;
             c.cmp |= m.pattern().as_usize() >= FIRST_CMP;
@@ -232,6 +235,9 @@ fn class_words(a: &Attrs<'_>, reviews: bool) -> ClassWords {
     }
     c
 }
+
+/// Words beyond which an id is a heading's slug.
+const SLUG_WORDS: usize = 4;
 
 /// The attributes scoring reads, found in one pass over the element's attributes.
 #[derive(Default, Clone, Copy)]
