@@ -674,9 +674,12 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
         let o = own[i];
         let nonlink = o.text.saturating_sub(o.link) as f32;
         let link = o.link as f32;
+        // a list item that annotates its link with a sentence (`<a>Sandbox</a>: get started
+        // at no cost.`) is prose at half a sentence's length
+        let annotated = els[i].name() == "li" && o.link > 0 && nonlink >= 30.0 && o.punct >= 2;
         let mut v = if o.text == 0 {
             0.0
-        } else if nonlink >= 60.0 && o.punct >= 1 {
+        } else if (nonlink >= 60.0 || annotated) && o.punct >= 1 {
             nonlink
         } else if nonlink >= 150.0 {
             nonlink * 0.7
