@@ -138,7 +138,7 @@ impl Name {
 #[derive(Default)]
 struct Stack {
     names: Vec<Name>,
-    open: std::collections::HashMap<Name, usize>,
+    open: rustc_hash::FxHashMap<Name, usize>,
 }
 
 impl Stack {
