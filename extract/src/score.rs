@@ -925,6 +925,30 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
         stats: &stats,
         prose,
     });
+    // a list beside the page's own prose, both inside the main landmark (a shop's front
+    // page: a product slider among its sections): the content is what holds both
+    let listing = listing.map(|l| {
+        let (Some(m), Some((_, r))) = (&within, best) else {
+            return l;
+        };
+        let (li, ri) = (index[&l] as usize, index[&r] as usize);
+        let mut on_path = vec![false; n];
+        let mut a = li;
+        while a != u32::MAX as usize {
+            on_path[a] = true;
+            a = order[a].1 as usize;
+        }
+        let mut c = ri;
+        while c != u32::MAX as usize && !on_path[c] {
+            c = order[c].1 as usize;
+        }
+        if c != li && c != ri && m.contains(&c) {
+            tracing::trace!("the item list joins the prose beside it");
+            order[c].0
+        } else {
+            l
+        }
+    });
     Scores {
         index,
         stats,
@@ -960,7 +984,7 @@ fn main_landmark(
     landmark: &[bool],
 ) -> Option<std::ops::Range<usize>> {
     let main = (0..order.len())
-        .filter(|&i| landmark[i] && !stats[i].boiler && stats[i].mass > 0.0)
+        .filter(|&i| landmark[i] && !stats[i].boiler)
         .max_by(|&a, &b| stats[a].mass.total_cmp(&stats[b].mass))?;
     let mut size = vec![1u32; order.len()];
     sum_subtrees(order, &mut size);
