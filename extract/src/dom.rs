@@ -206,6 +206,8 @@ fn extract_parsed(
         depth: 0,
         scores: &scores,
         prune,
+        quotes: 0,
+        said: Default::default(),
     };
     let mut llm = None;
     if let Some(choose) = choose {
@@ -697,7 +699,15 @@ struct Walker<'s> {
     depth: usize,
     /// What the walk drops.
     prune: Prune,
+    /// Nesting inside `<blockquote>`.
+    quotes: usize,
+    /// Hashes of the blocks written so far (those of [`QUOTE_MIN_BYTES`] or more).
+    said: rustc_hash::FxHashSet<u64>,
 }
+
+/// A quoted block this long that repeats a block already written is a quotation of the
+/// page's own text (a forum reply quoting the post above): written once.
+const QUOTE_MIN_BYTES: usize = 60;
 
 /// What the walk drops.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -732,11 +742,27 @@ impl Walker<'_> {
             .trim()
             .is_empty();
         if !block.is_empty() && !only_marker {
-            if !self.out.is_empty() {
-                self.out.push_str("\n\n");
+            let cleaned = block
+                .lines()
+                .map(str::trim_end)
+                .collect::<Vec<_>>()
+                .join("\n");
+            let said = cleaned.len() >= QUOTE_MIN_BYTES && {
+                let bare = cleaned.trim_start_matches(['>', ' ']);
+                let h = {
+                    use std::hash::{BuildHasher, Hasher};
+                    let mut h = rustc_hash::FxBuildHasher.build_hasher();
+                    h.write(bare.as_bytes());
+                    h.finish()
+                };
+                !self.said.insert(h)
+            };
+            if !(said && self.quotes > 0) {
+                if !self.out.is_empty() {
+                    self.out.push_str("\n\n");
+                }
+                self.out.push_str(&cleaned);
             }
-            let cleaned: Vec<&str> = block.lines().map(str::trim_end).collect();
-            self.out.push_str(&cleaned.join("\n"));
         }
         self.cur.clear();
     }
@@ -926,9 +952,11 @@ impl Walker<'_> {
             }
             "blockquote" => {
                 self.flush();
+                self.quotes += 1;
                 self.cur.push_str("> ");
                 self.walk(e, list_depth);
                 self.flush();
+                self.quotes -= 1;
             }
             "p" if bold_subheading(e) => {
                 // `<p><strong>Short title</strong></p>`: how many sites write subheadings
@@ -1348,6 +1376,22 @@ mod tests {
                 x.text
             );
         }
+    }
+
+    #[test]
+    fn a_reply_quoting_the_post_above_keeps_the_post_once() {
+        let first = "My first question is how the rental course should be named for the school. ";
+        let posts: String = (0..3)
+            .map(|i| {
+                let quote = if i > 0 { format!("<blockquote><div>{first}</div></blockquote>") } else { String::new() };
+                format!(r#"<div class="message"><div class="body">{quote}<p>Reply {i}: {}</p></div></div>"#, sentences("name", 2))
+            })
+            .collect();
+        let html =
+            format!("<html><body><div class=\"thread\"><p>{first}</p>{posts}</div></body></html>");
+        let x = extract(&html, "https://h.example/", false, None, None).unwrap();
+        assert_eq!(x.text.matches("My first question").count(), 1, "{}", x.text);
+        assert!(x.text.contains("Reply 2:"), "{}", x.text);
     }
 
     #[test]
