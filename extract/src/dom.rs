@@ -641,6 +641,16 @@ fn tidy(text: &str, images: Vec<ImageRef>, title: Option<&str>) -> (String, Vec<
             keep = vec![true; blocks.len()];
         }
     }
+    // a bare address (an image's, a share link's) is markup leaking into the text, however
+    // much of it there is
+    for (k, (_, b)) in keep.iter_mut().zip(&blocks) {
+        let t = b.trim();
+        if (t.starts_with("http://") || t.starts_with("https://"))
+            && !t.contains(char::is_whitespace)
+        {
+            *k = false;
+        }
+    }
     rebuild(&blocks, &keep, images)
 }
 
