@@ -669,6 +669,9 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
         }
     }
     let n = order.len();
+    // pre-order: a subtree is the slot range [i, i + size[i])
+    let mut size = vec![1u32; n];
+    sum_subtrees(&order, &mut size);
     let mut stats: Vec<Stat> = vec![Stat::default(); n];
     for i in 0..n {
         let o = own[i];
@@ -823,7 +826,7 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
     // thread's posts, a page builder's widgets) is made of them
     if best.is_none_or(|(_, id)| stats[index[&id] as usize].mass < MAX_LIST_PROSE) {
         let groupable: Vec<bool> = (0..n).map(|i| flip[i] && by_words[i]).collect();
-        let blocks = building_blocks(&order, &els, &own, &groupable, total_text);
+        let blocks = building_blocks(&order, &size, &els, &own, &groupable, total_text);
         if blocks.iter().zip(&single).any(|(b, s)| *b && !*s) {
             tracing::trace!("boilerplate-named groups hold the page");
             stats = unflipped;
@@ -834,7 +837,7 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
     // promotion carousel, a mega-menu) or around it (the body holding both) gives way to the
     // best root inside it, when the landmark holds a share of the root's mass; a root inside
     // it is widened only within it.
-    let main = main_landmark(&order, &stats, &landmark);
+    let main = main_landmark(&size, &stats, &landmark);
     if let (Some(m), Some((_, id))) = (&main, best) {
         let r = index[&id] as usize;
         if !m.contains(&r) && stats[m.start].mass >= MAIN_SHARE * stats[r].mass {
@@ -899,7 +902,8 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
             None
         };
         spread.or_else(|| {
-            sibling_sections(&order, &stats, &sig, root).map(|w| (w, "joins its sibling sections"))
+            sibling_sections(&order, &size, &stats, &sig, root)
+                .map(|w| (w, "joins its sibling sections"))
         })
     });
     let wider = wider.filter(|(w, _)| within.as_ref().is_none_or(|m| m.contains(&(*w as usize))));
@@ -979,15 +983,13 @@ const MAIN_SHARE: f32 = 0.25;
 /// The page's main landmark (`<main>`, role=main; the one of greatest mass if several), as
 /// its range of slots (pre-order: a subtree is a range).
 fn main_landmark(
-    order: &[(NodeId, u32)],
+    size: &[u32],
     stats: &[Stat],
     landmark: &[bool],
 ) -> Option<std::ops::Range<usize>> {
-    let main = (0..order.len())
+    let main = (0..size.len())
         .filter(|&i| landmark[i] && !stats[i].boiler)
         .max_by(|&a, &b| stats[a].mass.total_cmp(&stats[b].mass))?;
-    let mut size = vec![1u32; order.len()];
-    sum_subtrees(order, &mut size);
     Some(main..main + size[main] as usize)
 }
 
@@ -1019,15 +1021,13 @@ fn best_root<'a>(
 /// whether it belongs to such a group (nested regions of one group are counted once).
 fn building_blocks(
     order: &[(NodeId, u32)],
+    size: &[u32],
     els: &[&scraper::node::Element],
     own: &[Own],
     flip: &[bool],
     total_text: u32,
 ) -> Vec<bool> {
     let n = order.len();
-    // pre-order: a subtree is the slot range [i, i + size[i])
-    let mut size = vec![1u32; n];
-    sum_subtrees(order, &mut size);
     let mut prefix = vec![0u64; n + 1];
     for i in 0..n {
         prefix[i + 1] = prefix[i] + u64::from(own[i].text);
@@ -1117,6 +1117,7 @@ const SIBLING_SHARE: f32 = 0.25;
 /// ancestors that add little prose to it (a quarter at most) are tried the same way.
 fn sibling_sections(
     order: &[(NodeId, u32)],
+    size: &[u32],
     stats: &[Stat],
     sig: &[u64],
     root: u32,
@@ -1128,9 +1129,15 @@ fn sibling_sections(
         if parent == u32::MAX || stats[parent as usize].boiler {
             return None;
         }
-        let joins = (0..order.len()).any(|i| {
+        // the parent's children: its first slot after it, then each next one past the
+        // previous child's subtree
+        let p = parent as usize;
+        let end = p + size[p] as usize;
+        let mut children =
+            std::iter::successors(Some(p + 1), |&c| size.get(c).map(|&s| c + s as usize))
+                .take_while(|&c| c < end);
+        let joins = children.any(|i| {
             i != r
-                && order[i].1 == parent
                 && sig[i] == sig[r]
                 && !stats[i].boiler
                 && stats[i].prose >= SIBLING_SHARE * prose
