@@ -243,7 +243,7 @@ fn extract_parsed(
     // (a root holding most of the page is its wrapper, and says nothing of the list)
     let inside_root = |l: ego_tree::NodeId| {
         scores.root.is_some_and(|r| {
-            scores.get(r).is_some_and(|s| s.text * 2 < scores.text)
+            (scores.spread || scores.get(r).is_some_and(|s| s.text * 2 < scores.text))
                 && doc
                     .tree
                     .get(l)
