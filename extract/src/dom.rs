@@ -175,11 +175,12 @@ fn extract_parsed(
         .filter(|l| !l.is_empty());
     let (noai, noimageai, noindex) = (meta.noai, meta.noimageai, meta.noindex);
 
+    let declared_article = crate::pagetype::declares_article(&meta);
     let scores = crate::score::score(
         &doc,
         crate::score::Declared {
             product: crate::pagetype::declares_product(&meta),
-            article: crate::pagetype::declares_article(&meta),
+            article: declared_article,
         },
     );
     check(deadline)?;
@@ -278,7 +279,7 @@ fn extract_parsed(
     let docs = page_type.0 == crate::PageType::Documentation;
     let prune = if listing.is_some() || lists_in_root || docs {
         Prune::Items
-    } else if scores.spread {
+    } else if scores.spread || !declared_article {
         Prune::Sections
     } else {
         Prune::Full
