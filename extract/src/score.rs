@@ -883,10 +883,9 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
         s.prose = p;
     }
     let prose = best.map_or(0.0, |(_, id)| stats[index[&id] as usize].mass);
-    // a small root spreads over the page's sections; an article-sized one joins its
-    // sibling sections of the same shape
-    const SPREAD: &str = "spread over sections";
-    let mut spread_root = false;
+    // a root holding a small share of the page's prose spreads over the page's sections;
+    // otherwise it joins its sibling sections of the same shape, if it has any. (The wider
+    // root, and whether it was spread.)
     let wider = best.and_then(|(_, id)| {
         let root = index[&id];
         let all = stats.first().map_or(0.0, |s| s.prose);
@@ -897,23 +896,19 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
             SPREAD_SHARE
         };
         let spread = if prose < MAX_LIST_PROSE || stats[root as usize].prose < small * all {
-            spread(&order, &stats, root).map(|w| (w, SPREAD))
+            spread(&order, &stats, root).map(|w| (w, true))
         } else {
             None
         };
-        spread.or_else(|| {
-            sibling_sections(&order, &size, &stats, &sig, root)
-                .map(|w| (w, "joins its sibling sections"))
-        })
+        spread.or_else(|| sibling_sections(&order, &size, &stats, &sig, root).map(|w| (w, false)))
     });
     let wider = wider.filter(|(w, _)| within.as_ref().is_none_or(|m| m.contains(&(*w as usize))));
-    if let Some((wider, how)) = wider {
+    if let Some((wider, spread)) = wider {
         if tracing::enabled!(tracing::Level::TRACE) {
             let e = els[wider as usize];
-            tracing::trace!(how, tag = e.name(), id = ?e.attr("id"), class = ?e.attr("class"), "content root widened");
+            tracing::trace!(spread, tag = e.name(), id = ?e.attr("id"), class = ?e.attr("class"), "content root widened");
         }
         best = best.map(|(s, _)| (s, order[wider as usize].0));
-        spread_root = how == SPREAD;
     }
     let code_blocks = (0..n)
         .filter(|&i| els[i].name() == "pre" && sub_text[i] > 0)
@@ -935,15 +930,11 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
         let (Some(m), Some((_, r))) = (&within, best) else {
             return l;
         };
+        // their nearest common ancestor: the first ancestor of the root whose subtree (a
+        // range of slots) holds the list
         let (li, ri) = (index[&l] as usize, index[&r] as usize);
-        let mut on_path = vec![false; n];
-        let mut a = li;
-        while a != u32::MAX as usize {
-            on_path[a] = true;
-            a = order[a].1 as usize;
-        }
         let mut c = ri;
-        while c != u32::MAX as usize && !on_path[c] {
+        while c != u32::MAX as usize && !(c..c + size[c] as usize).contains(&li) {
             c = order[c].1 as usize;
         }
         if c != li && c != ri && m.contains(&c) {
@@ -959,7 +950,7 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
         root: best.map(|(_, id)| id),
         listing,
         prose,
-        spread: spread_root,
+        spread: wider.is_some_and(|(_, spread)| spread),
         code_blocks,
         text: total_text,
     }
@@ -1113,8 +1104,9 @@ const SIBLING_SHARE: f32 = 0.25;
 /// siblings of the same tag-and-class path holding a good share of its prose are the rest of
 /// the text, so the parent holding them is the content.
 ///
-/// The root may be the body of one section (a forum post's text inside its post block): its
-/// ancestors that add little prose to it (a quarter at most) are tried the same way.
+/// A root shorter than an article may be the body of one section (a forum post's text inside
+/// its post block): its ancestors that add little prose to it (a tenth at most) are tried the
+/// same way.
 fn sibling_sections(
     order: &[(NodeId, u32)],
     size: &[u32],
