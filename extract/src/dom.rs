@@ -760,13 +760,10 @@ impl Walker<'_> {
                 .join("\n");
             let said = cleaned.len() >= QUOTE_MIN_BYTES && {
                 let bare = cleaned.trim_start_matches(['>', ' ']);
-                let h = {
-                    use std::hash::{BuildHasher, Hasher};
-                    let mut h = rustc_hash::FxBuildHasher.build_hasher();
-                    h.write(bare.as_bytes());
-                    h.finish()
-                };
-                !self.said.insert(h)
+                !self.said.insert(std::hash::BuildHasher::hash_one(
+                    &rustc_hash::FxBuildHasher,
+                    bare,
+                ))
             };
             if !(said && self.quotes > 0) {
                 if !self.out.is_empty() {
