@@ -18,3 +18,4 @@ mod report;
 mod robust;
 mod s3;
 mod shards;
+mod workers;

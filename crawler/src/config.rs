@@ -16,7 +16,9 @@ pub struct CrawlConfig {
     pub training_token: String,
     /// The full User-Agent header sent (should contain the crawl token and a contact URL).
     pub user_agent: String,
-    /// Stop after this many fetched pages.
+    /// Stop after this many fetched pages. In a crawl by `n` workers (`--shard i/n`) each
+    /// worker stops after `ceil(max_pages / n)` of its own (a global count would need
+    /// coordination); the per-host cap below keeps its meaning, as a host lives in one worker.
     pub max_pages: usize,
     /// Links deeper than this from a seed are not followed.
     pub max_depth: u32,
@@ -84,6 +86,9 @@ pub struct CrawlConfig {
     /// Local directory of the crawl journal (RocksDB; every fetch outcome, so a killed crawl
     /// never fetches a URL twice). Default: under ~/.cache/trawl, keyed by the run root.
     pub state_dir: Option<String>,
+    /// In a crawl by several workers, how long one waits for the others to deliver a round's
+    /// links before it stops with an error naming the missing worker, seconds.
+    pub worker_timeout_secs: u64,
 }
 
 impl Default for CrawlConfig {
@@ -123,6 +128,7 @@ impl Default for CrawlConfig {
             allow_private_addresses: false,
             resolve: std::collections::BTreeMap::new(),
             state_dir: None,
+            worker_timeout_secs: 3600,
             robots_max_age_secs: 86_400,
             continue_from: None,
             recrawl_from: None,
@@ -255,6 +261,12 @@ impl CrawlConfig {
                     "{} is too small to hold any page (minimum 1024)",
                     self.max_body_bytes
                 ),
+            );
+        }
+        if self.worker_timeout_secs == 0 {
+            return bad(
+                "worker_timeout_secs",
+                "must be at least 1 (seconds a worker waits for the others' links)".into(),
             );
         }
         if self.robots_max_age_secs == 0 {

@@ -9,7 +9,7 @@ use trawl_core::{Consent, ConsentBasis, DropReason, FetchedPage, RunStats};
 use trawl_storage::jsonl::JsonlWriter;
 use trawl_storage::markers::{self, Marker};
 use trawl_storage::warc::{self, WarcWriter};
-use trawl_storage::{shard_name, Storage, StorageError};
+use trawl_storage::{shard_name, ShardSpec, Storage, StorageError};
 use url::Url;
 
 use crate::canon::canonicalize;
@@ -32,6 +32,10 @@ pub enum CrawlError {
     /// The local crawl journal could not be opened (held by another crawl, or unwritable).
     #[error("{0}")]
     Journal(String),
+    /// Another crawl worker did not deliver its links in time, or this run root belongs to a
+    /// crawl with another number of workers.
+    #[error("{0}")]
+    Worker(String),
     /// A fetch task failed (a bug).
     #[error("internal error: {0}")]
     Internal(String),
@@ -85,6 +89,7 @@ pub struct Crawler {
     robots: RobotsCache,
     guard: Arc<crate::guard::Guard>,
     renderer: Option<Arc<crate::render::Renderer>>,
+    worker: ShardSpec,
 }
 
 enum Plan {
@@ -96,6 +101,9 @@ enum Plan {
 type Decision = Result<Plan, (DropReason, Option<String>)>;
 
 struct PartBuf {
+    /// The part's number among this worker's parts.
+    seq: usize,
+    /// Its number in the run root (`seq * workers + worker`: unique across workers).
     index: usize,
     pages: Vec<FetchedPage>,
     excluded: Vec<(String, DropReason, Option<String>)>,
@@ -103,11 +111,12 @@ struct PartBuf {
 }
 
 impl PartBuf {
-    fn new(index: usize) -> Self {
+    fn new(seq: usize, worker: ShardSpec) -> Self {
         let mut stats = RunStats::default();
         stats.stage_mut(STAGE);
         PartBuf {
-            index,
+            seq,
+            index: part_index(seq, worker),
             pages: Vec::new(),
             excluded: Vec::new(),
             stats,
@@ -158,7 +167,22 @@ impl Crawler {
             robots,
             guard,
             renderer: None,
+            worker: ShardSpec::default(),
         })
+    }
+
+    /// Makes this crawler worker `worker.index` of `worker.count`: it crawls the registered
+    /// domains it owns (see [`crate::partition`]) and exchanges links with the other workers
+    /// through the run root.
+    pub fn with_worker(mut self, worker: ShardSpec) -> Crawler {
+        self.worker = worker;
+        self
+    }
+
+    /// Where this worker records that its crawl is complete: `crawl/state.json` for a crawl
+    /// by one worker, `crawl/state/IIIII-of-NNNNN.json` per worker otherwise.
+    pub fn state_object(&self) -> String {
+        state_object(self.worker)
     }
 
     /// Renders pages headlessly as `render` says (static first: see
@@ -230,10 +254,12 @@ impl Crawler {
     ) -> Result<CrawlState, CrawlError> {
         // Load what earlier runs committed.
         // Committed parts are read past damage (a damaged record costs only itself).
+        let worker = self.worker;
+        self.check_workers(root).await?;
         let mut committed: Vec<(Vec<FetchedPage>, Marker)> = Vec::new();
         let mut damaged: Vec<Vec<warc::Damage>> = Vec::new();
         loop {
-            let name = shard_name(committed.len());
+            let name = shard_name(part_index(committed.len(), worker));
             let Some(marker) = markers::read(root, STAGE, &name).await? else {
                 break;
             };
@@ -243,7 +269,7 @@ impl Crawler {
             committed.push((pages, marker));
             damaged.push(damage);
         }
-        let state: CrawlState = match root.get_opt("crawl/state.json").await? {
+        let state: CrawlState = match root.get_opt(&self.state_object()).await? {
             Some(b) => serde_json::from_slice(&b).unwrap_or_default(),
             None => CrawlState::default(),
         };
@@ -253,7 +279,8 @@ impl Crawler {
                 "crawl already complete; replaying committed parts"
             );
             // damaged records go downstream with their part and are counted there
-            for (i, ((pages, marker), damage)) in committed.into_iter().zip(damaged).enumerate() {
+            for (k, ((pages, marker), damage)) in committed.into_iter().zip(damaged).enumerate() {
+                let i = part_index(k, worker);
                 let part = CrawlPart {
                     index: i,
                     warc: format!("crawl/warc/{}.warc.gz", shard_name(i)),
@@ -275,7 +302,7 @@ impl Crawler {
         {
             return Err(CrawlError::Storage(trawl_storage::StorageError::Malformed {
                 what: "committed WARC part",
-                url: root.url_of(&format!("crawl/warc/{}.warc.gz", shard_name(i))),
+                url: root.url_of(&format!("crawl/warc/{}.warc.gz", shard_name(part_index(i, worker)))),
                 reason: format!("{d}; an unfinished crawl cannot resume past a damaged part: rerun with --force or a new root"),
             }));
         }
@@ -295,6 +322,12 @@ impl Crawler {
             .as_ref()
             .map(std::path::PathBuf::from)
             .unwrap_or_else(|| crate::journal::default_dir(root.url()));
+        // workers sharing a machine (or a state_dir) each have their own journal
+        let journal_dir = if worker.count > 1 {
+            journal_dir.join(format!("worker-{:05}-of-{:05}", worker.index, worker.count))
+        } else {
+            journal_dir
+        };
         let journal =
             Arc::new(crate::journal::Journal::open(&journal_dir).map_err(CrawlError::Journal)?);
         self.robots.set_journal(Some(journal.clone()));
@@ -321,26 +354,47 @@ impl Crawler {
             tracing::info!(urls = left.len(), from = %prev, "continuing the earlier batch's frontier");
             seeds.extend(left);
         }
+        // every worker reads every seed and keeps its own; links for others go out by round
+        let owns = |u: &Url| crate::partition::owner(u, worker.count) == worker.index;
+        let mut outgoing: Vec<BTreeSet<String>> = vec![BTreeSet::new(); worker.count];
         for s in &seeds {
             if let Some(u) = canonicalize(s, None, strip) {
-                if seen.insert(u.to_string()) {
+                if owns(&u) && seen.insert(u.to_string()) {
                     level.push(u);
                 }
             }
         }
         if self.cfg.sitemaps {
+            // the sitemaps of this worker's seed hosts (`max_sitemap_urls` per worker);
+            // URLs they list on other workers' domains are handed over like links
             let mut extra: Vec<Url> = self
                 .sitemap_urls(&level, &journal)
                 .await
                 .into_iter()
-                .filter(|u| seen.insert(u.to_string()))
+                .filter(|u| !seen.contains(u.as_str()))
                 .collect();
             extra.truncate(self.cfg.max_sitemap_urls);
             if !extra.is_empty() {
                 tracing::info!(urls = extra.len(), "seeds from sitemaps");
             }
-            level.extend(extra);
+            for u in extra {
+                let o = crate::partition::owner(&u, worker.count);
+                if o != worker.index {
+                    outgoing[o].insert(u.to_string());
+                } else if seen.insert(u.to_string()) {
+                    level.push(u);
+                }
+            }
         }
+        let exchange = (worker.count > 1).then(|| {
+            crate::partition::Exchange::new(
+                root.clone(),
+                worker,
+                Duration::from_secs(self.cfg.worker_timeout_secs),
+            )
+        });
+        // a global page count would need coordination: each worker has its share
+        let max_pages = self.cfg.max_pages.div_ceil(worker.count);
         let mut fetched_total = 0usize;
         let mut per_host: HashMap<String, usize> = HashMap::new();
         let quality = match &self.cfg.priority.quality_from {
@@ -355,7 +409,7 @@ impl Crawler {
             self.cfg.max_retries,
             Duration::from_secs(self.cfg.max_backoff_secs),
         );
-        let mut buf = PartBuf::new(0);
+        let mut buf = PartBuf::new(0, worker);
         let mut parts_done = 0usize;
         let ctx = Ctx {
             root,
@@ -366,7 +420,29 @@ impl Crawler {
         };
 
         let mut depth = 0u32;
-        while !level.is_empty() {
+        loop {
+            // hand over the links of this round found for other workers, take theirs
+            if let Some(x) = &exchange {
+                let out: Vec<Vec<String>> =
+                    std::mem::replace(&mut outgoing, vec![BTreeSet::new(); worker.count])
+                        .into_iter()
+                        .map(|s| s.into_iter().collect())
+                        .collect();
+                x.publish(depth, level.len() as u64, &out).await?;
+                let (incoming, total) = x.receive(depth).await?;
+                if total == 0 {
+                    break;
+                }
+                for s in incoming {
+                    if let Ok(u) = Url::parse(&s) {
+                        if seen.insert(u.to_string()) {
+                            level.push(u);
+                        }
+                    }
+                }
+            } else if level.is_empty() {
+                break;
+            }
             level = self.prioritise(level, &host_langs, &quality);
             // 1. decide, in order
             let plans: Vec<(Url, bool)> = level
@@ -391,7 +467,7 @@ impl Crawler {
                 }
                 let host = authority(&u);
                 let host_count = per_host.get(&host).copied().unwrap_or(0);
-                if fetched_total + to_fetch >= self.cfg.max_pages || host_count >= host_cap {
+                if fetched_total + to_fetch >= max_pages || host_count >= host_cap {
                     decided.push((u, Err((reasons::BUDGET, None))));
                     continue;
                 }
@@ -617,7 +693,10 @@ impl Crawler {
                         *c.entry("pages_links_capped".into()).or_default() += 1;
                     }
                     for link in found.urls {
-                        if seen.insert(link.to_string()) {
+                        let o = crate::partition::owner(&link, worker.count);
+                        if o != worker.index {
+                            outgoing[o].insert(link.to_string());
+                        } else if seen.insert(link.to_string()) {
                             next.push(link);
                         }
                     }
@@ -637,7 +716,7 @@ impl Crawler {
                 if buf.pages.len() >= self.cfg.pages_per_part
                     || part_bytes >= self.cfg.max_part_bytes
                 {
-                    let full = std::mem::replace(&mut buf, PartBuf::new(parts_done + 1));
+                    let full = std::mem::replace(&mut buf, PartBuf::new(parts_done + 1, worker));
                     self.flush(&ctx, full).await?;
                     parts_done += 1;
                 }
@@ -654,7 +733,7 @@ impl Crawler {
             parts: parts_done,
         };
         root.put(
-            "crawl/state.json",
+            &self.state_object(),
             serde_json::to_vec_pretty(&state).expect("state").into(),
         )
         .await?;
@@ -846,20 +925,20 @@ impl Crawler {
     async fn flush(&self, ctx: &Ctx<'_>, mut buf: PartBuf) -> Result<(), CrawlError> {
         let name = shard_name(buf.index);
         let file = format!("crawl/warc/{name}.warc.gz");
-        let replayed = buf.index < ctx.committed_urls.len();
+        let replayed = buf.seq < ctx.committed_urls.len();
         if replayed {
             let urls: Vec<String> = buf.pages.iter().map(|p| p.url.clone()).collect();
-            if urls != ctx.committed_urls[buf.index] {
+            if urls != ctx.committed_urls[buf.seq] {
                 return Err(CrawlError::Diverged {
                     part: buf.index,
                     detail: format!(
                         "{} pages now, {} committed",
                         urls.len(),
-                        ctx.committed_urls[buf.index].len()
+                        ctx.committed_urls[buf.seq].len()
                     ),
                 });
             }
-            buf.stats = ctx.committed_stats[buf.index].clone();
+            buf.stats = ctx.committed_stats[buf.seq].clone();
         } else {
             let date = buf
                 .pages
@@ -912,6 +991,42 @@ impl Crawler {
             damage: Vec::new(),
         };
         ctx.tx.send(part).await.map_err(|_| CrawlError::Closed)
+    }
+}
+
+/// The run-root number of a worker's part `seq`: parts of worker `i` of `n` are `i`, `i + n`,
+/// `i + 2n`, ..., so names never collide and a one-worker crawl numbers them 0, 1, 2, ...
+fn part_index(seq: usize, worker: ShardSpec) -> usize {
+    seq * worker.count + worker.index
+}
+
+/// See [`Crawler::state_object`].
+pub fn state_object(worker: ShardSpec) -> String {
+    if worker.count <= 1 {
+        "crawl/state.json".to_string()
+    } else {
+        format!(
+            "crawl/state/{:05}-of-{:05}.json",
+            worker.index, worker.count
+        )
+    }
+}
+
+impl Crawler {
+    /// Refuses a run root that a crawl with another number of workers wrote: its parts, its
+    /// rounds and its budgets were cut for that number.
+    async fn check_workers(&self, root: &Storage) -> Result<(), CrawlError> {
+        let n = self.worker.count;
+        let mut others = crate::partition::Exchange::other_counts(root, n).await?;
+        if n > 1 && root.get_opt("crawl/state.json").await?.is_some() {
+            others.insert(0, 1);
+        }
+        if let Some(m) = others.first() {
+            return Err(CrawlError::Worker(format!(
+                "this run root holds a crawl by {m} worker(s) and this crawl has {n}: rerun with --shard i/{m}, or use a new run root (--output) for a crawl by {n}"
+            )));
+        }
+        Ok(())
     }
 }
 

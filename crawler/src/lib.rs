@@ -28,6 +28,7 @@ mod fetch;
 pub mod guard;
 mod journal;
 mod links;
+pub mod partition;
 pub mod render;
 mod resources;
 mod robots;

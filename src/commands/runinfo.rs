@@ -247,12 +247,7 @@ pub async fn status(root: &Storage) -> Result<String> {
         }
         None => out.push_str("no run.json (stages were run one by one)\n"),
     }
-    let total = match root.get_opt("crawl/state.json").await? {
-        Some(b) => serde_json::from_slice::<serde_json::Value>(&b)?["parts"]
-            .as_u64()
-            .map(|n| n as usize),
-        None => None,
-    };
+    let total = crawl_parts(root).await?;
     out.push_str(&format!(
         "{:<18} {:>12} {:>10} {:>10} {:>10} {:>8}\n",
         "stage", "shards", "in", "kept", "dropped", "errors"
@@ -385,4 +380,34 @@ pub async fn prometheus(root: &Storage) -> Result<String> {
         }
     }
     Ok(out)
+}
+
+/// Parts of a complete crawl: `crawl/state.json` of a one-worker crawl, or the sum over the
+/// workers' `crawl/state/IIIII-of-NNNNN.json` once every worker has written its own.
+async fn crawl_parts(root: &Storage) -> Result<Option<usize>> {
+    let parts = |b: &[u8]| -> Result<Option<usize>> {
+        Ok(serde_json::from_slice::<serde_json::Value>(b)?["parts"]
+            .as_u64()
+            .map(|n| n as usize))
+    };
+    if let Some(b) = root.get_opt("crawl/state.json").await? {
+        return parts(&b);
+    }
+    let (mut total, mut files, mut workers) = (0usize, 0usize, 0usize);
+    for k in root.list("crawl/state").await? {
+        let Some(n) = k
+            .rsplit_once("-of-")
+            .and_then(|(_, n)| n.strip_suffix(".json"))
+            .and_then(|n| n.parse::<usize>().ok())
+        else {
+            continue;
+        };
+        workers = n;
+        files += 1;
+        match parts(&root.get(&k).await?)? {
+            Some(p) => total += p,
+            None => return Ok(None),
+        }
+    }
+    Ok((files > 0 && files == workers).then_some(total))
 }

@@ -198,8 +198,8 @@ fn require_input(a: &StageArgs, stage: &str) -> Result<String> {
 pub fn crawl(a: StageArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<()> {
     let mut cfg = load_config(a.config.as_deref())?;
     let shard = shard_of(a.shard)?;
-    if shard.count > 1 {
-        return Err(UsageError(format!("--shard {shard}: a crawl runs as one worker in this version (one frontier per run root)")).into());
+    if shard.count > 1 && a.force {
+        return Err(UsageError(format!("--shard {shard} --force: one worker cannot safely clear a crawl that other workers share; start a fresh crawl by {} workers under a new run root (--output)", shard.count)).into());
     }
     if let Some(input) = &a.input {
         let text = if input.starts_with("s3://") {
@@ -231,7 +231,7 @@ pub fn crawl(a: StageArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<
         }
         let c = &cfg.crawl;
         println!(
-            "trawl crawl (dry run): {} seed URLs{}; up to {} pages, depth {}, {} per host; WARC parts under {}/crawl/warc/; rendering {:?}",
+            "trawl crawl (dry run): worker {shard}; {} seed URLs{}; up to {} pages, depth {}, {} per host; WARC parts under {}/crawl/warc/; rendering {:?}",
             c.seeds.len(),
             c.seeds_file.as_ref().map_or(String::new(), |f| format!(" (and those in {f})")),
             c.max_pages,
@@ -251,8 +251,9 @@ pub fn crawl(a: StageArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<
         rt.block_on(trawl_storage::markers::clear(&root, "crawl"))?;
         rt.block_on(root.delete("crawl/state.json"))?;
     }
-    let crawler =
-        Crawler::new(cfg.crawl.clone())?.with_renderer(cfg.render.clone(), rt.handle().clone())?;
+    let crawler = Crawler::new(cfg.crawl.clone())?
+        .with_renderer(cfg.render.clone(), rt.handle().clone())?
+        .with_worker(shard);
     let bar = progress::bar(progress::enabled(quiet), None, "crawl");
     bar.set_message("pages fetched");
     let pb = bar.clone();
@@ -267,8 +268,13 @@ pub fn crawl(a: StageArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<
     }
     let state = rt.block_on(task)??;
     bar.finish_and_clear();
+    let who = if shard.count > 1 {
+        format!(" (worker {shard})")
+    } else {
+        String::new()
+    };
     println!(
-        "trawl crawl: {pages} pages in {} parts under {}",
+        "trawl crawl{who}: {pages} pages in {} parts under {}",
         state.parts,
         root.url_of("crawl/warc/")
     );

@@ -1,0 +1,382 @@
+//! A crawl by several worker processes at once (`trawl crawl --shard i/n`) against the S3
+//! test server, on a loopback web of many hosts: the same pages as one worker, each
+//! registered domain in one worker, every URL and robots.txt requested once, crawl delays held,
+//! and a worker killed with SIGKILL and rerun ends with the same WARC parts.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::net::TcpListener;
+use std::time::{Duration, Instant};
+
+use trawl_testweb::{Response, Site, TestWeb};
+use url::Url;
+
+use crate::support::{s3s_fs, trawl, S3Server};
+
+const HOSTS: usize = 32;
+const WORKERS: usize = 3;
+/// Hosts whose robots.txt asks for this Crawl-delay (seconds).
+const CRAWL_DELAY: f64 = 0.3;
+
+/// Host names: three subdomains of one registered domain, four more named hosts, the rest
+/// IP literals (each its own registered domain).
+fn host(k: usize) -> String {
+    match k {
+        0 => "www.shop.test".into(),
+        1 => "blog.shop.test".into(),
+        2 => "docs.shop.test".into(),
+        3..=6 => format!("site{k}.test"),
+        _ => format!("127.0.0.{}", 2 + k),
+    }
+}
+
+fn base(k: usize, port: u16) -> String {
+    format!("http://{}:{port}", host(k))
+}
+
+fn slow_host(k: usize) -> bool {
+    k % 8 == 1
+}
+
+/// Five pages per host, linked within the host and across hosts (three hops reach every
+/// host from the seeds), one link robots.txt disallows.
+fn sites(port: u16) -> Vec<Site> {
+    (0..HOSTS)
+        .map(|k| {
+            let other = |d: usize, p: &str| format!("{}{p}", base((k + d) % HOSTS, port));
+            let page = |links: Vec<String>| {
+                let a: String = links
+                    .iter()
+                    .map(|l| format!("<li><a href=\"{l}\">{l}</a></li>"))
+                    .collect();
+                Response::html(format!(
+                    "<html><body><h1>Host {k}</h1><p>Some text of host {k}.</p><ul>{a}</ul></body></html>"
+                ))
+            };
+            let robots = if slow_host(k) {
+                format!("User-agent: *\nDisallow: /private\nCrawl-delay: {CRAWL_DELAY}\n")
+            } else {
+                "User-agent: *\nDisallow: /private\n".to_string()
+            };
+            Site::new(&format!("h{k}"))
+                .route("/robots.txt", Response::text(robots))
+                .route(
+                    "/",
+                    page(vec!["/a".into(), "/b".into(), other(1, "/"), other(5, "/a")]),
+                )
+                .route(
+                    "/a",
+                    page(vec!["/c".into(), "/private/x".into(), other(13, "/")]),
+                )
+                .route("/b", page(vec!["/d".into(), other(2, "/b")]))
+                .route("/c", page(vec!["/".into(), "/missing".into()]))
+                .route("/d", page(vec![other(7, "/d")]))
+                .route("/private/x", page(vec![]))
+        })
+        .collect()
+}
+
+/// A port free on every address the web binds.
+fn free_port() -> u16 {
+    for _ in 0..200 {
+        let l = TcpListener::bind("127.0.0.2:0").expect("bind loopback");
+        let port = l.local_addr().unwrap().port();
+        drop(l);
+        if (0..HOSTS).all(|k| TcpListener::bind(format!("127.0.0.{}:{port}", 2 + k)).is_ok()) {
+            return port;
+        }
+    }
+    panic!("no free port for the test web");
+}
+
+/// The URLs in a crawl's WARC parts, with the worker that wrote each part.
+fn fetched(objects: &BTreeMap<String, Vec<u8>>, workers: usize) -> BTreeMap<String, usize> {
+    let mut out = BTreeMap::new();
+    for (k, v) in objects {
+        let Some(name) = k.strip_prefix("crawl/warc/") else {
+            continue;
+        };
+        let index: usize = name.split('.').next().unwrap().parse().unwrap();
+        let (pages, err) = trawl_storage::warc::read_pages(k, v);
+        assert!(err.is_none(), "{k}: {err:?}");
+        for p in pages {
+            let prev = out.insert(p.url.clone(), index % workers);
+            assert!(prev.is_none(), "{} is in two WARC records", p.url);
+        }
+    }
+    out
+}
+
+/// Every exclusion of the crawl stage: (url, reason).
+fn excluded(objects: &BTreeMap<String, Vec<u8>>) -> BTreeSet<(String, String)> {
+    let mut out = BTreeSet::new();
+    for (k, v) in objects {
+        if !k.starts_with("excluded/crawl/") {
+            continue;
+        }
+        for r in trawl_storage::jsonl::lines::<serde_json::Value>(k, v).unwrap() {
+            let r = r.unwrap();
+            out.insert((
+                r["url"].as_str().unwrap().to_string(),
+                r["reason"].as_str().unwrap().to_string(),
+            ));
+        }
+    }
+    out
+}
+
+#[test]
+fn three_crawl_workers_equal_one_and_survive_kill_9() {
+    let Some(bin) = s3s_fs() else { return };
+    let server = S3Server::start(&bin, &["crawl"]);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let port = free_port();
+    let web = rt
+        .block_on(TestWeb::start_on(
+            sites(port),
+            port,
+            Duration::from_millis(15),
+        ))
+        .unwrap();
+    let addr_of: BTreeMap<String, usize> = web
+        .hosts()
+        .iter()
+        .enumerate()
+        .map(|(k, (_, a))| (a.to_string(), k))
+        .collect();
+    assert_eq!(addr_of.len(), HOSTS, "every site on its own address");
+    let dir = tempfile::tempdir().unwrap();
+    let resolve: Vec<String> = (0..7)
+        .map(|k| format!("\"{}:{port}\" = \"127.0.0.{}:{port}\"", host(k), 2 + k))
+        .collect();
+    let seeds: Vec<String> = (0..HOSTS)
+        .step_by(4)
+        .map(|k| format!("\"{}/\"", base(k, port)))
+        .collect();
+    let config = |name: &str| {
+        let p = dir.path().join(format!("{name}.toml"));
+        std::fs::write(
+            &p,
+            format!(
+                "[crawl]\nseeds = [{}]\ndelay_ms = 0\nmax_depth = 8\npages_per_part = 7\nallow_private_addresses = true\nsitemaps = false\nstate_dir = \"{}\"\n[crawl.resolve]\n{}\n",
+                seeds.join(", "),
+                dir.path().join(format!("journal-{name}")).display(),
+                resolve.join("\n")
+            ),
+        )
+        .unwrap();
+        p
+    };
+    // written before any worker starts (a worker must not read a half-written file)
+    let configs: BTreeMap<&str, std::path::PathBuf> = ["single", "multi", "killed"]
+        .into_iter()
+        .map(|n| (n, config(n)))
+        .collect();
+    let worker = |name: &str, shard: Option<(usize, usize)>| {
+        let mut c = trawl();
+        c.args(["crawl", "--quiet", "--config"])
+            .arg(&configs[name])
+            .args(["--output", &format!("s3://crawl/{name}")])
+            .env("SOURCE_DATE_EPOCH", "1767225600")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped());
+        if let Some((i, n)) = shard {
+            c.args(["--shard", &format!("{i}/{n}")]);
+        }
+        server.env(&mut c);
+        c.spawn().unwrap()
+    };
+    let finish = |c: std::process::Child, what: &str| {
+        let o = c.wait_with_output().unwrap();
+        assert!(
+            o.status.success(),
+            "{what}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    };
+    let objects = |name: &str| {
+        crate::support::files(&server.dir.path().join("crawl").join(name))
+            .into_iter()
+            .filter(|(k, _)| !k.contains(".s3s"))
+            .collect::<BTreeMap<_, _>>()
+    };
+
+    // one worker
+    let t0 = Instant::now();
+    finish(worker("single", None), "one worker");
+    let one_secs = t0.elapsed().as_secs_f64();
+    let single = objects("single");
+    let one = fetched(&single, 1);
+    // 32 hosts x 5 pages plus the 404s and the 403s of /private
+    assert!(one.len() >= HOSTS * 5, "{} pages", one.len());
+
+    // three workers at once
+    let before = web.requests().len();
+    let t0 = Instant::now();
+    let children: Vec<_> = (0..WORKERS)
+        .map(|i| worker("multi", Some((i, WORKERS))))
+        .collect();
+    for (i, c) in children.into_iter().enumerate() {
+        finish(c, &format!("worker {i}"));
+    }
+    let many_secs = t0.elapsed().as_secs_f64();
+    let log: Vec<(String, String, Instant)> = web.request_times()[before..].to_vec();
+    let multi = objects("multi");
+    let many = fetched(&multi, WORKERS);
+    assert_eq!(
+        one.keys().collect::<Vec<_>>(),
+        many.keys().collect::<Vec<_>>(),
+        "three workers fetch the pages one worker fetches"
+    );
+    assert_eq!(
+        excluded(&single),
+        excluded(&multi),
+        "and leave out the same URLs for the same reasons"
+    );
+    // every registered domain in one worker; the three subdomains of shop.test together
+    let mut domain_workers: BTreeMap<String, BTreeSet<usize>> = BTreeMap::new();
+    for (u, w) in &many {
+        let h = Url::parse(u).unwrap().host_str().unwrap().to_string();
+        domain_workers
+            .entry(trawl_crawler::partition::registered_domain(&h))
+            .or_default()
+            .insert(*w);
+    }
+    assert_eq!(domain_workers.len(), HOSTS - 2, "{domain_workers:?}");
+    for (d, w) in &domain_workers {
+        assert_eq!(w.len(), 1, "{d} crawled by workers {w:?}");
+    }
+    let used: BTreeSet<usize> = many.values().copied().collect();
+    assert_eq!(used.len(), WORKERS, "every worker crawled some domains");
+    // server side: each URL and each robots.txt requested once; crawl delays held
+    let mut requested: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for (h, p, _) in &log {
+        *requested.entry((h.clone(), p.clone())).or_default() += 1;
+    }
+    let twice: Vec<_> = requested.iter().filter(|(_, n)| **n > 1).collect();
+    assert!(twice.is_empty(), "requested more than once: {twice:?}");
+    let robots = requested.keys().filter(|(_, p)| p == "/robots.txt").count();
+    assert_eq!(robots, HOSTS, "robots.txt once per host");
+    let mut last: BTreeMap<&str, Instant> = BTreeMap::new();
+    let mut gaps = 0;
+    for (h, p, t) in &log {
+        // policy files (robots.txt, /.well-known/tdmrep.json) are read before the first page
+        if p == "/robots.txt" || p.starts_with("/.well-known/") || !slow_host(addr_of[h]) {
+            continue;
+        }
+        if let Some(prev) = last.insert(h, *t) {
+            let gap = t.duration_since(prev).as_secs_f64();
+            assert!(
+                gap >= CRAWL_DELAY * 0.95,
+                "{h}{p}: {gap:.3} s after the previous request, Crawl-delay {CRAWL_DELAY}"
+            );
+            gaps += 1;
+        }
+    }
+    assert!(gaps >= 8, "crawl delays checked on {gaps} gaps");
+    eprintln!(
+        "{} pages: one worker {one_secs:.1} s, three workers {many_secs:.1} s; {} link objects",
+        many.len(),
+        multi
+            .keys()
+            .filter(|k| k.starts_with("crawl/links/"))
+            .count()
+    );
+
+    // three workers again, worker 1 killed mid-crawl and rerun
+    let owner = |h: &str| {
+        let k = addr_of[h];
+        trawl_crawler::partition::owner(&Url::parse(&base(k, port)).unwrap(), WORKERS)
+    };
+    let before = web.requests().len();
+    let mut children: Vec<_> = (0..WORKERS)
+        .map(|i| Some(worker("killed", Some((i, WORKERS)))))
+        .collect();
+    let mine = |from: usize| {
+        web.requests()[from..]
+            .iter()
+            .filter(|(h, p)| p != "/robots.txt" && owner(h) == 1)
+            .count()
+    };
+    let total_1 = many.values().filter(|w| **w == 1).count();
+    let t0 = Instant::now();
+    while mine(before) < total_1 / 2 && t0.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let mut victim = children[1].take().unwrap();
+    let killed = victim.try_wait().unwrap().is_none();
+    victim.kill().unwrap();
+    victim.wait().unwrap();
+    assert!(killed, "worker 1 finished before it could be killed");
+    eprintln!(
+        "worker 1 killed after {} of its {total_1} pages",
+        mine(before)
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    children[1] = Some(worker("killed", Some((1, WORKERS))));
+    for (i, c) in children.into_iter().enumerate() {
+        finish(c.unwrap(), &format!("worker {i} of the killed crawl"));
+    }
+    let killed_run = objects("killed");
+    let warcs = |o: &BTreeMap<String, Vec<u8>>| {
+        o.iter()
+            .filter(|(k, _)| k.starts_with("crawl/warc/"))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect::<BTreeMap<_, _>>()
+    };
+    let (a, b) = (warcs(&multi), warcs(&killed_run));
+    assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
+    for (k, v) in &a {
+        assert!(
+            b[k] == *v,
+            "{k} differs after worker 1 was killed and rerun"
+        );
+    }
+    assert_eq!(excluded(&multi), excluded(&killed_run));
+}
+
+/// A run root crawled by three workers refuses a crawl by another number of workers, and a
+/// worker whose partners never come stops with an error naming them.
+#[test]
+fn crawl_workers_refuse_a_mismatch_and_name_a_missing_worker() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let web = rt
+        .block_on(TestWeb::start(vec![
+            Site::new("a").route("/", Response::html("<p>one page</p>"))
+        ]))
+        .unwrap();
+    let seed = format!("{}/", web.base_url("a").unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("c.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "[crawl]\nseeds = [\"{seed}\"]\ndelay_ms = 0\nallow_private_addresses = true\nworker_timeout_secs = 2\nstate_dir = \"{}\"\n",
+            dir.path().join("j").display()
+        ),
+    )
+    .unwrap();
+    let root = dir.path().join("run");
+    let run = |shard: &str| {
+        let mut c = trawl();
+        c.args(["crawl", "--quiet", "--config"])
+            .arg(&cfg)
+            .arg("--output")
+            .arg(&root)
+            .args(["--shard", shard]);
+        c.output().unwrap()
+    };
+    let o = run("0/2");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert!(
+        err.contains("worker 1/2") && err.contains("round 0"),
+        "names the missing worker: {err}"
+    );
+    let o = run("0/3");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert!(
+        err.contains("crawl by 2 worker") && err.contains("--shard i/2"),
+        "refuses another worker count: {err}"
+    );
+}
