@@ -94,7 +94,40 @@ pub struct Crawler {
 
 enum Plan {
     Replay(Box<FetchedPage>),
-    Fetch(RobotsDecision),
+    /// Fetch, with the 429/503 answers the URL has had so far.
+    Fetch(RobotsDecision, u32),
+}
+
+/// One URL of a host's queue in a round.
+struct HostJob {
+    url: Url,
+    decision: RobotsDecision,
+    depth: u32,
+    tries: u32,
+}
+
+/// What became of a URL sent to its host's queue.
+enum Fate {
+    Done(crate::journal::Outcome),
+    /// Its host is in backoff: it waits for a later round (429/503 answers so far).
+    Deferred(u32),
+}
+
+/// A page carried over to a later round while its host is in backoff.
+struct Carried {
+    url: Url,
+    depth: u32,
+    decision: RobotsDecision,
+    tries: u32,
+}
+
+/// The longest a worker with partners idles before a round in which only hosts in backoff
+/// have pages (it must not hold up the others' rounds for a long Retry-After).
+const IDLE_ROUND: Duration = Duration::from_secs(2);
+
+/// The journal key recording that a URL's host was in backoff in a round.
+fn defer_key(round: u32, u: &Url) -> String {
+    format!("defer:{round}:{u}")
 }
 
 /// What was decided for a URL: fetch/replay it, or drop it with a reason and detail.
@@ -344,7 +377,8 @@ impl Crawler {
 
         let strip = &self.cfg.strip_query_params;
         let mut seen: BTreeSet<String> = BTreeSet::new();
-        let mut level: Vec<Url> = Vec::new();
+        // the next round's URLs of this worker's domains, each with its depth
+        let mut level: Vec<(Url, u32)> = Vec::new();
         let mut seeds = self
             .cfg
             .all_seeds()
@@ -356,19 +390,21 @@ impl Crawler {
         }
         // every worker reads every seed and keeps its own; links for others go out by round
         let owns = |u: &Url| crate::partition::owner(u, worker.count) == worker.index;
-        let mut outgoing: Vec<BTreeSet<String>> = vec![BTreeSet::new(); worker.count];
+        // links for other workers (URL -> depth), sorted, each once
+        let mut outgoing: Vec<BTreeMap<String, u32>> = vec![BTreeMap::new(); worker.count];
         for s in &seeds {
             if let Some(u) = canonicalize(s, None, strip) {
                 if owns(&u) && seen.insert(u.to_string()) {
-                    level.push(u);
+                    level.push((u, 0));
                 }
             }
         }
         if self.cfg.sitemaps {
             // the sitemaps of this worker's seed hosts (`max_sitemap_urls` per worker);
             // URLs they list on other workers' domains are handed over like links
+            let own_seeds: Vec<Url> = level.iter().map(|(u, _)| u.clone()).collect();
             let mut extra: Vec<Url> = self
-                .sitemap_urls(&level, &journal)
+                .sitemap_urls(&own_seeds, &journal)
                 .await
                 .into_iter()
                 .filter(|u| !seen.contains(u.as_str()))
@@ -380,9 +416,9 @@ impl Crawler {
             for u in extra {
                 let o = crate::partition::owner(&u, worker.count);
                 if o != worker.index {
-                    outgoing[o].insert(u.to_string());
+                    outgoing[o].insert(u.to_string(), 0);
                 } else if seen.insert(u.to_string()) {
-                    level.push(u);
+                    level.push((u, 0));
                 }
             }
         }
@@ -419,56 +455,79 @@ impl Crawler {
             committed_stats: &committed_stats,
         };
 
-        let mut depth = 0u32;
+        // pages a host answered 429/503 wait out its backoff in later rounds, keeping their
+        // depth, so a host in backoff holds up no other host
+        let mut carried: Vec<Carried> = Vec::new();
+        let mut round = 0u32;
         loop {
+            // only hosts in backoff are left here: wait for the first of them (a worker with
+            // partners waits at most IDLE_ROUND, so it does not hold up their rounds)
+            if level.is_empty() && !carried.is_empty() {
+                let hosts: BTreeSet<String> = carried.iter().map(|c| authority(&c.url)).collect();
+                if let Some(mut wait) = polite.earliest_backoff(hosts.iter()).await {
+                    if exchange.is_some() {
+                        wait = wait.min(IDLE_ROUND);
+                    }
+                    tokio::time::sleep(wait).await;
+                }
+            }
             // hand over the links of this round found for other workers, take theirs
             if let Some(x) = &exchange {
-                let out: Vec<Vec<String>> =
-                    std::mem::replace(&mut outgoing, vec![BTreeSet::new(); worker.count])
+                let out: Vec<Vec<(String, u32)>> =
+                    std::mem::replace(&mut outgoing, vec![BTreeMap::new(); worker.count])
                         .into_iter()
                         .map(|s| s.into_iter().collect())
                         .collect();
-                x.publish(depth, level.len() as u64, &out).await?;
-                let (incoming, total) = x.receive(depth).await?;
+                x.publish(round, (level.len() + carried.len()) as u64, &out)
+                    .await?;
+                let (incoming, total) = x.receive(round).await?;
                 if total == 0 {
                     break;
                 }
-                for s in incoming {
+                for (s, d) in incoming {
                     if let Ok(u) = Url::parse(&s) {
                         if seen.insert(u.to_string()) {
-                            level.push(u);
+                            level.push((u, d));
                         }
                     }
                 }
-            } else if level.is_empty() {
+            } else if level.is_empty() && carried.is_empty() {
                 break;
             }
-            level = self.prioritise(level, &host_langs, &quality);
-            // 1. decide, in order
-            let plans: Vec<(Url, bool)> = level
-                .iter()
-                .map(|u| (u.clone(), self.in_scope(u)))
-                .collect();
+            let level_now = self.prioritise(std::mem::take(&mut level), &host_langs, &quality);
+            // 1. decide, in order: pages carried over from a backoff first (decided and
+            // budgeted when they were first met), then this round's new URLs
             let mut to_fetch = 0usize;
-            // robots.txt for every authority of the level, fetched concurrently
+            let mut decided: Vec<(Url, u32, Decision)> = Vec::new();
+            for c in carried.drain(..) {
+                to_fetch += 1;
+                decided.push((c.url, c.depth, Ok(Plan::Fetch(c.decision, c.tries))));
+            }
+            let plans: Vec<(Url, u32, bool)> = level_now
+                .into_iter()
+                .map(|(u, d)| {
+                    let s = self.in_scope(&u);
+                    (u, d, s)
+                })
+                .collect();
+            // robots.txt for every authority of the round, fetched concurrently
             let mut auths: BTreeMap<String, Url> = BTreeMap::new();
-            for (u, in_scope) in &plans {
+            for (u, _, in_scope) in &plans {
                 if *in_scope && !replay.contains_key(u.as_str()) && self.guard.check_url(u).is_ok()
                 {
                     auths.entry(authority(u)).or_insert_with(|| u.clone());
                 }
             }
             futures::future::join_all(auths.values().map(|u| self.robots.decide(u))).await;
-            let mut decided: Vec<(Url, Decision)> = Vec::new();
-            for (u, in_scope) in plans {
+            for (u, depth, in_scope) in plans {
                 if !in_scope {
-                    decided.push((u, Err((reasons::OUT_OF_SCOPE, None))));
+                    decided.push((u, depth, Err((reasons::OUT_OF_SCOPE, None))));
                     continue;
                 }
                 let host = authority(&u);
                 let host_count = per_host.get(&host).copied().unwrap_or(0);
                 if fetched_total + to_fetch >= max_pages || host_count >= host_cap {
-                    decided.push((u, Err((reasons::BUDGET, None))));
+                    decided.push((u, depth, Err((reasons::BUDGET, None))));
                     continue;
                 }
                 if let Some(page) = replay.get(u.as_str()) {
@@ -481,7 +540,7 @@ impl Crawler {
                             page.body = p.body.clone();
                         }
                     }
-                    decided.push((u, Ok(Plan::Replay(Box::new(page)))));
+                    decided.push((u, depth, Ok(Plan::Replay(Box::new(page)))));
                     continue;
                 }
                 // fetched (or failed) before an interruption: never fetch a URL twice
@@ -489,38 +548,40 @@ impl Crawler {
                     Some(Ok(page)) => {
                         to_fetch += 1;
                         *per_host.entry(host).or_default() += 1;
-                        decided.push((u, Ok(Plan::Replay(Box::new(page)))));
+                        decided.push((u, depth, Ok(Plan::Replay(Box::new(page)))));
                         continue;
                     }
                     Some(Err(fail)) => {
-                        decided.push((u, Err((fail.reason, Some(fail.detail)))));
+                        decided.push((u, depth, Err((fail.reason, Some(fail.detail)))));
                         continue;
                     }
                     None => {}
                 }
                 if let Err(e) = self.guard.check_url(&u) {
-                    decided.push((u, Err((reasons::PRIVATE_ADDRESS, Some(e)))));
+                    decided.push((u, depth, Err((reasons::PRIVATE_ADDRESS, Some(e)))));
                     continue;
                 }
                 let d = self.robots.decide(&u).await;
                 if let Some(refused) = d.refused_address {
-                    decided.push((u, Err((reasons::PRIVATE_ADDRESS, Some(refused)))));
+                    decided.push((u, depth, Err((reasons::PRIVATE_ADDRESS, Some(refused)))));
                 } else if d.unreachable {
                     decided.push((
                         u,
+                        depth,
                         Err((
                             reasons::ROBOTS_UNREACHABLE,
                             d.status.map(|s| format!("robots.txt status {s}")),
                         )),
                     ));
                 } else if !d.crawl_allowed {
-                    decided.push((u, Err((reasons::ROBOTS_DISALLOWED, None))));
+                    decided.push((u, depth, Err((reasons::ROBOTS_DISALLOWED, None))));
                 } else if d
                     .crawl_delay
                     .is_some_and(|cd| cd as f64 > self.cfg.max_crawl_delay_secs)
                 {
                     decided.push((
                         u,
+                        depth,
                         Err((
                             reasons::CRAWL_DELAY_TOO_HIGH,
                             d.crawl_delay.map(|cd| format!("Crawl-delay {cd}")),
@@ -529,24 +590,26 @@ impl Crawler {
                 } else {
                     to_fetch += 1;
                     *per_host.entry(host).or_default() += 1;
-                    decided.push((u, Ok(Plan::Fetch(d))));
+                    decided.push((u, depth, Ok(Plan::Fetch(d, 0))));
                 }
             }
             // 2. fetch: hosts in parallel, one request at a time per host
-            let mut by_host: BTreeMap<String, Vec<(Url, RobotsDecision)>> = BTreeMap::new();
-            for (u, p) in &decided {
-                if let Ok(Plan::Fetch(d)) = p {
-                    by_host
-                        .entry(authority(u))
-                        .or_default()
-                        .push((u.clone(), d.clone()));
+            let mut by_host: BTreeMap<String, Vec<HostJob>> = BTreeMap::new();
+            for (u, depth, p) in &decided {
+                if let Ok(Plan::Fetch(d, tries)) = p {
+                    by_host.entry(authority(u)).or_default().push(HostJob {
+                        url: u.clone(),
+                        decision: d.clone(),
+                        depth: *depth,
+                        tries: *tries,
+                    });
                 }
             }
             let sem = Arc::new(Semaphore::new(self.cfg.concurrency));
-            let results: Arc<Mutex<HashMap<String, crate::journal::Outcome>>> = Default::default();
+            let results: Arc<Mutex<HashMap<String, Fate>>> = Default::default();
             let counter = Arc::new(std::sync::atomic::AtomicU64::new(fetched_total as u64));
             let mut tasks = Vec::new();
-            for (host, urls) in by_host {
+            for (host, jobs) in by_host {
                 let sem = sem.clone();
                 let results = results.clone();
                 let fetcher = self.fetcher.clone();
@@ -568,14 +631,40 @@ impl Crawler {
                 tasks.push(tokio::spawn(async move {
                     let _permit = sem.acquire().await.expect("semaphore open");
                     let mut failures = 0u32;
-                    for (u, d) in urls {
+                    let mut deferring = false;
+                    for job in jobs {
+                        let HostJob {
+                            url: u,
+                            decision: d,
+                            depth,
+                            tries,
+                        } = job;
+                        // the host is in backoff (a 429/503 earlier in this round or before):
+                        // its pages wait for a later round; journaled, so a rerun decides the same
+                        let key = defer_key(round, &u);
+                        if let Some(t) = journal.deferred(&key) {
+                            results
+                                .lock()
+                                .await
+                                .insert(u.to_string(), Fate::Deferred(t));
+                            continue;
+                        }
+                        if deferring || polite.in_backoff(&host).await {
+                            deferring = true;
+                            journal.put_deferred(&key, tries);
+                            results
+                                .lock()
+                                .await
+                                .insert(u.to_string(), Fate::Deferred(tries));
+                            continue;
+                        }
                         if budget > 0 && failures >= budget {
                             let fail: crate::journal::Outcome = Err(FetchFail {
                                 reason: reasons::HOST_ERROR_BUDGET,
                                 detail: format!("{failures} consecutive failures on this host"),
                             });
                             journal.put(u.as_str(), &fail);
-                            results.lock().await.insert(u.to_string(), fail);
+                            results.lock().await.insert(u.to_string(), Fate::Done(fail));
                             continue;
                         }
                         let gap = Duration::from_millis(delay_ms).max(Duration::from_secs_f32(
@@ -594,11 +683,23 @@ impl Crawler {
                                 h
                             })
                             .unwrap_or_default();
-                        let r = polite
-                            .fetch(&host, gap, || {
+                        let r = match polite
+                            .fetch_or_defer(&host, gap, tries, || {
                                 fetch_following(&fetcher, &robots, &guard, &strip, &u, &conditional)
                             })
-                            .await;
+                            .await
+                        {
+                            crate::fetch::Attempt::Done(r) => r,
+                            crate::fetch::Attempt::Backoff => {
+                                deferring = true;
+                                journal.put_deferred(&key, tries + 1);
+                                results
+                                    .lock()
+                                    .await
+                                    .insert(u.to_string(), Fate::Deferred(tries + 1));
+                                continue;
+                            }
+                        };
                         let failed = match &r {
                             Ok(f) => f.status >= 500,
                             Err(e) => {
@@ -635,7 +736,10 @@ impl Crawler {
                             (o, _) => o,
                         };
                         journal.put(u.as_str(), &outcome);
-                        results.lock().await.insert(u.to_string(), outcome);
+                        results
+                            .lock()
+                            .await
+                            .insert(u.to_string(), Fate::Done(outcome));
                         let n = counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
                         if let Some(p) = &progress {
                             p(n);
@@ -649,18 +753,26 @@ impl Crawler {
             }
             let mut results = std::mem::take(&mut *results.lock().await);
             // 3. emit in order, collect links
-            let mut next: Vec<Url> = Vec::new();
-            for (u, p) in decided {
+            for (u, depth, p) in decided {
                 let page = match p {
                     Err((reason, detail)) => {
                         buf.exclude(u.as_str(), reason, detail);
                         continue;
                     }
                     Ok(Plan::Replay(page)) => *page,
-                    Ok(Plan::Fetch(_)) => match results.remove(u.as_str()) {
-                        Some(Ok(page)) => page,
-                        Some(Err(fail)) => {
+                    Ok(Plan::Fetch(decision, _)) => match results.remove(u.as_str()) {
+                        Some(Fate::Done(Ok(page))) => page,
+                        Some(Fate::Done(Err(fail))) => {
                             buf.exclude(u.as_str(), fail.reason, Some(fail.detail));
+                            continue;
+                        }
+                        Some(Fate::Deferred(tries)) => {
+                            carried.push(Carried {
+                                url: u,
+                                depth,
+                                decision,
+                                tries,
+                            });
                             continue;
                         }
                         None => {
@@ -695,9 +807,10 @@ impl Crawler {
                     for link in found.urls {
                         let o = crate::partition::owner(&link, worker.count);
                         if o != worker.index {
-                            outgoing[o].insert(link.to_string());
+                            let e = outgoing[o].entry(link.to_string()).or_insert(depth + 1);
+                            *e = (*e).min(depth + 1);
                         } else if seen.insert(link.to_string()) {
-                            next.push(link);
+                            level.push((link, depth + 1));
                         }
                     }
                 }
@@ -721,8 +834,7 @@ impl Crawler {
                     parts_done += 1;
                 }
             }
-            level = next;
-            depth += 1;
+            round += 1;
         }
         if !buf.pages.is_empty() || !buf.excluded.is_empty() || parts_done == 0 {
             self.flush(&ctx, buf).await?;
@@ -783,30 +895,30 @@ impl Crawler {
     /// round-robin (so one big site cannot fill the budget), ties broken by URL.
     fn prioritise(
         &self,
-        level: Vec<Url>,
+        level: Vec<(Url, u32)>,
         host_langs: &HashMap<String, (u32, u32)>,
         quality: &HashMap<String, f64>,
-    ) -> Vec<Url> {
-        let mut by_host: BTreeMap<String, Vec<(f64, Url)>> = BTreeMap::new();
-        for u in level {
+    ) -> Vec<(Url, u32)> {
+        let mut by_host: BTreeMap<String, Vec<(f64, Url, u32)>> = BTreeMap::new();
+        for (u, d) in level {
             let s = self.score(&u, host_langs, quality);
-            by_host.entry(authority(&u)).or_default().push((s, u));
+            by_host.entry(authority(&u)).or_default().push((s, u, d));
         }
-        let mut ranked: Vec<(usize, f64, Url)> = Vec::new();
+        let mut ranked: Vec<(usize, f64, Url, u32)> = Vec::new();
         for (_, mut v) in by_host {
             v.sort_by(|a, b| {
                 b.0.partial_cmp(&a.0)
                     .unwrap_or(std::cmp::Ordering::Equal)
                     .then_with(|| a.1.as_str().cmp(b.1.as_str()))
             });
-            ranked.extend(v.into_iter().enumerate().map(|(r, (s, u))| (r, s, u)));
+            ranked.extend(v.into_iter().enumerate().map(|(r, (s, u, d))| (r, s, u, d)));
         }
         ranked.sort_by(|a, b| {
             a.0.cmp(&b.0)
                 .then(b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal))
                 .then_with(|| a.2.as_str().cmp(b.2.as_str()))
         });
-        ranked.into_iter().map(|(_, _, u)| u).collect()
+        ranked.into_iter().map(|(_, _, u, d)| (u, d)).collect()
     }
 
     /// Page URLs from the sitemaps of the seeds' hosts (robots.txt `Sitemap:` lines, else

@@ -179,6 +179,8 @@ fn classify(e: reqwest::Error) -> FetchFail {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Politeness {
     slots: Arc<tokio::sync::Mutex<std::collections::HashMap<String, std::time::Instant>>>,
+    /// Hosts that answered 429/503, until when (set by [`Politeness::fetch_or_defer`]).
+    backoff: Arc<tokio::sync::Mutex<std::collections::HashMap<String, std::time::Instant>>>,
     max_retries: u32,
     max_backoff: Duration,
 }
@@ -187,6 +189,7 @@ impl Politeness {
     pub fn new(max_retries: u32, max_backoff: Duration) -> Politeness {
         Politeness {
             slots: Default::default(),
+            backoff: Default::default(),
             max_retries,
             max_backoff,
         }
@@ -252,6 +255,99 @@ impl Politeness {
                 r
             };
         }
+    }
+}
+
+/// The result of [`Politeness::fetch_or_defer`].
+#[derive(Debug)]
+pub(crate) enum Attempt {
+    /// The answer (an overloaded server past its retries is `server_overloaded`).
+    Done(Result<Fetched, FetchFail>),
+    /// The host answered 429/503 and is in backoff: ask again later.
+    Backoff,
+}
+
+impl Politeness {
+    /// Like [`Politeness::fetch`], but one request: a 429/503 within the retry limits puts the
+    /// host in backoff (Retry-After, or exponential from the gap) and returns
+    /// [`Attempt::Backoff`] instead of waiting, so the caller can go on with other hosts.
+    /// `tries` is the number of 429/503 answers the URL has had before.
+    pub async fn fetch_or_defer<F, Fut>(
+        &self,
+        host: &str,
+        gap: Duration,
+        tries: u32,
+        request: F,
+    ) -> Attempt
+    where
+        F: FnOnce() -> Fut,
+        Fut: std::future::Future<Output = Result<Fetched, FetchFail>>,
+    {
+        let wait = self
+            .slots
+            .lock()
+            .await
+            .get(host)
+            .map(|t| t.saturating_duration_since(std::time::Instant::now()));
+        if let Some(w) = wait {
+            tokio::time::sleep(w).await;
+        }
+        let r = request().await;
+        let mut next_gap = gap;
+        let overloaded = matches!(&r, Ok(f) if f.status == 429 || f.status == 503);
+        if overloaded {
+            let f = r.as_ref().expect("checked");
+            let asked = f
+                .headers
+                .iter()
+                .find(|(k, _)| k == "retry-after")
+                .and_then(|(_, v)| retry_after(v));
+            let backoff = asked
+                .unwrap_or_else(|| gap.max(Duration::from_millis(500)) * 2u32.pow(tries.min(6)));
+            if tries < self.max_retries && backoff <= self.max_backoff {
+                let until = std::time::Instant::now() + backoff.max(gap);
+                self.slots.lock().await.insert(host.to_string(), until);
+                self.backoff.lock().await.insert(host.to_string(), until);
+                return Attempt::Backoff;
+            }
+            next_gap = gap.max(backoff.min(self.max_backoff));
+        }
+        self.slots
+            .lock()
+            .await
+            .insert(host.to_string(), std::time::Instant::now() + next_gap);
+        Attempt::Done(if overloaded {
+            let status = r.as_ref().map(|f| f.status).unwrap_or(0);
+            Err(FetchFail {
+                reason: reasons::OVERLOADED,
+                detail: format!("status {status} after {tries} retries"),
+            })
+        } else {
+            r
+        })
+    }
+
+    /// Whether a host is still in a backoff [`Politeness::fetch_or_defer`] started.
+    pub async fn in_backoff(&self, host: &str) -> bool {
+        self.backoff
+            .lock()
+            .await
+            .get(host)
+            .is_some_and(|t| *t > std::time::Instant::now())
+    }
+
+    /// How long until the first of these hosts leaves its backoff (None: none is in one).
+    pub async fn earliest_backoff<'a>(
+        &self,
+        hosts: impl Iterator<Item = &'a String>,
+    ) -> Option<Duration> {
+        let now = std::time::Instant::now();
+        let b = self.backoff.lock().await;
+        hosts
+            .filter_map(|h| b.get(h))
+            .filter(|t| **t > now)
+            .map(|t| t.duration_since(now))
+            .min()
     }
 }
 

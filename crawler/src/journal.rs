@@ -106,6 +106,22 @@ impl Journal {
         }
     }
 
+    /// The 429/503 answers recorded with a deferral (see [`Journal::put_deferred`]).
+    pub(crate) fn deferred(&self, key: &str) -> Option<u32> {
+        let v = self.db.get(key.as_bytes()).ok()??;
+        Some(u32::from_le_bytes(v.get(..4)?.try_into().ok()?))
+    }
+
+    /// Records that a URL waited for its host's backoff in a round (`key`), with the 429/503
+    /// answers it has had: a rerun defers it in the same round instead of fetching it earlier.
+    pub(crate) fn put_deferred(&self, key: &str, tries: u32) {
+        let mut wo = rocksdb::WriteOptions::default();
+        wo.set_sync(true);
+        if let Err(e) = self.db.put_opt(key.as_bytes(), tries.to_le_bytes(), &wo) {
+            tracing::warn!(error = %e, "crawl journal write failed");
+        }
+    }
+
     /// Forgets an outcome (its page is now in a committed WARC part), so the journal holds at
     /// most about one part's bodies on disk.
     pub(crate) fn forget(&self, url: &str) {

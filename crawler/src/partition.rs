@@ -101,15 +101,16 @@ impl Exchange {
         format!("{}/{src:05}.done.json", self.round_dir(round))
     }
 
-    /// Commits this worker's links of `round` (`outgoing[j]` for worker `j`, sorted and each
-    /// once; its own entry is ignored) and `own`, the size of its own part of the round.
+    /// Commits this worker's links of `round` (`outgoing[j]` for worker `j`: URL and depth,
+    /// sorted, each once; its own entry is ignored) and `own`, the number of its own URLs in
+    /// the round.
     /// Objects a previous attempt committed stay as they are (they are immutable: the same
     /// pages give the same links).
     pub async fn publish(
         &self,
         round: u32,
         own: u64,
-        outgoing: &[Vec<String>],
+        outgoing: &[Vec<(String, u32)>],
     ) -> Result<(), CrawlError> {
         let me = self.worker.index;
         let done = self.done(round, me);
@@ -141,9 +142,9 @@ impl Exchange {
     }
 
     /// Waits for every worker's `.done` of `round`, then returns the links addressed to this
-    /// worker (in worker order) and the round's total over all workers (0: the crawl is over
-    /// for everyone).
-    pub async fn receive(&self, round: u32) -> Result<(Vec<String>, u64), CrawlError> {
+    /// worker (URL and depth, in worker order) and the round's total over all workers (0: the
+    /// crawl is over for everyone).
+    pub async fn receive(&self, round: u32) -> Result<(Vec<(String, u32)>, u64), CrawlError> {
         let me = self.worker.index;
         let start = Instant::now();
         let mut pause = Duration::from_millis(50);
@@ -197,7 +198,7 @@ impl Exchange {
             }
             let name = self.object(round, j, me);
             let b = self.root.get(&name).await?;
-            for u in trawl_storage::jsonl::lines::<String>(&name, &b)? {
+            for u in trawl_storage::jsonl::lines::<(String, u32)>(&name, &b)? {
                 match u {
                     Ok(u) => urls.push(u),
                     Err(e) => {

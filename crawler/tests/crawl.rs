@@ -754,6 +754,85 @@ async fn seeds_from_a_file() {
     assert_eq!(bad.validate().unwrap_err().0, "crawl.seeds_file");
 }
 
+/// A host answering 503 with Retry-After waits out its backoff while the crawl goes on: the
+/// pages of other hosts, at every depth, are fetched in the meantime, and the refused page is
+/// fetched (with its links) once the backoff ends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_in_backoff_does_not_delay_other_hosts() {
+    use std::time::Duration;
+    use trawl_testweb::{Response, Site};
+    let backoff = Site::new("backoff")
+        .route("/robots.txt", Response::text("User-agent: *\nAllow: /\n"))
+        .route_seq(
+            "/",
+            vec![
+                Response::status(503).header("Retry-After", "3"),
+                Response::html("<a href=\"/after\">after</a>"),
+            ],
+        )
+        .route("/after", Response::html("<p>found after the backoff</p>"));
+    let mut chain = Site::new("chain").route("/robots.txt", Response::text("User-agent: *\n"));
+    for i in 0..6 {
+        chain = chain.route(
+            &format!("/{}", if i == 0 { String::new() } else { i.to_string() }),
+            Response::html(format!("<a href=\"/{}\">next</a>", i + 1)),
+        );
+    }
+    let web = TestWeb::start(vec![backoff, chain]).await.unwrap();
+    let cfg = CrawlConfig {
+        seeds: vec![
+            format!("{}/", web.base_url("backoff").unwrap()),
+            format!("{}/", web.base_url("chain").unwrap()),
+        ],
+        delay_ms: 0,
+        allow_private_addresses: true,
+        max_backoff_secs: 10,
+        sitemaps: false,
+        ..Default::default()
+    };
+    let t0 = std::time::Instant::now();
+    let (parts, dropped) = crawl_cfg(cfg).await;
+    let took = t0.elapsed();
+    let pages: Vec<_> = parts.iter().flat_map(|p| p.pages.iter()).collect();
+    let status = |suffix: &str| {
+        pages
+            .iter()
+            .find(|p| p.url.ends_with(suffix) && p.url.contains(&web.hosts()[0].1.to_string()))
+            .map(|p| p.status)
+    };
+    assert_eq!(
+        status("/"),
+        Some(200),
+        "the refused page is fetched after the backoff"
+    );
+    assert_eq!(
+        status("/after"),
+        Some(200),
+        "and its links followed: {dropped:?}"
+    );
+    let times = web.request_times();
+    let at = |host: usize, path: &str| -> Vec<std::time::Instant> {
+        let h = web.hosts()[host].1.to_string();
+        times
+            .iter()
+            .filter(|(hh, p, _)| *hh == h && p == path)
+            .map(|(_, _, t)| *t)
+            .collect()
+    };
+    let refused = at(0, "/");
+    assert_eq!(refused.len(), 2, "one 503, one retry");
+    assert!(refused[1] - refused[0] >= Duration::from_millis(2950));
+    // the chain's deepest page (depth 5, max_depth) came long before the backoff ended
+    let deepest = at(1, "/5");
+    assert_eq!(deepest.len(), 1);
+    assert!(
+        deepest[0] < refused[0] + Duration::from_millis(1500),
+        "the other host waited for the backoff: its depth-5 page came {:?} after the 503",
+        deepest[0] - refused[0]
+    );
+    assert!(took < Duration::from_secs(8), "{took:?}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn silent_robots_and_sitemap_hosts_cost_one_timeout_not_one_each() {
     // five hosts whose robots.txt never answers, five whose sitemap never answers, one that
