@@ -108,7 +108,7 @@ struct HostJob {
 
 /// What became of a URL sent to its host's queue.
 enum Fate {
-    Done(crate::journal::Outcome),
+    Done(Box<crate::journal::Outcome>),
     /// Its host is in backoff: it waits for a later round (429/503 answers so far).
     Deferred(u32),
 }
@@ -664,7 +664,10 @@ impl Crawler {
                                 detail: format!("{failures} consecutive failures on this host"),
                             });
                             journal.put(u.as_str(), &fail);
-                            results.lock().await.insert(u.to_string(), Fate::Done(fail));
+                            results
+                                .lock()
+                                .await
+                                .insert(u.to_string(), Fate::Done(Box::new(fail)));
                             continue;
                         }
                         let gap = Duration::from_millis(delay_ms).max(Duration::from_secs_f32(
@@ -739,7 +742,7 @@ impl Crawler {
                         results
                             .lock()
                             .await
-                            .insert(u.to_string(), Fate::Done(outcome));
+                            .insert(u.to_string(), Fate::Done(Box::new(outcome)));
                         let n = counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
                         if let Some(p) = &progress {
                             p(n);
@@ -761,11 +764,13 @@ impl Crawler {
                     }
                     Ok(Plan::Replay(page)) => *page,
                     Ok(Plan::Fetch(decision, _)) => match results.remove(u.as_str()) {
-                        Some(Fate::Done(Ok(page))) => page,
-                        Some(Fate::Done(Err(fail))) => {
-                            buf.exclude(u.as_str(), fail.reason, Some(fail.detail));
-                            continue;
-                        }
+                        Some(Fate::Done(outcome)) => match *outcome {
+                            Ok(page) => page,
+                            Err(fail) => {
+                                buf.exclude(u.as_str(), fail.reason, Some(fail.detail));
+                                continue;
+                            }
+                        },
                         Some(Fate::Deferred(tries)) => {
                             carried.push(Carried {
                                 url: u,
