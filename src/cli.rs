@@ -117,6 +117,14 @@ pub struct RunArgs {
     /// Ignore completion markers and recompute every shard.
     #[arg(long)]
     pub force: bool,
+    /// This crawl worker, `i/n` (0-based; default from SLURM_ARRAY_TASK_ID with
+    /// SLURM_ARRAY_TASK_COUNT, or JOB_COMPLETION_INDEX with TRAWL_SHARD_COUNT, else 0/1). With
+    /// n > 1 the worker crawls the registered domains it owns and streams its parts through
+    /// extract and filter; dedup, captions, shards and the report then run over every
+    /// worker's output as batch phases (`trawl dedup signatures` ... `trawl shards`). Needs
+    /// --config and --output (or --run-id), the same for every worker.
+    #[arg(long)]
+    pub shard: Option<trawl_storage::ShardSpec>,
     /// Demo only: port the embedded test web binds on 127.0.0.2, 127.0.0.3, ... (fixed, so
     /// a rerun sees the same URLs and resumes).
     #[arg(long, default_value_t = 18080)]

@@ -380,3 +380,208 @@ fn crawl_workers_refuse_a_mismatch_and_name_a_missing_worker() {
         "refuses another worker count: {err}"
     );
 }
+
+/// English prose for a page: sentences picked by host and page, so pages differ and some
+/// repeat one another (near duplicates for dedup).
+fn prose(k: usize, page: usize) -> String {
+    const S: [&str; 12] = [
+        "The river runs past the old mill where the town keeps its records of every flood.",
+        "Each spring the farmers gather in the square to trade seeds and stories about the weather.",
+        "A narrow bridge of grey stone connects the market to the houses on the northern bank.",
+        "Children learn to swim in the shallow bend below the church when the summer is warm.",
+        "The library opens late on Thursdays so that workers from the factory can borrow books.",
+        "Visitors often ask why the clock on the tower has been stopped at a quarter past four.",
+        "In the autumn the hills turn red and the roads fill with people who come to walk.",
+        "The baker starts before dawn, and by seven the smell of bread reaches the station.",
+        "Old maps in the museum show a second road that was lost when the valley was flooded.",
+        "Most families here have kept bees for generations and sell honey at the Saturday fair.",
+        "The school was built with money raised by a concert that lasted for three whole days.",
+        "When the snow comes the buses stop running and the village depends on its own stores.",
+    ];
+    (0..8)
+        .map(|j| S[(k * 5 + page * 3 + j * 7) % S.len()])
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `trawl run --shard i/3`: three workers crawl and stream their parts through extract and
+/// filter into one run root (the same documents as one worker); dedup and shards then run
+/// over all of them as batch phases.
+#[test]
+fn three_run_workers_then_batch_phases() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let port = free_port();
+    let sites: Vec<Site> = (0..HOSTS)
+        .map(|k| {
+            let page = |p: usize, links: &[String]| {
+                let a: String = links
+                    .iter()
+                    .map(|l| format!("<li><a href=\"{l}\">more</a></li>"))
+                    .collect();
+                Response::html(format!(
+                    "<html><head><title>Host {k} page {p}</title></head><body><article><h1>Notes from host {k}</h1><p>{}</p></article><ul>{a}</ul></body></html>",
+                    prose(k, p)
+                ))
+            };
+            let other = |d: usize| format!("{}/", base((k + d) % HOSTS, port));
+            Site::new(&format!("h{k}"))
+                .route("/robots.txt", Response::text("User-agent: *\n"))
+                .route("/", page(0, &["/a".into(), other(1), other(9)]))
+                .route("/a", page(1, &["/b".into(), other(3)]))
+                .route("/b", page(2, &[]))
+        })
+        .collect();
+    let _web = rt
+        .block_on(TestWeb::start_on(sites, port, Duration::ZERO))
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let resolve: Vec<String> = (0..7)
+        .map(|k| format!("\"{}:{port}\" = \"127.0.0.{}:{port}\"", host(k), 2 + k))
+        .collect();
+    let cfg = dir.path().join("c.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "[crawl]\nseeds = [\"{}/\", \"{}/\"]\ndelay_ms = 0\npages_per_part = 9\nallow_private_addresses = true\nsitemaps = false\nstate_dir = \"{}\"\n[crawl.resolve]\n{}\n[filter]\nmin_words = 20\n[captions]\nenabled = false\n",
+            base(0, port),
+            base(16, port),
+            dir.path().join("journal").display(),
+            resolve.join("\n")
+        ),
+    )
+    .unwrap();
+    let run = |out: &str, shard: Option<&str>| {
+        let mut c = trawl();
+        c.args(["run", "--quiet", "--config"])
+            .arg(&cfg)
+            .arg("--output")
+            .arg(dir.path().join(out))
+            .env("SOURCE_DATE_EPOCH", "1767225600")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped());
+        if let Some(s) = shard {
+            c.args(["--shard", s]);
+        }
+        c.spawn().unwrap()
+    };
+    let wait = |c: std::process::Child, what: &str| {
+        let o = c.wait_with_output().unwrap();
+        assert!(
+            o.status.success(),
+            "{what}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    };
+    wait(run("single", None), "one worker");
+    let children: Vec<_> = (0..WORKERS)
+        .map(|i| run("multi", Some(&format!("{i}/{WORKERS}"))))
+        .collect();
+    for (i, c) in children.into_iter().enumerate() {
+        wait(c, &format!("run worker {i}"));
+    }
+    // the documents each stage kept or left out, whatever part they are in
+    let docs = |root: &str, stage: &str| -> BTreeSet<(String, String)> {
+        let files = crate::support::files(&dir.path().join(root).join(stage));
+        let mut out = BTreeSet::new();
+        for (k, v) in files {
+            if !trawl_storage::docs::is_documents(&k) {
+                continue;
+            }
+            for r in trawl_storage::jsonl::lines::<serde_json::Value>(&k, &v).unwrap() {
+                let r = r.unwrap();
+                out.insert((
+                    r["url"].as_str().unwrap().to_string(),
+                    r["text"].as_str().unwrap_or_default().to_string(),
+                ));
+            }
+        }
+        out
+    };
+    for stage in ["extract", "filter"] {
+        let (a, b) = (docs("single", stage), docs("multi", stage));
+        assert!(a.len() >= HOSTS, "{stage}: {} documents", a.len());
+        assert_eq!(a, b, "{stage}: three workers keep what one keeps");
+    }
+    let (a, b) = (
+        excluded_dir(&dir.path().join("single")),
+        excluded_dir(&dir.path().join("multi")),
+    );
+    assert_eq!(a, b, "and leave out the same records for the same reasons");
+    assert!(
+        !dir.path().join("multi/dedup").exists(),
+        "dedup waits for the batch phase"
+    );
+    // the batch phases over every worker's output
+    let multi = dir.path().join("multi");
+    let phases: Vec<(Vec<&str>, Option<&str>, usize)> = vec![
+        (vec!["dedup", "signatures"], Some("filter"), WORKERS),
+        (vec!["dedup", "buckets"], None, WORKERS),
+        (vec!["dedup", "clusters"], None, 1),
+        (vec!["dedup", "apply"], Some("filter"), WORKERS),
+        (vec!["shards"], Some("dedup"), WORKERS),
+    ];
+    for (cmd, input, n) in phases {
+        let children: Vec<_> = (0..n)
+            .map(|i| {
+                let mut c = trawl();
+                c.args(&cmd)
+                    .args(["--quiet", "--wait", "60", "--shard", &format!("{i}/{n}")])
+                    .arg("--config")
+                    .arg(&cfg)
+                    .arg("--output")
+                    .arg(&multi)
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::piped());
+                if let Some(inp) = input {
+                    c.arg("--input").arg(multi.join(inp));
+                }
+                c.spawn().unwrap()
+            })
+            .collect();
+        for c in children {
+            wait(c, &format!("{cmd:?}"));
+        }
+    }
+    // the pages are rotations of twelve sentences: near duplicates across every worker's
+    // domains, which only a dedup over all workers' documents can find
+    let kept = docs("multi", "dedup");
+    let filtered = docs("multi", "filter");
+    assert!(
+        !kept.is_empty() && kept.len() * 2 < filtered.len(),
+        "{} of {} kept",
+        kept.len(),
+        filtered.len()
+    );
+    assert!(kept.is_subset(&filtered));
+    let workers_kept: BTreeSet<usize> = kept
+        .iter()
+        .map(|(u, _)| trawl_crawler::partition::owner(&Url::parse(u).unwrap(), WORKERS))
+        .collect();
+    assert!(multi.join("shards/manifest.json").exists());
+    eprintln!(
+        "{} documents after filter, {} after the batch dedup (from {} workers' domains)",
+        filtered.len(),
+        kept.len(),
+        workers_kept.len()
+    );
+}
+
+/// Every exclusion under a local run root: (stage folder, url, reason).
+fn excluded_dir(root: &std::path::Path) -> BTreeSet<(String, String, String)> {
+    let mut out = BTreeSet::new();
+    for (k, v) in crate::support::files(&root.join("excluded")) {
+        let stage = k.split('/').next().unwrap().to_string();
+        if stage == "dedup" {
+            continue;
+        }
+        for r in trawl_storage::jsonl::lines::<serde_json::Value>(&k, &v).unwrap() {
+            let r = r.unwrap();
+            out.insert((
+                stage.clone(),
+                r["url"].as_str().unwrap_or_default().to_string(),
+                r["reason"].as_str().unwrap_or_default().to_string(),
+            ));
+        }
+    }
+    out
+}

@@ -28,6 +28,35 @@ pub fn run(a: RunArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<()> 
     };
     let config_text = cfg.to_toml();
     let digest = super::runinfo::digest(&config_text);
+    let shard = super::stage::shard_of(a.shard)?;
+    if shard.count > 1 {
+        if demo {
+            return Err(UsageError(format!("--shard {shard}: the embedded demo runs as one process; give the workers a --config")).into());
+        }
+        if a.output.is_none() && a.run_id.is_none() {
+            return Err(UsageError(format!("--shard {shard}: give every worker the same --output (or --run-id), so they share one run root")).into());
+        }
+        if a.force {
+            return Err(UsageError(format!("--shard {shard} --force: one worker cannot safely clear a run that other workers share; use a new run root")).into());
+        }
+        // the stages that need every worker's documents run afterwards as batch phases
+        let batch: Vec<&str> = [
+            (StageId::Dedup, "dedup"),
+            (StageId::Captions, "captions"),
+            (StageId::Shards, "shards"),
+        ]
+        .into_iter()
+        .filter(|(s, _)| cfg.enabled(*s))
+        .map(|(_, n)| n)
+        .collect();
+        if !batch.is_empty() || cfg.report.enabled {
+            tracing::info!(worker = %shard, batch = ?batch, "a crawl by several workers: this worker runs crawl, extract and filter; run the batch phases (and trawl report) over the run root once every worker is done");
+        }
+        cfg.dedup.enabled = false;
+        cfg.captions.enabled = false;
+        cfg.shards.enabled = false;
+        cfg.report.enabled = false;
+    }
     // the run root: --output as given; the demo's ./trawl-out; else <storage.root>/<run id>
     let run_id = match (&a.output, demo) {
         (Some(_), _) | (None, true) => a
@@ -55,6 +84,9 @@ pub fn run(a: RunArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<()> 
     }
     if a.dry_run {
         println!("run {run_id} -> {}", cfg.storage.root);
+        if shard.count > 1 {
+            println!("worker {shard}: the registered domains it owns; dedup, captions, shards and the report run afterwards as batch phases");
+        }
         let mut stages: Vec<&str> = StageId::PIPELINE
             .into_iter()
             .filter(|s| cfg.enabled(*s))
@@ -115,9 +147,13 @@ pub fn run(a: RunArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<()> 
     rt.block_on(root.check())
         .with_context(|| format!("cannot use run root {}", root.url()))?;
     tracing::info!(root = root.url(), run = %run_id, "run started");
+    if shard.count > 1 {
+        // run.json describes one process's run; the workers' progress is in their markers
+        return run_stages(&a, &cfg, &root, shard, quiet, rt);
+    }
     let info = rt.block_on(super::runinfo::start(&root, &run_id, &config_text))?;
     let heartbeat = super::runinfo::Heartbeat::start(rt, root.clone(), info.clone());
-    let result = run_stages(&a, &cfg, &root, quiet, rt);
+    let result = run_stages(&a, &cfg, &root, shard, quiet, rt);
     heartbeat.stop(rt);
     rt.block_on(super::runinfo::finish(
         &root,
@@ -131,6 +167,7 @@ fn run_stages(
     a: &RunArgs,
     cfg: &PipelineConfig,
     root: &Storage,
+    shard: trawl_storage::ShardSpec,
     quiet: bool,
     rt: &tokio::runtime::Runtime,
 ) -> Result<()> {
@@ -157,7 +194,8 @@ fn run_stages(
     let (tx, rx) = tokio::sync::mpsc::channel::<CrawlPart>(crate::parallel::threads().max(2));
     let crawl_task = if cfg.crawl.enabled {
         let crawler = Crawler::new(cfg.crawl.clone())?
-            .with_renderer(cfg.render.clone(), rt.handle().clone())?;
+            .with_renderer(cfg.render.clone(), rt.handle().clone())?
+            .with_worker(shard);
         let root2 = root.clone();
         let pb = crawl_bar.clone();
         let progress: Arc<dyn Fn(u64) + Send + Sync> = Arc::new(move |n| pb.set_position(n));
@@ -178,7 +216,10 @@ fn run_stages(
                 .into_iter()
                 .filter(|k| warc::is_warc(k))
                 .collect();
-            for (i, key) in keys.iter().enumerate() {
+            // worker i of n takes WARC files i, i + n, ... of the sorted listing
+            let mut taken = 0;
+            for (i, key) in keys.iter().enumerate().filter(|(i, _)| shard.owns(*i)) {
+                taken += 1;
                 let data = root2.get(key).await?;
                 let (pages, damage) = warc::read_pages_resync(key, &data, max_record);
                 let part = CrawlPart {
@@ -193,7 +234,7 @@ fn run_stages(
                     break;
                 }
             }
-            Ok(keys.len())
+            Ok(taken)
         })
     };
 
