@@ -585,3 +585,92 @@ fn excluded_dir(root: &std::path::Path) -> BTreeSet<(String, String, String)> {
     }
     out
 }
+
+/// A later batch may use another number of workers: the URLs a crawl by three workers left
+/// for lack of budget are the frontier of a crawl by two (`continue_from`).
+#[test]
+fn a_later_batch_continues_with_another_worker_count() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let port = free_port();
+    let _web = rt
+        .block_on(TestWeb::start_on(sites(port), port, Duration::ZERO))
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let resolve: Vec<String> = (0..7)
+        .map(|k| format!("\"{}:{port}\" = \"127.0.0.{}:{port}\"", host(k), 2 + k))
+        .collect();
+    let seeds: Vec<String> = (0..HOSTS)
+        .step_by(4)
+        .map(|k| format!("{}/", base(k, port)))
+        .collect();
+    let quoted: Vec<String> = seeds.iter().map(|s| format!("\"{s}\"")).collect();
+    let batch = |name: &str, n: usize, extra: &str| {
+        let cfg = dir.path().join(format!("{name}.toml"));
+        std::fs::write(
+            &cfg,
+            format!(
+                "[crawl]\nseeds = [{}]\ndelay_ms = 0\nallow_private_addresses = true\nsitemaps = false\nstate_dir = \"{}\"\n{extra}\n[crawl.resolve]\n{}\n",
+                quoted.join(", "),
+                dir.path().join(format!("journal-{name}")).display(),
+                resolve.join("\n")
+            ),
+        )
+        .unwrap();
+        let children: Vec<_> = (0..n)
+            .map(|i| {
+                let mut c = trawl();
+                c.args(["crawl", "--quiet", "--config"])
+                    .arg(&cfg)
+                    .arg("--output")
+                    .arg(dir.path().join(name))
+                    .args(["--shard", &format!("{i}/{n}")])
+                    .stderr(std::process::Stdio::piped());
+                c.spawn().unwrap()
+            })
+            .collect();
+        for c in children {
+            let o = c.wait_with_output().unwrap();
+            assert!(
+                o.status.success(),
+                "{name}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+        }
+        let root = dir.path().join(name);
+        let objects: BTreeMap<String, Vec<u8>> = crate::support::files(&root);
+        (fetched(&objects, n), excluded(&objects))
+    };
+    let (first, left) = batch("first", 3, "max_pages = 30");
+    assert!(
+        first.len() <= 30,
+        "{} pages for a budget of 30",
+        first.len()
+    );
+    let leftover: BTreeSet<String> = left
+        .iter()
+        .filter(|(_, r)| r == "budget_exhausted")
+        .map(|(u, _)| u.clone())
+        .collect();
+    assert!(leftover.len() > 10, "{leftover:?}");
+    let (second, _) = batch(
+        "second",
+        2,
+        &format!(
+            "max_depth = 0\ncontinue_from = \"{}\"",
+            dir.path().join("first").display()
+        ),
+    );
+    // the budget is checked before robots.txt: /private/ URLs were left for the budget and
+    // are now left out as disallowed
+    let mut want: BTreeSet<String> = leftover
+        .iter()
+        .filter(|u| !u.contains("/private/"))
+        .cloned()
+        .collect();
+    want.extend(seeds.iter().cloned());
+    assert_eq!(
+        second.keys().cloned().collect::<BTreeSet<_>>(),
+        want,
+        "two workers fetch the seeds and what three workers left"
+    );
+}
