@@ -161,7 +161,9 @@ pub struct StageArgs {
     pub dry_run: bool,
     /// Phases that need a barrier (dedup buckets, clusters, apply; shards pack) wait up to
     /// this many seconds for the completion markers of the phase before them, instead of
-    /// failing at once (for cluster engines that start every phase together).
+    /// failing at once (for cluster engines that start every phase together). A crawl by
+    /// several workers waits this long for the others' links each round
+    /// (crawl.worker_timeout_secs).
     #[arg(long, default_value_t = 0)]
     pub wait: u64,
 }

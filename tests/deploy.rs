@@ -15,7 +15,11 @@ fn deploy(p: &str) -> std::path::PathBuf {
 
 #[test]
 fn slurm_scripts_are_valid_and_chain_every_phase() {
-    for f in ["slurm/nightly.sh", "slurm/stage.sbatch"] {
+    for f in [
+        "slurm/nightly.sh",
+        "slurm/stage.sbatch",
+        "slurm/crawl.sbatch",
+    ] {
         let o = std::process::Command::new("bash")
             .arg("-n")
             .arg(deploy(f))
@@ -55,6 +59,7 @@ fn slurm_scripts_are_valid_and_chain_every_phase() {
         .env("CONFIG", "/etc/trawl/p.toml")
         .env("ROOT", "s3://b/run")
         .env("WORKERS", "8")
+        .env("CRAWLERS", "4")
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -90,6 +95,11 @@ fn slurm_scripts_are_valid_and_chain_every_phase() {
             "{c}"
         );
     }
+    assert!(
+        calls[0].contains("--ntasks=4") && calls[0].contains("crawl.sbatch"),
+        "the crawl workers start together as one job: {}",
+        calls[0]
+    );
     assert!(
         calls[4].contains("--array=0-7"),
         "8 workers, 20 bands: 8 bucket tasks"
@@ -286,4 +296,68 @@ fn systemd_units_are_complete() {
         .unwrap();
     assert!(o.status.success(), "ExecStart uses real flags");
     let _ = ok;
+}
+
+/// `deploy/slurm/crawl.sbatch` starts its tasks with srun (a stub here that starts them all at
+/// once, as Slurm does), each crawling its share of the registered domains.
+#[test]
+fn slurm_crawl_tasks_run_together_as_workers() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let web = rt
+        .block_on(trawl_testweb::TestWeb::start(trawl_testweb::demo::sites()))
+        .unwrap();
+    let seeds: Vec<String> = trawl_testweb::demo::seeds(&web)
+        .iter()
+        .map(|s| format!("\"{s}\""))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("c.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "[crawl]\nseeds = [{}]\ndelay_ms = 0\nallow_private_addresses = true\nstate_dir = \"{}\"\n",
+            seeds.join(", "),
+            dir.path().join("journal").display()
+        ),
+    )
+    .unwrap();
+    let stub = dir.path().join("srun");
+    std::fs::write(
+        &stub,
+        "#!/usr/bin/env bash\npids=()\nfor i in $(seq 0 $((SLURM_NTASKS - 1))); do SLURM_PROCID=$i \"$@\" & pids+=($!); done\nfor p in \"${pids[@]}\"; do wait \"$p\"; done\n",
+    )
+    .unwrap();
+    std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(&stub)
+        .status()
+        .unwrap();
+    let out = dir.path().join("run");
+    let o = std::process::Command::new("bash")
+        .arg(deploy("slurm/crawl.sbatch"))
+        .args(["--quiet", "--config"])
+        .arg(&cfg)
+        .arg("--output")
+        .arg(&out)
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                dir.path().display(),
+                std::env::var("PATH").unwrap()
+            ),
+        )
+        .env("TRAWL_BIN", env!("CARGO_BIN_EXE_trawl"))
+        .env("SLURM_NTASKS", "2")
+        .env_remove("TRAWL_CRAWL_TASK")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for w in ["00000-of-00002", "00001-of-00002"] {
+        assert!(
+            out.join(format!("crawl/state/{w}.json")).exists(),
+            "worker {w} finished"
+        );
+    }
+    assert!(std::fs::read_dir(out.join("crawl/warc")).unwrap().count() >= 2);
 }

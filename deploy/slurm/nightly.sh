@@ -3,11 +3,15 @@
 # previous phase has finished (afterok dependencies). Workers share only object storage.
 #
 #   CONFIG=/etc/trawl/nightly.toml ROOT=s3://bucket/trawl/$(date -u +%Y%m%d) WORKERS=64 \
-#     deploy/slurm/nightly.sh
+#     CRAWLERS=8 deploy/slurm/nightly.sh
+#
+# The crawl runs as CRAWLERS tasks started together (crawl.sbatch: one frontier partitioned
+# by registered domain); every later phase as a job array of WORKERS tasks.
 set -euo pipefail
 : "${CONFIG:?path of the pipeline config}"
 : "${ROOT:?run root, e.g. s3://bucket/trawl/20261121}"
 : "${WORKERS:=16}"
+: "${CRAWLERS:=1}"
 : "${BANDS:=20}"     # [dedup] bands: the buckets phase has one task per band at most
 HERE="$(cd "$(dirname "$0")" && pwd)"
 STAGE="$HERE/stage.sbatch"
@@ -21,7 +25,8 @@ submit() { # name array-size trawl-args...
     echo "submitted $name ($size tasks): job $last"
 }
 buckets=$(( WORKERS < BANDS ? WORKERS : BANDS ))
-submit crawl 1 crawl
+last=$(sbatch --parsable --job-name=trawl-crawl --ntasks="$CRAWLERS" "$HERE/crawl.sbatch" --config "$CONFIG" --output "$ROOT")
+echo "submitted crawl ($CRAWLERS tasks together): job $last"
 submit extract "$WORKERS" extract --input "$ROOT/crawl/warc"
 submit filter "$WORKERS" filter --input "$ROOT/extract"
 submit dedup-signatures "$WORKERS" dedup signatures --input "$ROOT/filter"

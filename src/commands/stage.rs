@@ -246,6 +246,10 @@ pub fn crawl(a: StageArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<
         println!("  no request was sent and nothing was written");
         return Ok(());
     }
+    if a.wait > 0 {
+        // a crawl by several workers: how long to wait for the others each round
+        cfg.crawl.worker_timeout_secs = a.wait;
+    }
     let root = open_root(&mut cfg, a.output.as_ref(), rt)?;
     if a.force {
         rt.block_on(trawl_storage::markers::clear(&root, "crawl"))?;
