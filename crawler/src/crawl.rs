@@ -93,21 +93,29 @@ pub struct Crawler {
 }
 
 enum Plan {
-    Replay(Box<FetchedPage>),
-    /// Fetch, with the 429/503 answers the URL has had so far.
-    Fetch(RobotsDecision, u32),
+    /// Page `.1` of this worker's committed part `.0` (read when the replay reaches it).
+    Committed(usize, usize),
+    /// Fetched before an interruption: the page is in the journal.
+    Journaled,
+    /// Fetch, with the 429/503 answers the URL has had so far (the decision is shared by
+    /// the host's URLs of the round).
+    Fetch(Arc<RobotsDecision>, u32),
 }
 
 /// One URL of a host's queue in a round.
 struct HostJob {
     url: Url,
-    decision: RobotsDecision,
+    decision: Arc<RobotsDecision>,
     depth: u32,
     tries: u32,
 }
 
 /// What became of a URL sent to its host's queue.
 enum Fate {
+    /// The outcome is in the journal (read back when the page is emitted, so a round holds
+    /// no page bodies in memory).
+    Journaled,
+    /// The outcome, when the journal could not take it.
     Done(Box<crate::journal::Outcome>),
     /// Its host is in backoff: it waits for a later round (429/503 answers so far).
     Deferred(u32),
@@ -117,7 +125,7 @@ enum Fate {
 struct Carried {
     url: Url,
     depth: u32,
-    decision: RobotsDecision,
+    decision: Arc<RobotsDecision>,
     tries: u32,
 }
 
@@ -285,38 +293,37 @@ impl Crawler {
         tx: mpsc::Sender<CrawlPart>,
         progress: Option<Arc<dyn Fn(u64) + Send + Sync>>,
     ) -> Result<CrawlState, CrawlError> {
-        // Load what earlier runs committed.
-        // Committed parts are read past damage (a damaged record costs only itself).
         let worker = self.worker;
         self.check_workers(root).await?;
-        let mut committed: Vec<(Vec<FetchedPage>, Marker)> = Vec::new();
-        let mut damaged: Vec<Vec<warc::Damage>> = Vec::new();
+        // What earlier runs committed: the parts' markers, then their pages. Committed parts
+        // are read past damage (a damaged record costs only itself).
+        let mut committed_markers: Vec<Marker> = Vec::new();
         loop {
-            let name = shard_name(part_index(committed.len(), worker));
+            let name = shard_name(part_index(committed_markers.len(), worker));
             let Some(marker) = markers::read(root, STAGE, &name).await? else {
                 break;
             };
-            let file = format!("crawl/warc/{name}.warc.gz");
-            let data = root.get(&file).await?;
-            let (pages, damage) = warc::read_pages_resync(&file, &data, MAX_REPLAY_RECORD);
-            committed.push((pages, marker));
-            damaged.push(damage);
+            committed_markers.push(marker);
         }
         let state: CrawlState = match root.get_opt(&self.state_object()).await? {
             Some(b) => serde_json::from_slice(&b).unwrap_or_default(),
             None => CrawlState::default(),
         };
-        if state.complete && state.parts == committed.len() {
+        if state.complete && state.parts == committed_markers.len() {
             tracing::info!(
-                parts = committed.len(),
+                parts = committed_markers.len(),
                 "crawl already complete; replaying committed parts"
             );
-            // damaged records go downstream with their part and are counted there
-            for (k, ((pages, marker), damage)) in committed.into_iter().zip(damaged).enumerate() {
+            // one part at a time; damaged records go downstream with their part and are
+            // counted there
+            for (k, marker) in committed_markers.into_iter().enumerate() {
                 let i = part_index(k, worker);
+                let warc = format!("crawl/warc/{}.warc.gz", shard_name(i));
+                let data = root.get(&warc).await?;
+                let (pages, damage) = warc::read_pages_resync(&warc, &data, MAX_REPLAY_RECORD);
                 let part = CrawlPart {
                     index: i,
-                    warc: format!("crawl/warc/{}.warc.gz", shard_name(i)),
+                    warc,
                     pages,
                     stats: marker.stats,
                     replayed: true,
@@ -327,28 +334,39 @@ impl Crawler {
             return Ok(state);
         }
         // resuming an unfinished crawl replays its parts page by page to rebuild the
-        // frontier: a damaged part cannot be rebuilt
-        if let Some((i, d)) = damaged
-            .iter()
-            .enumerate()
-            .find_map(|(i, d)| d.first().map(|d| (i, d)))
-        {
-            return Err(CrawlError::Storage(trawl_storage::StorageError::Malformed {
-                what: "committed WARC part",
-                url: root.url_of(&format!("crawl/warc/{}.warc.gz", shard_name(part_index(i, worker)))),
-                reason: format!("{d}; an unfinished crawl cannot resume past a damaged part: rerun with --force or a new root"),
-            }));
+        // frontier: only their URLs are kept now (a part's pages are read again when the
+        // replay reaches it), and a damaged part cannot be rebuilt
+        let mut committed_urls: Vec<Vec<String>> = Vec::new();
+        for k in 0..committed_markers.len() {
+            let file = format!("crawl/warc/{}.warc.gz", shard_name(part_index(k, worker)));
+            let data = root.get(&file).await?;
+            let (pages, damage) = warc::read_pages_resync(&file, &data, MAX_REPLAY_RECORD);
+            if let Some(d) = damage.first() {
+                return Err(CrawlError::Storage(trawl_storage::StorageError::Malformed {
+                    what: "committed WARC part",
+                    url: root.url_of(&file),
+                    reason: format!("{d}; an unfinished crawl cannot resume past a damaged part: rerun with --force or a new root"),
+                }));
+            }
+            committed_urls.push(pages.into_iter().map(|p| p.url).collect());
         }
-        if !committed.is_empty() {
+        if !committed_urls.is_empty() {
             tracing::info!(
-                parts = committed.len(),
+                parts = committed_urls.len(),
                 "resuming crawl after committed parts"
             );
         }
-        let replay: HashMap<String, FetchedPage> = committed
+        // URL -> (part, position in it) of every committed page
+        let replay: HashMap<String, (usize, usize)> = committed_urls
             .iter()
-            .flat_map(|(ps, _)| ps.iter().map(|p| (p.url.clone(), p.clone())))
+            .enumerate()
+            .flat_map(|(k, urls)| {
+                urls.iter()
+                    .enumerate()
+                    .map(move |(j, u)| (u.clone(), (k, j)))
+            })
             .collect();
+        let mut part_cache = PartCache::default();
         let journal_dir = self
             .cfg
             .state_dir
@@ -369,14 +387,11 @@ impl Crawler {
             Some(prev) => load_pages(prev).await?,
             None => HashMap::new(),
         });
-        let committed_urls: Vec<Vec<String>> = committed
-            .iter()
-            .map(|(ps, _)| ps.iter().map(|p| p.url.clone()).collect())
-            .collect();
-        let committed_stats: Vec<RunStats> = committed.into_iter().map(|(_, m)| m.stats).collect();
+        let committed_stats: Vec<RunStats> =
+            committed_markers.into_iter().map(|m| m.stats).collect();
 
         let strip = &self.cfg.strip_query_params;
-        let mut seen: BTreeSet<String> = BTreeSet::new();
+        let mut seen = Seen::default();
         // the next round's URLs of this worker's domains, each with its depth
         let mut level: Vec<(Url, u32)> = Vec::new();
         let mut seeds = self
@@ -498,6 +513,7 @@ impl Crawler {
             // 1. decide, in order: pages carried over from a backoff first (decided and
             // budgeted when they were first met), then this round's new URLs
             let mut to_fetch = 0usize;
+            let mut decisions: HashMap<String, Arc<RobotsDecision>> = HashMap::new();
             let mut decided: Vec<(Url, u32, Decision)> = Vec::new();
             for c in carried.drain(..) {
                 to_fetch += 1;
@@ -530,25 +546,18 @@ impl Crawler {
                     decided.push((u, depth, Err((reasons::BUDGET, None))));
                     continue;
                 }
-                if let Some(page) = replay.get(u.as_str()) {
+                if let Some((k, j)) = replay.get(u.as_str()) {
                     to_fetch += 1;
                     *per_host.entry(host).or_default() += 1;
-                    let mut page = page.clone();
-                    if page.revisit_of.is_some() && page.body.is_empty() {
-                        // a revisit record has no payload: the body is the earlier capture's
-                        if let Some(p) = previous.get(u.as_str()) {
-                            page.body = p.body.clone();
-                        }
-                    }
-                    decided.push((u, depth, Ok(Plan::Replay(Box::new(page)))));
+                    decided.push((u, depth, Ok(Plan::Committed(*k, *j))));
                     continue;
                 }
                 // fetched (or failed) before an interruption: never fetch a URL twice
                 match journal.get(u.as_str()) {
-                    Some(Ok(page)) => {
+                    Some(Ok(_)) => {
                         to_fetch += 1;
                         *per_host.entry(host).or_default() += 1;
-                        decided.push((u, depth, Ok(Plan::Replay(Box::new(page)))));
+                        decided.push((u, depth, Ok(Plan::Journaled)));
                         continue;
                     }
                     Some(Err(fail)) => {
@@ -590,7 +599,17 @@ impl Crawler {
                 } else {
                     to_fetch += 1;
                     *per_host.entry(host).or_default() += 1;
-                    decided.push((u, depth, Ok(Plan::Fetch(d, 0))));
+                    // one shared copy per host while its decisions are equal (a decision holds
+                    // a dozen strings)
+                    let shared = match decisions.get(&authority(&u)) {
+                        Some(prev) if **prev == d => prev.clone(),
+                        _ => {
+                            let a = Arc::new(d);
+                            decisions.insert(authority(&u), a.clone());
+                            a
+                        }
+                    };
+                    decided.push((u, depth, Ok(Plan::Fetch(shared, 0))));
                 }
             }
             // 2. fetch: hosts in parallel, one request at a time per host
@@ -663,11 +682,12 @@ impl Crawler {
                                 reason: reasons::HOST_ERROR_BUDGET,
                                 detail: format!("{failures} consecutive failures on this host"),
                             });
-                            journal.put(u.as_str(), &fail);
-                            results
-                                .lock()
-                                .await
-                                .insert(u.to_string(), Fate::Done(Box::new(fail)));
+                            let fate = if journal.put(u.as_str(), &fail) {
+                                Fate::Journaled
+                            } else {
+                                Fate::Done(Box::new(fail))
+                            };
+                            results.lock().await.insert(u.to_string(), fate);
                             continue;
                         }
                         let gap = Duration::from_millis(delay_ms).max(Duration::from_secs_f32(
@@ -738,11 +758,12 @@ impl Crawler {
                             (Ok(page), Some(r)) => Ok(render_page(r, page).await),
                             (o, _) => o,
                         };
-                        journal.put(u.as_str(), &outcome);
-                        results
-                            .lock()
-                            .await
-                            .insert(u.to_string(), Fate::Done(Box::new(outcome)));
+                        let fate = if journal.put(u.as_str(), &outcome) {
+                            Fate::Journaled
+                        } else {
+                            Fate::Done(Box::new(outcome))
+                        };
+                        results.lock().await.insert(u.to_string(), fate);
                         let n = counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
                         if let Some(p) = &progress {
                             p(n);
@@ -762,15 +783,49 @@ impl Crawler {
                         buf.exclude(u.as_str(), reason, detail);
                         continue;
                     }
-                    Ok(Plan::Replay(page)) => *page,
-                    Ok(Plan::Fetch(decision, _)) => match results.remove(u.as_str()) {
-                        Some(Fate::Done(outcome)) => match *outcome {
-                            Ok(page) => page,
-                            Err(fail) => {
-                                buf.exclude(u.as_str(), fail.reason, Some(fail.detail));
-                                continue;
+                    Ok(Plan::Committed(k, j)) => {
+                        let mut page = part_cache.take(root, worker, k, j).await?;
+                        if page.revisit_of.is_some() && page.body.is_empty() {
+                            // a revisit record has no payload: the body is the earlier capture's
+                            if let Some(p) = previous.get(u.as_str()) {
+                                page.body = p.body.clone();
                             }
-                        },
+                        }
+                        page
+                    }
+                    Ok(Plan::Journaled) => match journal.get(u.as_str()) {
+                        Some(Ok(page)) => page,
+                        _ => {
+                            buf.exclude(
+                                u.as_str(),
+                                reasons::FETCH_ERROR,
+                                Some("the crawl journal lost the page".into()),
+                            );
+                            continue;
+                        }
+                    },
+                    Ok(Plan::Fetch(decision, _)) => match results.remove(u.as_str()) {
+                        Some(fate @ (Fate::Done(_) | Fate::Journaled)) => {
+                            let outcome = match fate {
+                                Fate::Done(o) => Some(*o),
+                                _ => journal.get(u.as_str()),
+                            };
+                            match outcome {
+                                Some(Ok(page)) => page,
+                                Some(Err(fail)) => {
+                                    buf.exclude(u.as_str(), fail.reason, Some(fail.detail));
+                                    continue;
+                                }
+                                None => {
+                                    buf.exclude(
+                                        u.as_str(),
+                                        reasons::FETCH_ERROR,
+                                        Some("the crawl journal lost the page".into()),
+                                    );
+                                    continue;
+                                }
+                            }
+                        }
                         Some(Fate::Deferred(tries)) => {
                             carried.push(Carried {
                                 url: u,
@@ -1442,6 +1497,92 @@ pub(crate) async fn fetch_following(
         reason: reasons::REDIRECTS,
         detail: format!("more than 5 redirects from {start}"),
     })
+}
+
+/// The committed part a resumed crawl is replaying, read when the replay reaches it (parts
+/// are replayed in order, so each is read once and only one is in memory).
+#[derive(Default)]
+struct PartCache {
+    seq: Option<usize>,
+    pages: Vec<Option<FetchedPage>>,
+}
+
+impl PartCache {
+    async fn take(
+        &mut self,
+        root: &Storage,
+        worker: ShardSpec,
+        seq: usize,
+        idx: usize,
+    ) -> Result<FetchedPage, CrawlError> {
+        if self.seq != Some(seq) {
+            let file = format!("crawl/warc/{}.warc.gz", shard_name(part_index(seq, worker)));
+            let data = root.get(&file).await?;
+            let (pages, _) = warc::read_pages_resync(&file, &data, MAX_REPLAY_RECORD);
+            self.pages = pages.into_iter().map(Some).collect();
+            self.seq = Some(seq);
+        }
+        self.pages
+            .get_mut(idx)
+            .and_then(Option::take)
+            .ok_or_else(|| {
+                CrawlError::Storage(StorageError::Malformed {
+                    what: "committed WARC part",
+                    url: root.url_of(&format!(
+                        "crawl/warc/{}.warc.gz",
+                        shard_name(part_index(seq, worker))
+                    )),
+                    reason: format!("page {idx} changed since the crawl resumed"),
+                })
+            })
+    }
+}
+
+/// The URLs a worker has queued, as 128-bit fingerprints (16 bytes each, about a tenth of
+/// the URL strings; a collision among 10^12 URLs has odds below 10^-14).
+#[derive(Default)]
+struct Seen(std::collections::HashSet<u128, BuildXxh>);
+
+/// Fingerprints are already uniform: hashing them again would be wasted work.
+#[derive(Clone, Default)]
+struct BuildXxh;
+
+impl std::hash::BuildHasher for BuildXxh {
+    type Hasher = FirstBits;
+    fn build_hasher(&self) -> FirstBits {
+        FirstBits(0)
+    }
+}
+
+/// A hasher that keeps the low 64 bits of a fingerprint.
+#[derive(Default)]
+struct FirstBits(u64);
+
+impl std::hash::Hasher for FirstBits {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes.iter().take(8) {
+            self.0 = (self.0 << 8) | u64::from(*b);
+        }
+    }
+    fn write_u128(&mut self, v: u128) {
+        self.0 = v as u64;
+    }
+}
+
+impl Seen {
+    fn key(url: &str) -> u128 {
+        xxhash_rust::xxh3::xxh3_128(url.as_bytes())
+    }
+    /// Adds a URL; false when it was there already.
+    fn insert(&mut self, url: String) -> bool {
+        self.0.insert(Self::key(&url))
+    }
+    fn contains(&self, url: &str) -> bool {
+        self.0.contains(&Self::key(url))
+    }
 }
 
 struct Ctx<'a> {

@@ -80,8 +80,9 @@ impl Journal {
         }
     }
 
-    /// Records an outcome durably (the write is synced before the crawl goes on).
-    pub(crate) fn put(&self, url: &str, o: &Outcome) {
+    /// Records an outcome durably (the write is synced before the crawl goes on); false when
+    /// the write failed (the caller keeps the outcome itself).
+    pub(crate) fn put(&self, url: &str, o: &Outcome) -> bool {
         let mut v = Vec::new();
         match o {
             Ok(p) => {
@@ -101,8 +102,12 @@ impl Journal {
         let mut wo = rocksdb::WriteOptions::default();
         wo.set_sync(true);
         // losing the journal only costs refetches; a crawl must not stop for it
-        if let Err(e) = self.db.put_opt(url.as_bytes(), v, &wo) {
-            tracing::warn!(error = %e, "crawl journal write failed");
+        match self.db.put_opt(url.as_bytes(), v, &wo) {
+            Ok(()) => true,
+            Err(e) => {
+                tracing::warn!(error = %e, "crawl journal write failed");
+                false
+            }
         }
     }
 
