@@ -259,8 +259,8 @@ fn killed_crawl_resumes_without_fetching_any_page_twice() {
         "resumed WARC parts equal an uninterrupted crawl, byte for byte"
     );
     assert!(
-        !dir.path().join("journal").exists(),
-        "the journal is removed once the crawl is committed"
+        !dir.path().join("journal").exists() && !dir.path().join("journal-frontier").exists(),
+        "the journal and the frontier store are removed once the crawl is committed"
     );
 }
 

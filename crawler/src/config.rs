@@ -86,6 +86,11 @@ pub struct CrawlConfig {
     /// Local directory of the crawl journal (RocksDB; every fetch outcome, so a killed crawl
     /// never fetches a URL twice). Default: under ~/.cache/trawl, keyed by the run root.
     pub state_dir: Option<String>,
+    /// A round's URLs are decided, fetched and written this many at a time, in the round's
+    /// order (the queue itself waits on disk beside the journal): memory holds one chunk, and
+    /// fetches run concurrently within a chunk. What is fetched and written does not depend
+    /// on it.
+    pub frontier_chunk: usize,
     /// In a crawl by several workers, how long one waits for the others to deliver a round's
     /// links before it stops with an error naming the missing worker, seconds.
     pub worker_timeout_secs: u64,
@@ -129,6 +134,7 @@ impl Default for CrawlConfig {
             resolve: std::collections::BTreeMap::new(),
             state_dir: None,
             worker_timeout_secs: 3600,
+            frontier_chunk: 10_000,
             robots_max_age_secs: 86_400,
             continue_from: None,
             recrawl_from: None,
@@ -261,6 +267,12 @@ impl CrawlConfig {
                     "{} is too small to hold any page (minimum 1024)",
                     self.max_body_bytes
                 ),
+            );
+        }
+        if self.frontier_chunk == 0 {
+            return bad(
+                "frontier_chunk",
+                "must be at least 1 (URLs of a round handled at a time)".into(),
             );
         }
         if self.worker_timeout_secs == 0 {

@@ -147,7 +147,9 @@ struct PartBuf {
     /// Its number in the run root (`seq * workers + worker`: unique across workers).
     index: usize,
     pages: Vec<FetchedPage>,
-    excluded: Vec<(String, DropReason, Option<String>)>,
+    /// The part's excluded records, compressed as they come (a round may leave out millions
+    /// of URLs before the part fills with pages).
+    excluded: JsonlWriter,
     stats: RunStats,
 }
 
@@ -159,7 +161,7 @@ impl PartBuf {
             seq,
             index: part_index(seq, worker),
             pages: Vec::new(),
-            excluded: Vec::new(),
+            excluded: JsonlWriter::for_name("x.jsonl.zst"),
             stats,
         }
     }
@@ -167,7 +169,10 @@ impl PartBuf {
         let st = self.stats.stage_mut(STAGE);
         st.seen += 1;
         st.drop_for(reason.as_str());
-        self.excluded.push((url.to_string(), reason, detail));
+        self.excluded.write(&trawl_core::Excluded {
+            detail,
+            ..trawl_core::Excluded::url(STAGE, reason.as_str(), url)
+        });
     }
 }
 
@@ -382,6 +387,11 @@ impl Crawler {
         let journal =
             Arc::new(crate::journal::Journal::open(&journal_dir).map_err(CrawlError::Journal)?);
         self.robots.set_journal(Some(journal.clone()));
+        // the queued URLs, on disk beside the journal (rebuilt by every process)
+        let mut frontier_dir = journal_dir.clone().into_os_string();
+        frontier_dir.push("-frontier");
+        let mut frontier = crate::frontier::Frontier::open(std::path::Path::new(&frontier_dir))
+            .map_err(CrawlError::Journal)?;
         // a recrawl: the earlier crawl's pages, for conditional requests and revisit bodies
         let previous: Arc<HashMap<String, FetchedPage>> = Arc::new(match &self.cfg.recrawl_from {
             Some(prev) => load_pages(prev).await?,
@@ -392,8 +402,6 @@ impl Crawler {
 
         let strip = &self.cfg.strip_query_params;
         let mut seen = Seen::default();
-        // the next round's URLs of this worker's domains, each with its depth
-        let mut level: Vec<(Url, u32)> = Vec::new();
         let mut seeds = self
             .cfg
             .all_seeds()
@@ -405,19 +413,18 @@ impl Crawler {
         }
         // every worker reads every seed and keeps its own; links for others go out by round
         let owns = |u: &Url| crate::partition::owner(u, worker.count) == worker.index;
-        // links for other workers (URL -> depth), sorted, each once
-        let mut outgoing: Vec<BTreeMap<String, u32>> = vec![BTreeMap::new(); worker.count];
+        let mut own_seeds: Vec<Url> = Vec::new();
         for s in &seeds {
             if let Some(u) = canonicalize(s, None, strip) {
                 if owns(&u) && seen.insert(u.to_string()) {
-                    level.push((u, 0));
+                    frontier.queue(0, &u, 0).map_err(CrawlError::Journal)?;
+                    own_seeds.push(u);
                 }
             }
         }
         if self.cfg.sitemaps {
             // the sitemaps of this worker's seed hosts (`max_sitemap_urls` per worker);
             // URLs they list on other workers' domains are handed over like links
-            let own_seeds: Vec<Url> = level.iter().map(|(u, _)| u.clone()).collect();
             let mut extra: Vec<Url> = self
                 .sitemap_urls(&own_seeds, &journal)
                 .await
@@ -431,9 +438,11 @@ impl Crawler {
             for u in extra {
                 let o = crate::partition::owner(&u, worker.count);
                 if o != worker.index {
-                    outgoing[o].insert(u.to_string(), 0);
+                    frontier
+                        .send(0, o, u.as_str(), 0)
+                        .map_err(CrawlError::Journal)?;
                 } else if seen.insert(u.to_string()) {
-                    level.push((u, 0));
+                    frontier.queue(0, &u, 0).map_err(CrawlError::Journal)?;
                 }
             }
         }
@@ -477,7 +486,7 @@ impl Crawler {
         loop {
             // only hosts in backoff are left here: wait for the first of them (a worker with
             // partners waits at most IDLE_ROUND, so it does not hold up their rounds)
-            if level.is_empty() && !carried.is_empty() {
+            if frontier.queued(round) == 0 && !carried.is_empty() {
                 let hosts: BTreeSet<String> = carried.iter().map(|c| authority(&c.url)).collect();
                 if let Some(mut wait) = polite.earliest_backoff(hosts.iter()).await {
                     if exchange.is_some() {
@@ -488,13 +497,17 @@ impl Crawler {
             }
             // hand over the links of this round found for other workers, take theirs
             if let Some(x) = &exchange {
-                let out: Vec<Vec<(String, u32)>> =
-                    std::mem::replace(&mut outgoing, vec![BTreeMap::new(); worker.count])
-                        .into_iter()
-                        .map(|s| s.into_iter().collect())
-                        .collect();
-                x.publish(round, (level.len() + carried.len()) as u64, &out)
+                let mut out: Vec<Vec<(String, u32)>> = Vec::with_capacity(worker.count);
+                for j in 0..worker.count {
+                    out.push(if j == worker.index {
+                        Vec::new()
+                    } else {
+                        frontier.take_sent(round, j).map_err(CrawlError::Journal)?
+                    });
+                }
+                x.publish(round, frontier.queued(round) + carried.len() as u64, &out)
                     .await?;
+                drop(out);
                 let (incoming, total) = x.receive(round).await?;
                 if total == 0 {
                     break;
@@ -502,401 +515,445 @@ impl Crawler {
                 for (s, d) in incoming {
                     if let Ok(u) = Url::parse(&s) {
                         if seen.insert(u.to_string()) {
-                            level.push((u, d));
+                            frontier.queue(round, &u, d).map_err(CrawlError::Journal)?;
                         }
                     }
                 }
-            } else if level.is_empty() && carried.is_empty() {
+            } else if frontier.queued(round) == 0 && carried.is_empty() {
                 break;
             }
-            let level_now = self.prioritise(std::mem::take(&mut level), &host_langs, &quality);
-            // 1. decide, in order: pages carried over from a backoff first (decided and
-            // budgeted when they were first met), then this round's new URLs
+            frontier
+                .start(round, |u| self.score(u, &host_langs, &quality))
+                .map_err(CrawlError::Journal)?;
+            // the round goes through in chunks of its order, so memory holds one chunk; the
+            // decisions, the budget and what is written are those of the whole round at once
+            let round_start_total = fetched_total;
             let mut to_fetch = 0usize;
             let mut decisions: HashMap<String, Arc<RobotsDecision>> = HashMap::new();
-            let mut decided: Vec<(Url, u32, Decision)> = Vec::new();
-            for c in carried.drain(..) {
-                to_fetch += 1;
-                decided.push((c.url, c.depth, Ok(Plan::Fetch(c.decision, c.tries))));
-            }
-            let plans: Vec<(Url, u32, bool)> = level_now
-                .into_iter()
-                .map(|(u, d)| {
-                    let s = self.in_scope(&u);
-                    (u, d, s)
-                })
-                .collect();
-            // robots.txt for every authority of the round, fetched concurrently
-            let mut auths: BTreeMap<String, Url> = BTreeMap::new();
-            for (u, _, in_scope) in &plans {
-                if *in_scope && !replay.contains_key(u.as_str()) && self.guard.check_url(u).is_ok()
-                {
-                    auths.entry(authority(u)).or_insert_with(|| u.clone());
+            let host_failures: Arc<std::sync::Mutex<HashMap<String, u32>>> = Default::default();
+            let mut first_chunk = true;
+            loop {
+                let chunk = frontier
+                    .take(round, self.cfg.frontier_chunk)
+                    .map_err(CrawlError::Journal)?;
+                if chunk.is_empty() && (!first_chunk || carried.is_empty()) {
+                    break;
                 }
-            }
-            futures::future::join_all(auths.values().map(|u| self.robots.decide(u))).await;
-            for (u, depth, in_scope) in plans {
-                if !in_scope {
-                    decided.push((u, depth, Err((reasons::OUT_OF_SCOPE, None))));
-                    continue;
+                // 1. decide, in order: pages carried over from a backoff first (decided and
+                // budgeted when they were first met), then this round's new URLs
+                let mut decided: Vec<(Url, u32, Decision)> = Vec::new();
+                if first_chunk {
+                    for c in carried.drain(..) {
+                        to_fetch += 1;
+                        decided.push((c.url, c.depth, Ok(Plan::Fetch(c.decision, c.tries))));
+                    }
+                    first_chunk = false;
                 }
-                let host = authority(&u);
-                let host_count = per_host.get(&host).copied().unwrap_or(0);
-                if fetched_total + to_fetch >= max_pages || host_count >= host_cap {
-                    decided.push((u, depth, Err((reasons::BUDGET, None))));
-                    continue;
+                let plans: Vec<(Url, u32, bool)> = chunk
+                    .into_iter()
+                    .map(|(u, d)| {
+                        let s = self.in_scope(&u);
+                        (u, d, s)
+                    })
+                    .collect();
+                // robots.txt for every authority of the round, fetched concurrently
+                let mut auths: BTreeMap<String, Url> = BTreeMap::new();
+                for (u, _, in_scope) in &plans {
+                    if *in_scope
+                        && !replay.contains_key(u.as_str())
+                        && self.guard.check_url(u).is_ok()
+                    {
+                        auths.entry(authority(u)).or_insert_with(|| u.clone());
+                    }
                 }
-                if let Some((k, j)) = replay.get(u.as_str()) {
-                    to_fetch += 1;
-                    *per_host.entry(host).or_default() += 1;
-                    decided.push((u, depth, Ok(Plan::Committed(*k, *j))));
-                    continue;
-                }
-                // fetched (or failed) before an interruption: never fetch a URL twice
-                match journal.get(u.as_str()) {
-                    Some(Ok(_)) => {
+                futures::future::join_all(auths.values().map(|u| self.robots.decide(u))).await;
+                for (u, depth, in_scope) in plans {
+                    if !in_scope {
+                        decided.push((u, depth, Err((reasons::OUT_OF_SCOPE, None))));
+                        continue;
+                    }
+                    let host = authority(&u);
+                    let host_count = per_host.get(&host).copied().unwrap_or(0);
+                    if round_start_total + to_fetch >= max_pages || host_count >= host_cap {
+                        decided.push((u, depth, Err((reasons::BUDGET, None))));
+                        continue;
+                    }
+                    if let Some((k, j)) = replay.get(u.as_str()) {
                         to_fetch += 1;
                         *per_host.entry(host).or_default() += 1;
-                        decided.push((u, depth, Ok(Plan::Journaled)));
+                        decided.push((u, depth, Ok(Plan::Committed(*k, *j))));
                         continue;
                     }
-                    Some(Err(fail)) => {
-                        decided.push((u, depth, Err((fail.reason, Some(fail.detail)))));
-                        continue;
-                    }
-                    None => {}
-                }
-                if let Err(e) = self.guard.check_url(&u) {
-                    decided.push((u, depth, Err((reasons::PRIVATE_ADDRESS, Some(e)))));
-                    continue;
-                }
-                let d = self.robots.decide(&u).await;
-                if let Some(refused) = d.refused_address {
-                    decided.push((u, depth, Err((reasons::PRIVATE_ADDRESS, Some(refused)))));
-                } else if d.unreachable {
-                    decided.push((
-                        u,
-                        depth,
-                        Err((
-                            reasons::ROBOTS_UNREACHABLE,
-                            d.status.map(|s| format!("robots.txt status {s}")),
-                        )),
-                    ));
-                } else if !d.crawl_allowed {
-                    decided.push((u, depth, Err((reasons::ROBOTS_DISALLOWED, None))));
-                } else if d
-                    .crawl_delay
-                    .is_some_and(|cd| cd as f64 > self.cfg.max_crawl_delay_secs)
-                {
-                    decided.push((
-                        u,
-                        depth,
-                        Err((
-                            reasons::CRAWL_DELAY_TOO_HIGH,
-                            d.crawl_delay.map(|cd| format!("Crawl-delay {cd}")),
-                        )),
-                    ));
-                } else {
-                    to_fetch += 1;
-                    *per_host.entry(host).or_default() += 1;
-                    // one shared copy per host while its decisions are equal (a decision holds
-                    // a dozen strings)
-                    let shared = match decisions.get(&authority(&u)) {
-                        Some(prev) if **prev == d => prev.clone(),
-                        _ => {
-                            let a = Arc::new(d);
-                            decisions.insert(authority(&u), a.clone());
-                            a
+                    // fetched (or failed) before an interruption: never fetch a URL twice
+                    match journal.get(u.as_str()) {
+                        Some(Ok(_)) => {
+                            to_fetch += 1;
+                            *per_host.entry(host).or_default() += 1;
+                            decided.push((u, depth, Ok(Plan::Journaled)));
+                            continue;
                         }
-                    };
-                    decided.push((u, depth, Ok(Plan::Fetch(shared, 0))));
-                }
-            }
-            // 2. fetch: hosts in parallel, one request at a time per host
-            let mut by_host: BTreeMap<String, Vec<HostJob>> = BTreeMap::new();
-            for (u, depth, p) in &decided {
-                if let Ok(Plan::Fetch(d, tries)) = p {
-                    by_host.entry(authority(u)).or_default().push(HostJob {
-                        url: u.clone(),
-                        decision: d.clone(),
-                        depth: *depth,
-                        tries: *tries,
-                    });
-                }
-            }
-            let sem = Arc::new(Semaphore::new(self.cfg.concurrency));
-            let results: Arc<Mutex<HashMap<String, Fate>>> = Default::default();
-            let counter = Arc::new(std::sync::atomic::AtomicU64::new(fetched_total as u64));
-            let mut tasks = Vec::new();
-            for (host, jobs) in by_host {
-                let sem = sem.clone();
-                let results = results.clone();
-                let fetcher = self.fetcher.clone();
-                let polite = polite.clone();
-                let delay_ms = self.cfg.delay_ms;
-                let progress = progress.clone();
-                let counter = counter.clone();
-                let robots = self.robots.clone();
-                let guard = self.guard.clone();
-                let strip = self.cfg.strip_query_params.clone();
-                let budget = self.cfg.host_error_budget;
-                let journal = journal.clone();
-                let previous = previous.clone();
-                let tokens = (
-                    self.cfg.crawl_token.clone(),
-                    self.cfg.training_token.clone(),
-                );
-                let renderer = self.renderer.clone();
-                tasks.push(tokio::spawn(async move {
-                    let _permit = sem.acquire().await.expect("semaphore open");
-                    let mut failures = 0u32;
-                    let mut deferring = false;
-                    for job in jobs {
-                        let HostJob {
-                            url: u,
-                            decision: d,
+                        Some(Err(fail)) => {
+                            decided.push((u, depth, Err((fail.reason, Some(fail.detail)))));
+                            continue;
+                        }
+                        None => {}
+                    }
+                    if let Err(e) = self.guard.check_url(&u) {
+                        decided.push((u, depth, Err((reasons::PRIVATE_ADDRESS, Some(e)))));
+                        continue;
+                    }
+                    let d = self.robots.decide(&u).await;
+                    if let Some(refused) = d.refused_address {
+                        decided.push((u, depth, Err((reasons::PRIVATE_ADDRESS, Some(refused)))));
+                    } else if d.unreachable {
+                        decided.push((
+                            u,
                             depth,
-                            tries,
-                        } = job;
-                        // the host is in backoff (a 429/503 earlier in this round or before):
-                        // its pages wait for a later round; journaled, so a rerun decides the same
-                        let key = defer_key(round, &u);
-                        if let Some(t) = journal.deferred(&key) {
-                            results
-                                .lock()
-                                .await
-                                .insert(u.to_string(), Fate::Deferred(t));
-                            continue;
-                        }
-                        if deferring || polite.in_backoff(&host).await {
-                            deferring = true;
-                            journal.put_deferred(&key, tries);
-                            results
-                                .lock()
-                                .await
-                                .insert(u.to_string(), Fate::Deferred(tries));
-                            continue;
-                        }
-                        if budget > 0 && failures >= budget {
-                            let fail: crate::journal::Outcome = Err(FetchFail {
-                                reason: reasons::HOST_ERROR_BUDGET,
-                                detail: format!("{failures} consecutive failures on this host"),
-                            });
-                            let fate = if journal.put(u.as_str(), &fail) {
-                                Fate::Journaled
-                            } else {
-                                Fate::Done(Box::new(fail))
-                            };
-                            results.lock().await.insert(u.to_string(), fate);
-                            continue;
-                        }
-                        let gap = Duration::from_millis(delay_ms).max(Duration::from_secs_f32(
-                            d.crawl_delay.unwrap_or(0.0).max(0.0),
+                            Err((
+                                reasons::ROBOTS_UNREACHABLE,
+                                d.status.map(|s| format!("robots.txt status {s}")),
+                            )),
                         ));
-                        let prev = previous.get(u.as_str());
-                        let conditional: Vec<(String, String)> = prev
-                            .map(|p| {
-                                let mut h = Vec::new();
-                                if let Some(e) = p.header("etag") {
-                                    h.push(("If-None-Match".to_string(), e.to_string()));
-                                }
-                                if let Some(l) = p.header("last-modified") {
-                                    h.push(("If-Modified-Since".to_string(), l.to_string()));
-                                }
-                                h
-                            })
-                            .unwrap_or_default();
-                        let r = match polite
-                            .fetch_or_defer(&host, gap, tries, || {
-                                fetch_following(&fetcher, &robots, &guard, &strip, &u, &conditional)
-                            })
-                            .await
-                        {
-                            crate::fetch::Attempt::Done(r) => r,
-                            crate::fetch::Attempt::Backoff => {
-                                deferring = true;
-                                journal.put_deferred(&key, tries + 1);
+                    } else if !d.crawl_allowed {
+                        decided.push((u, depth, Err((reasons::ROBOTS_DISALLOWED, None))));
+                    } else if d
+                        .crawl_delay
+                        .is_some_and(|cd| cd as f64 > self.cfg.max_crawl_delay_secs)
+                    {
+                        decided.push((
+                            u,
+                            depth,
+                            Err((
+                                reasons::CRAWL_DELAY_TOO_HIGH,
+                                d.crawl_delay.map(|cd| format!("Crawl-delay {cd}")),
+                            )),
+                        ));
+                    } else {
+                        to_fetch += 1;
+                        *per_host.entry(host).or_default() += 1;
+                        // one shared copy per host while its decisions are equal (a decision holds
+                        // a dozen strings)
+                        let shared = match decisions.get(&authority(&u)) {
+                            Some(prev) if **prev == d => prev.clone(),
+                            _ => {
+                                let a = Arc::new(d);
+                                decisions.insert(authority(&u), a.clone());
+                                a
+                            }
+                        };
+                        decided.push((u, depth, Ok(Plan::Fetch(shared, 0))));
+                    }
+                }
+                // 2. fetch: hosts in parallel, one request at a time per host
+                let mut by_host: BTreeMap<String, Vec<HostJob>> = BTreeMap::new();
+                for (u, depth, p) in &decided {
+                    if let Ok(Plan::Fetch(d, tries)) = p {
+                        by_host.entry(authority(u)).or_default().push(HostJob {
+                            url: u.clone(),
+                            decision: d.clone(),
+                            depth: *depth,
+                            tries: *tries,
+                        });
+                    }
+                }
+                let sem = Arc::new(Semaphore::new(self.cfg.concurrency));
+                let results: Arc<Mutex<HashMap<String, Fate>>> = Default::default();
+                let counter = Arc::new(std::sync::atomic::AtomicU64::new(fetched_total as u64));
+                let mut tasks = Vec::new();
+                for (host, jobs) in by_host {
+                    let sem = sem.clone();
+                    let results = results.clone();
+                    let fetcher = self.fetcher.clone();
+                    let polite = polite.clone();
+                    let delay_ms = self.cfg.delay_ms;
+                    let progress = progress.clone();
+                    let counter = counter.clone();
+                    let robots = self.robots.clone();
+                    let guard = self.guard.clone();
+                    let strip = self.cfg.strip_query_params.clone();
+                    let budget = self.cfg.host_error_budget;
+                    let journal = journal.clone();
+                    let previous = previous.clone();
+                    let tokens = (
+                        self.cfg.crawl_token.clone(),
+                        self.cfg.training_token.clone(),
+                    );
+                    let renderer = self.renderer.clone();
+                    let host_failures = host_failures.clone();
+                    tasks.push(tokio::spawn(async move {
+                        let _permit = sem.acquire().await.expect("semaphore open");
+                        // consecutive failures count across the round's chunks
+                        let mut failures = host_failures
+                            .lock()
+                            .expect("failures lock")
+                            .get(&host)
+                            .copied()
+                            .unwrap_or(0);
+                        let mut deferring = false;
+                        for job in jobs {
+                            let HostJob {
+                                url: u,
+                                decision: d,
+                                depth,
+                                tries,
+                            } = job;
+                            // the host is in backoff (a 429/503 earlier in this round or before):
+                            // its pages wait for a later round; journaled, so a rerun decides the same
+                            let key = defer_key(round, &u);
+                            if let Some(t) = journal.deferred(&key) {
                                 results
                                     .lock()
                                     .await
-                                    .insert(u.to_string(), Fate::Deferred(tries + 1));
+                                    .insert(u.to_string(), Fate::Deferred(t));
                                 continue;
                             }
-                        };
-                        let failed = match &r {
-                            Ok(f) => f.status >= 500,
-                            Err(e) => {
-                                e.reason != reasons::TOO_LARGE
-                                    && e.reason != reasons::REDIRECT_DISALLOWED
-                                    && e.reason != reasons::REDIRECTS
+                            if deferring || polite.in_backoff(&host).await {
+                                deferring = true;
+                                journal.put_deferred(&key, tries);
+                                results
+                                    .lock()
+                                    .await
+                                    .insert(u.to_string(), Fate::Deferred(tries));
+                                continue;
                             }
-                        };
-                        failures = if failed { failures + 1 } else { 0 };
-                        let outcome = r.map(|f| match previous.get(u.as_str()) {
-                            // unchanged since the earlier crawl: its body, a revisit record
-                            Some(p) if f.status == 304 => {
-                                let mut page = make_page(
-                                    &tokens.0,
-                                    &tokens.1,
-                                    u.as_str(),
-                                    Fetched {
-                                        status: p.status,
-                                        final_url: p.final_url.clone(),
-                                        headers: p.headers.clone(),
-                                        body: p.body.clone(),
-                                    },
-                                    &d,
-                                    depth,
-                                );
-                                page.revisit_of = Some(p.fetch_time.clone());
-                                page
+                            if budget > 0 && failures >= budget {
+                                let fail: crate::journal::Outcome = Err(FetchFail {
+                                    reason: reasons::HOST_ERROR_BUDGET,
+                                    detail: format!("{failures} consecutive failures on this host"),
+                                });
+                                let fate = if journal.put(u.as_str(), &fail) {
+                                    Fate::Journaled
+                                } else {
+                                    Fate::Done(Box::new(fail))
+                                };
+                                results.lock().await.insert(u.to_string(), fate);
+                                continue;
                             }
-                            _ => make_page(&tokens.0, &tokens.1, u.as_str(), f, &d, depth),
-                        });
-                        // the next request to this host waits for the render (and its sub-requests)
-                        let outcome = match (outcome, &renderer) {
-                            (Ok(page), Some(r)) => Ok(render_page(r, page).await),
-                            (o, _) => o,
-                        };
-                        let fate = if journal.put(u.as_str(), &outcome) {
-                            Fate::Journaled
-                        } else {
-                            Fate::Done(Box::new(outcome))
-                        };
-                        results.lock().await.insert(u.to_string(), fate);
-                        let n = counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-                        if let Some(p) = &progress {
-                            p(n);
-                        }
-                    }
-                }));
-            }
-            for t in tasks {
-                t.await
-                    .map_err(|e| CrawlError::Internal(format!("fetch task failed: {e}")))?;
-            }
-            let mut results = std::mem::take(&mut *results.lock().await);
-            // 3. emit in order, collect links
-            for (u, depth, p) in decided {
-                let page = match p {
-                    Err((reason, detail)) => {
-                        buf.exclude(u.as_str(), reason, detail);
-                        continue;
-                    }
-                    Ok(Plan::Committed(k, j)) => {
-                        let mut page = part_cache.take(root, worker, k, j).await?;
-                        if page.revisit_of.is_some() && page.body.is_empty() {
-                            // a revisit record has no payload: the body is the earlier capture's
-                            if let Some(p) = previous.get(u.as_str()) {
-                                page.body = p.body.clone();
-                            }
-                        }
-                        page
-                    }
-                    Ok(Plan::Journaled) => match journal.get(u.as_str()) {
-                        Some(Ok(page)) => page,
-                        _ => {
-                            buf.exclude(
-                                u.as_str(),
-                                reasons::FETCH_ERROR,
-                                Some("the crawl journal lost the page".into()),
-                            );
-                            continue;
-                        }
-                    },
-                    Ok(Plan::Fetch(decision, _)) => match results.remove(u.as_str()) {
-                        Some(fate @ (Fate::Done(_) | Fate::Journaled)) => {
-                            let outcome = match fate {
-                                Fate::Done(o) => Some(*o),
-                                _ => journal.get(u.as_str()),
+                            let gap = Duration::from_millis(delay_ms).max(Duration::from_secs_f32(
+                                d.crawl_delay.unwrap_or(0.0).max(0.0),
+                            ));
+                            let prev = previous.get(u.as_str());
+                            let conditional: Vec<(String, String)> = prev
+                                .map(|p| {
+                                    let mut h = Vec::new();
+                                    if let Some(e) = p.header("etag") {
+                                        h.push(("If-None-Match".to_string(), e.to_string()));
+                                    }
+                                    if let Some(l) = p.header("last-modified") {
+                                        h.push(("If-Modified-Since".to_string(), l.to_string()));
+                                    }
+                                    h
+                                })
+                                .unwrap_or_default();
+                            let r = match polite
+                                .fetch_or_defer(&host, gap, tries, || {
+                                    fetch_following(
+                                        &fetcher,
+                                        &robots,
+                                        &guard,
+                                        &strip,
+                                        &u,
+                                        &conditional,
+                                    )
+                                })
+                                .await
+                            {
+                                crate::fetch::Attempt::Done(r) => r,
+                                crate::fetch::Attempt::Backoff => {
+                                    deferring = true;
+                                    journal.put_deferred(&key, tries + 1);
+                                    results
+                                        .lock()
+                                        .await
+                                        .insert(u.to_string(), Fate::Deferred(tries + 1));
+                                    continue;
+                                }
                             };
-                            match outcome {
-                                Some(Ok(page)) => page,
-                                Some(Err(fail)) => {
-                                    buf.exclude(u.as_str(), fail.reason, Some(fail.detail));
-                                    continue;
+                            let failed = match &r {
+                                Ok(f) => f.status >= 500,
+                                Err(e) => {
+                                    e.reason != reasons::TOO_LARGE
+                                        && e.reason != reasons::REDIRECT_DISALLOWED
+                                        && e.reason != reasons::REDIRECTS
                                 }
-                                None => {
-                                    buf.exclude(
+                            };
+                            failures = if failed { failures + 1 } else { 0 };
+                            let outcome = r.map(|f| match previous.get(u.as_str()) {
+                                // unchanged since the earlier crawl: its body, a revisit record
+                                Some(p) if f.status == 304 => {
+                                    let mut page = make_page(
+                                        &tokens.0,
+                                        &tokens.1,
                                         u.as_str(),
-                                        reasons::FETCH_ERROR,
-                                        Some("the crawl journal lost the page".into()),
+                                        Fetched {
+                                            status: p.status,
+                                            final_url: p.final_url.clone(),
+                                            headers: p.headers.clone(),
+                                            body: p.body.clone(),
+                                        },
+                                        &d,
+                                        depth,
                                     );
-                                    continue;
+                                    page.revisit_of = Some(p.fetch_time.clone());
+                                    page
                                 }
+                                _ => make_page(&tokens.0, &tokens.1, u.as_str(), f, &d, depth),
+                            });
+                            // the next request to this host waits for the render (and its sub-requests)
+                            let outcome = match (outcome, &renderer) {
+                                (Ok(page), Some(r)) => Ok(render_page(r, page).await),
+                                (o, _) => o,
+                            };
+                            let fate = if journal.put(u.as_str(), &outcome) {
+                                Fate::Journaled
+                            } else {
+                                Fate::Done(Box::new(outcome))
+                            };
+                            results.lock().await.insert(u.to_string(), fate);
+                            let n = counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                            if let Some(p) = &progress {
+                                p(n);
                             }
                         }
-                        Some(Fate::Deferred(tries)) => {
-                            carried.push(Carried {
-                                url: u,
-                                depth,
-                                decision,
-                                tries,
-                            });
+                        host_failures
+                            .lock()
+                            .expect("failures lock")
+                            .insert(host, failures);
+                    }));
+                }
+                for t in tasks {
+                    t.await
+                        .map_err(|e| CrawlError::Internal(format!("fetch task failed: {e}")))?;
+                }
+                let mut results = std::mem::take(&mut *results.lock().await);
+                // 3. emit in order, collect links
+                for (u, depth, p) in decided {
+                    let page = match p {
+                        Err((reason, detail)) => {
+                            buf.exclude(u.as_str(), reason, detail);
                             continue;
                         }
-                        None => {
-                            buf.exclude(
-                                u.as_str(),
-                                reasons::FETCH_ERROR,
-                                Some("no result (task lost)".into()),
-                            );
-                            continue;
+                        Ok(Plan::Committed(k, j)) => {
+                            let mut page = part_cache.take(root, worker, k, j).await?;
+                            if page.revisit_of.is_some() && page.body.is_empty() {
+                                // a revisit record has no payload: the body is the earlier capture's
+                                if let Some(p) = previous.get(u.as_str()) {
+                                    page.body = p.body.clone();
+                                }
+                            }
+                            page
                         }
-                    },
-                };
-                fetched_total += 1;
-                if !self.cfg.priority.target_languages.is_empty()
-                    && (200..300).contains(&page.status)
-                {
-                    let e = host_langs.entry(authority(&u)).or_default();
-                    e.1 += 1;
-                    if page_lang(&page)
-                        .is_some_and(|l| self.cfg.priority.target_languages.iter().any(|t| t == l))
+                        Ok(Plan::Journaled) => match journal.get(u.as_str()) {
+                            Some(Ok(page)) => page,
+                            _ => {
+                                buf.exclude(
+                                    u.as_str(),
+                                    reasons::FETCH_ERROR,
+                                    Some("the crawl journal lost the page".into()),
+                                );
+                                continue;
+                            }
+                        },
+                        Ok(Plan::Fetch(decision, _)) => match results.remove(u.as_str()) {
+                            Some(fate @ (Fate::Done(_) | Fate::Journaled)) => {
+                                let outcome = match fate {
+                                    Fate::Done(o) => Some(*o),
+                                    _ => journal.get(u.as_str()),
+                                };
+                                match outcome {
+                                    Some(Ok(page)) => page,
+                                    Some(Err(fail)) => {
+                                        buf.exclude(u.as_str(), fail.reason, Some(fail.detail));
+                                        continue;
+                                    }
+                                    None => {
+                                        buf.exclude(
+                                            u.as_str(),
+                                            reasons::FETCH_ERROR,
+                                            Some("the crawl journal lost the page".into()),
+                                        );
+                                        continue;
+                                    }
+                                }
+                            }
+                            Some(Fate::Deferred(tries)) => {
+                                carried.push(Carried {
+                                    url: u,
+                                    depth,
+                                    decision,
+                                    tries,
+                                });
+                                continue;
+                            }
+                            None => {
+                                buf.exclude(
+                                    u.as_str(),
+                                    reasons::FETCH_ERROR,
+                                    Some("no result (task lost)".into()),
+                                );
+                                continue;
+                            }
+                        },
+                    };
+                    fetched_total += 1;
+                    if !self.cfg.priority.target_languages.is_empty()
+                        && (200..300).contains(&page.status)
                     {
-                        e.0 += 1;
-                    }
-                }
-                if depth < self.cfg.max_depth {
-                    let found = links(&page, strip, self.cfg.max_links_per_page);
-                    if found.left_out > 0 {
-                        let c = &mut buf.stats.stage_mut(STAGE).counters;
-                        *c.entry("links_left_out".into()).or_default() += found.left_out as u64;
-                        *c.entry("pages_links_capped".into()).or_default() += 1;
-                    }
-                    for link in found.urls {
-                        let o = crate::partition::owner(&link, worker.count);
-                        if o != worker.index {
-                            let e = outgoing[o].entry(link.to_string()).or_insert(depth + 1);
-                            *e = (*e).min(depth + 1);
-                        } else if seen.insert(link.to_string()) {
-                            level.push((link, depth + 1));
+                        let e = host_langs.entry(authority(&u)).or_default();
+                        e.1 += 1;
+                        if page_lang(&page).is_some_and(|l| {
+                            self.cfg.priority.target_languages.iter().any(|t| t == l)
+                        }) {
+                            e.0 += 1;
                         }
                     }
-                }
-                let st = buf.stats.stage_mut(STAGE);
-                st.seen += 1;
-                st.kept += 1;
-                st.bytes_out += page.body.len() as u64;
-                *st.counters
-                    .entry(format!("status_{}xx", page.status / 100))
-                    .or_default() += 1;
-                if let Some(r) = &page.render {
-                    count_render(&mut st.counters, r);
-                }
-                buf.pages.push(page);
-                let part_bytes: u64 = buf.pages.iter().map(|p| p.body.len() as u64).sum();
-                if buf.pages.len() >= self.cfg.pages_per_part
-                    || part_bytes >= self.cfg.max_part_bytes
-                {
-                    let full = std::mem::replace(&mut buf, PartBuf::new(parts_done + 1, worker));
-                    self.flush(&ctx, full).await?;
-                    parts_done += 1;
+                    if depth < self.cfg.max_depth {
+                        let found = links(&page, strip, self.cfg.max_links_per_page);
+                        if found.left_out > 0 {
+                            let c = &mut buf.stats.stage_mut(STAGE).counters;
+                            *c.entry("links_left_out".into()).or_default() += found.left_out as u64;
+                            *c.entry("pages_links_capped".into()).or_default() += 1;
+                        }
+                        for link in found.urls {
+                            let o = crate::partition::owner(&link, worker.count);
+                            if o != worker.index {
+                                frontier
+                                    .send(round + 1, o, link.as_str(), depth + 1)
+                                    .map_err(CrawlError::Journal)?;
+                            } else if seen.insert(link.to_string()) {
+                                frontier
+                                    .queue(round + 1, &link, depth + 1)
+                                    .map_err(CrawlError::Journal)?;
+                            }
+                        }
+                    }
+                    let st = buf.stats.stage_mut(STAGE);
+                    st.seen += 1;
+                    st.kept += 1;
+                    st.bytes_out += page.body.len() as u64;
+                    *st.counters
+                        .entry(format!("status_{}xx", page.status / 100))
+                        .or_default() += 1;
+                    if let Some(r) = &page.render {
+                        count_render(&mut st.counters, r);
+                    }
+                    buf.pages.push(page);
+                    let part_bytes: u64 = buf.pages.iter().map(|p| p.body.len() as u64).sum();
+                    if buf.pages.len() >= self.cfg.pages_per_part
+                        || part_bytes >= self.cfg.max_part_bytes
+                    {
+                        let full =
+                            std::mem::replace(&mut buf, PartBuf::new(parts_done + 1, worker));
+                        self.flush(&ctx, full).await?;
+                        parts_done += 1;
+                    }
                 }
             }
+            frontier.finish(round).map_err(CrawlError::Journal)?;
             round += 1;
         }
-        if !buf.pages.is_empty() || !buf.excluded.is_empty() || parts_done == 0 {
+        frontier.destroy();
+        if !buf.pages.is_empty() || buf.excluded.lines() > 0 || parts_done == 0 {
             self.flush(&ctx, buf).await?;
             parts_done += 1;
         }
@@ -949,36 +1006,6 @@ impl Crawler {
             }
         }
         s
-    }
-
-    /// Orders one depth of the frontier: best score first within each host, hosts taken
-    /// round-robin (so one big site cannot fill the budget), ties broken by URL.
-    fn prioritise(
-        &self,
-        level: Vec<(Url, u32)>,
-        host_langs: &HashMap<String, (u32, u32)>,
-        quality: &HashMap<String, f64>,
-    ) -> Vec<(Url, u32)> {
-        let mut by_host: BTreeMap<String, Vec<(f64, Url, u32)>> = BTreeMap::new();
-        for (u, d) in level {
-            let s = self.score(&u, host_langs, quality);
-            by_host.entry(authority(&u)).or_default().push((s, u, d));
-        }
-        let mut ranked: Vec<(usize, f64, Url, u32)> = Vec::new();
-        for (_, mut v) in by_host {
-            v.sort_by(|a, b| {
-                b.0.partial_cmp(&a.0)
-                    .unwrap_or(std::cmp::Ordering::Equal)
-                    .then_with(|| a.1.as_str().cmp(b.1.as_str()))
-            });
-            ranked.extend(v.into_iter().enumerate().map(|(r, (s, u, d))| (r, s, u, d)));
-        }
-        ranked.sort_by(|a, b| {
-            a.0.cmp(&b.0)
-                .then(b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal))
-                .then_with(|| a.2.as_str().cmp(b.2.as_str()))
-        });
-        ranked.into_iter().map(|(_, _, u, d)| (u, d)).collect()
     }
 
     /// Page URLs from the sitemaps of the seeds' hosts (robots.txt `Sitemap:` lines, else
@@ -1123,13 +1150,7 @@ impl Crawler {
                 w.write_page(p, &req_headers);
             }
             ctx.root.put(&file, w.finish().into()).await?;
-            let mut ex = JsonlWriter::for_name("x.jsonl.zst");
-            for (url, reason, detail) in &buf.excluded {
-                ex.write(&trawl_core::Excluded {
-                    detail: detail.clone(),
-                    ..trawl_core::Excluded::url(STAGE, reason.as_str(), url)
-                });
-            }
+            let ex = std::mem::replace(&mut buf.excluded, JsonlWriter::for_name("x.jsonl.zst"));
             let ex_file = trawl_storage::exclusions_object(STAGE, &name);
             ctx.root.put(&ex_file, ex.finish().into()).await?;
             markers::commit(

@@ -25,6 +25,7 @@ pub mod cdp;
 mod config;
 mod crawl;
 mod fetch;
+mod frontier;
 pub mod guard;
 mod journal;
 mod links;

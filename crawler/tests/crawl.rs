@@ -754,6 +754,50 @@ async fn seeds_from_a_file() {
     assert_eq!(bad.validate().unwrap_err().0, "crawl.seeds_file");
 }
 
+/// A round goes through in chunks of its order (`frontier_chunk`), its queue on disk: the
+/// pages, their order in the parts and the exclusions are those of the round taken at once,
+/// with page and host budgets cutting and priorities ordering.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rounds_in_small_chunks_write_the_same_parts() {
+    let web = TestWeb::start(trawl_testweb::demo::sites()).await.unwrap();
+    let cfg = |chunk: usize| CrawlConfig {
+        seeds: trawl_testweb::demo::seeds(&web),
+        delay_ms: 0,
+        allow_private_addresses: true,
+        max_pages: 25,
+        pages_per_part: 4,
+        frontier_chunk: chunk,
+        priority: trawl_crawler::PriorityConfig {
+            max_host_share: 0.3,
+            path_weights: [("/post".to_string(), 1.0)].into_iter().collect(),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let listing = |parts: &[trawl_crawler::CrawlPart]| -> Vec<(usize, Vec<String>, String)> {
+        parts
+            .iter()
+            .map(|p| {
+                (
+                    p.index,
+                    p.pages.iter().map(|pg| pg.url.clone()).collect(),
+                    serde_json::to_string(&p.stats).unwrap(),
+                )
+            })
+            .collect()
+    };
+    let (whole, dropped) = crawl_cfg(cfg(10_000)).await;
+    assert!(
+        dropped.get("budget_exhausted").copied().unwrap_or(0) > 0,
+        "the budget cuts: {dropped:?}"
+    );
+    for chunk in [1, 3] {
+        let (parts, d) = crawl_cfg(cfg(chunk)).await;
+        assert_eq!(listing(&parts), listing(&whole), "chunks of {chunk}");
+        assert_eq!(d, dropped);
+    }
+}
+
 /// A host answering 503 with Retry-After waits out its backoff while the crawl goes on: the
 /// pages of other hosts, at every depth, are fetched in the meantime, and the refused page is
 /// fetched (with its links) once the backoff ends.

@@ -1,0 +1,373 @@
+//! The pending part of a worker's frontier on local disk (RocksDB), so memory does not grow
+//! with the URLs a round holds.
+//!
+//! Three key spaces, each prefixed by the round (big-endian, so rounds sort in order):
+//!
+//! - `A round authority NUL url -> depth`: URLs queued for a round, grouped by host;
+//! - `B round rank score url -> depth`: the same once the round starts, in the order it is
+//!   processed: round-robin across hosts (`rank` is the URL's place in its host's list),
+//!   best score first within a rank, then by URL — the order [`crate::Crawler`] always used;
+//! - `O round worker url -> depth`: links for another worker's domains, handed over at the
+//!   start of the round.
+//!
+//! The store is rebuilt by every process (a resumed crawl replays its rounds from the
+//! journal and the committed parts), so it is opened empty and written without a WAL.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use rocksdb::{Direction, IteratorMode, Options, WriteBatch, WriteOptions, DB};
+use url::Url;
+
+use crate::robots::authority;
+
+pub(crate) struct Frontier {
+    db: DB,
+    path: PathBuf,
+    /// URLs queued per round (`A` keys).
+    queued: HashMap<u32, u64>,
+    /// Where [`Frontier::take`] goes on in each started round.
+    cursor: HashMap<u32, Vec<u8>>,
+}
+
+impl std::fmt::Debug for Frontier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Frontier({})", self.path.display())
+    }
+}
+
+fn key(space: u8, round: u32) -> Vec<u8> {
+    let mut k = Vec::with_capacity(96);
+    k.push(space);
+    k.extend_from_slice(&round.to_be_bytes());
+    k
+}
+
+/// A score as bytes that sort best first (higher scores first; NaN last).
+fn score_bytes(s: f64) -> [u8; 8] {
+    let s = if s.is_nan() { f64::NEG_INFINITY } else { s };
+    let bits = s.to_bits();
+    let ordered = if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits ^ (1 << 63)
+    };
+    (!ordered).to_be_bytes()
+}
+
+fn depth_of(v: &[u8]) -> u32 {
+    v.get(..4)
+        .and_then(|b| b.try_into().ok())
+        .map(u32::from_le_bytes)
+        .unwrap_or(0)
+}
+
+impl Frontier {
+    /// An empty frontier store in `dir` (whatever an earlier process left there is removed).
+    pub(crate) fn open(dir: &Path) -> Result<Frontier, String> {
+        if dir.exists() {
+            let _ = DB::destroy(&Options::default(), dir);
+            let _ = std::fs::remove_dir_all(dir);
+        }
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let mut opts = Options::default();
+        opts.create_if_missing(true);
+        let db = DB::open(&opts, dir)
+            .map_err(|e| format!("cannot open the crawl frontier at {}: {e}", dir.display()))?;
+        Ok(Frontier {
+            db,
+            path: dir.to_path_buf(),
+            queued: HashMap::new(),
+            cursor: HashMap::new(),
+        })
+    }
+
+    fn write(&self, batch: WriteBatch) -> Result<(), String> {
+        let mut wo = WriteOptions::default();
+        wo.disable_wal(true);
+        self.db
+            .write_opt(batch, &wo)
+            .map_err(|e| format!("crawl frontier write failed: {e}"))
+    }
+
+    /// Queues a URL (not seen before) for `round`.
+    pub(crate) fn queue(&mut self, round: u32, u: &Url, depth: u32) -> Result<(), String> {
+        let mut k = key(b'A', round);
+        k.extend_from_slice(authority(u).as_bytes());
+        k.push(0);
+        k.extend_from_slice(u.as_str().as_bytes());
+        let mut b = WriteBatch::default();
+        b.put(k, depth.to_le_bytes());
+        self.write(b)?;
+        *self.queued.entry(round).or_default() += 1;
+        Ok(())
+    }
+
+    /// URLs queued for `round` so far.
+    pub(crate) fn queued(&self, round: u32) -> u64 {
+        self.queued.get(&round).copied().unwrap_or(0)
+    }
+
+    /// Records a link for worker `dst`'s domains, handed over at the start of `round` (the
+    /// smallest depth wins when it is found twice).
+    pub(crate) fn send(
+        &mut self,
+        round: u32,
+        dst: usize,
+        url: &str,
+        depth: u32,
+    ) -> Result<(), String> {
+        let mut k = key(b'O', round);
+        k.extend_from_slice(&(dst as u32).to_be_bytes());
+        k.extend_from_slice(url.as_bytes());
+        let keep = match self.db.get(&k).map_err(|e| e.to_string())? {
+            Some(v) => depth < depth_of(&v),
+            None => true,
+        };
+        if keep {
+            let mut b = WriteBatch::default();
+            b.put(k, depth.to_le_bytes());
+            self.write(b)?;
+        }
+        Ok(())
+    }
+
+    /// The links for worker `dst` handed over at the start of `round`, sorted by URL; they
+    /// are removed.
+    pub(crate) fn take_sent(
+        &mut self,
+        round: u32,
+        dst: usize,
+    ) -> Result<Vec<(String, u32)>, String> {
+        let mut prefix = key(b'O', round);
+        prefix.extend_from_slice(&(dst as u32).to_be_bytes());
+        let mut out = Vec::new();
+        for item in self
+            .db
+            .iterator(IteratorMode::From(&prefix, Direction::Forward))
+        {
+            let (k, v) = item.map_err(|e| e.to_string())?;
+            if !k.starts_with(&prefix) {
+                break;
+            }
+            let url = String::from_utf8_lossy(&k[prefix.len()..]).into_owned();
+            out.push((url, depth_of(&v)));
+        }
+        self.delete_prefix(&prefix)?;
+        Ok(out)
+    }
+
+    fn delete_prefix(&self, prefix: &[u8]) -> Result<(), String> {
+        let mut end = prefix.to_vec();
+        // the first key after every key with this prefix
+        while let Some(last) = end.pop() {
+            if last < u8::MAX {
+                end.push(last + 1);
+                break;
+            }
+        }
+        let mut b = WriteBatch::default();
+        b.delete_range(prefix, &end);
+        self.write(b)
+    }
+
+    /// Starts `round`: orders its queued URLs (see the module) with `score` computed now, and
+    /// returns how many there are.
+    pub(crate) fn start(
+        &mut self,
+        round: u32,
+        mut score: impl FnMut(&Url) -> f64,
+    ) -> Result<u64, String> {
+        let prefix = key(b'A', round);
+        let mut host: Vec<u8> = Vec::new();
+        let mut urls: Vec<(f64, String, u32)> = Vec::new();
+        let mut n = 0u64;
+        let flush = |urls: &mut Vec<(f64, String, u32)>, db: &Frontier| -> Result<(), String> {
+            urls.sort_by(|a, b| {
+                b.0.partial_cmp(&a.0)
+                    .unwrap_or(std::cmp::Ordering::Equal)
+                    .then_with(|| a.1.cmp(&b.1))
+            });
+            let mut batch = WriteBatch::default();
+            for (rank, (s, u, d)) in urls.drain(..).enumerate() {
+                let mut k = key(b'B', round);
+                k.extend_from_slice(&(rank as u64).to_be_bytes());
+                k.extend_from_slice(&score_bytes(s));
+                k.extend_from_slice(u.as_bytes());
+                batch.put(k, d.to_le_bytes());
+            }
+            db.write(batch)
+        };
+        let iter = self
+            .db
+            .iterator(IteratorMode::From(&prefix, Direction::Forward));
+        // one host's URLs at a time in memory
+        let mut pending: Vec<(Vec<u8>, String, u32)> = Vec::new();
+        for item in iter {
+            let (k, v) = item.map_err(|e| e.to_string())?;
+            if !k.starts_with(&prefix) {
+                break;
+            }
+            let rest = &k[prefix.len()..];
+            let Some(nul) = rest.iter().position(|b| *b == 0) else {
+                continue;
+            };
+            pending.push((
+                rest[..nul].to_vec(),
+                String::from_utf8_lossy(&rest[nul + 1..]).into_owned(),
+                depth_of(&v),
+            ));
+            if pending.len() >= 4096 {
+                for (h, u, d) in pending.drain(..) {
+                    if h != host {
+                        flush(&mut urls, self)?;
+                        host = h;
+                    }
+                    let s = Url::parse(&u).map(|p| score(&p)).unwrap_or(0.0);
+                    urls.push((s, u, d));
+                    n += 1;
+                }
+            }
+        }
+        for (h, u, d) in pending.drain(..) {
+            if h != host {
+                flush(&mut urls, self)?;
+                host = h;
+            }
+            let s = Url::parse(&u).map(|p| score(&p)).unwrap_or(0.0);
+            urls.push((s, u, d));
+            n += 1;
+        }
+        flush(&mut urls, self)?;
+        self.delete_prefix(&prefix)?;
+        self.queued.remove(&round);
+        self.cursor.insert(round, key(b'B', round));
+        Ok(n)
+    }
+
+    /// The next (at most) `max` URLs of a started round, in order; empty when it is done.
+    pub(crate) fn take(&mut self, round: u32, max: usize) -> Result<Vec<(Url, u32)>, String> {
+        let prefix = key(b'B', round);
+        let from = self
+            .cursor
+            .get(&round)
+            .cloned()
+            .unwrap_or_else(|| prefix.clone());
+        let mut out = Vec::new();
+        let mut last: Option<Vec<u8>> = None;
+        for item in self
+            .db
+            .iterator(IteratorMode::From(&from, Direction::Forward))
+        {
+            let (k, v) = item.map_err(|e| e.to_string())?;
+            if !k.starts_with(&prefix) || out.len() >= max {
+                break;
+            }
+            // rank (8) and score (8) come before the URL
+            let url = &k[prefix.len() + 16..];
+            if let Ok(u) = Url::parse(&String::from_utf8_lossy(url)) {
+                out.push((u, depth_of(&v)));
+            }
+            last = Some(k.to_vec());
+        }
+        if let Some(mut k) = last {
+            // the next read starts just after the last key taken
+            k.push(0);
+            self.cursor.insert(round, k);
+        }
+        Ok(out)
+    }
+
+    /// Forgets a finished round.
+    pub(crate) fn finish(&mut self, round: u32) -> Result<(), String> {
+        self.cursor.remove(&round);
+        self.delete_prefix(&key(b'B', round))
+    }
+
+    /// Removes the store (the crawl is over).
+    pub(crate) fn destroy(self) {
+        let path = self.path.clone();
+        drop(self.db);
+        let _ = DB::destroy(&Options::default(), &path);
+        let _ = std::fs::remove_dir_all(&path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_round_comes_out_round_robin_best_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut f = Frontier::open(&dir.path().join("f")).unwrap();
+        let urls = [
+            "http://b.test/1",
+            "http://a.test/low",
+            "http://a.test/high",
+            "http://a.test/mid",
+            "http://b.test/2",
+            "https://a.test/other-scheme",
+        ];
+        for u in urls {
+            f.queue(3, &Url::parse(u).unwrap(), 2).unwrap();
+        }
+        f.queue(4, &Url::parse("http://c.test/").unwrap(), 3)
+            .unwrap();
+        assert_eq!(f.queued(3), 6);
+        let score = |u: &Url| match u.path() {
+            "/high" => 2.0,
+            "/mid" => 1.0,
+            "/low" => -1.0,
+            _ => 0.0,
+        };
+        assert_eq!(f.start(3, score).unwrap(), 6);
+        let mut got = Vec::new();
+        loop {
+            let chunk = f.take(3, 4).unwrap();
+            if chunk.is_empty() {
+                break;
+            }
+            got.extend(chunk.into_iter().map(|(u, d)| {
+                assert_eq!(d, 2);
+                u.to_string()
+            }));
+        }
+        // rank 0 of every host (best score first, then URL), then rank 1, ...
+        assert_eq!(
+            got,
+            [
+                "http://a.test/high",
+                "http://b.test/1",
+                "https://a.test/other-scheme",
+                "http://a.test/mid",
+                "http://b.test/2",
+                "http://a.test/low",
+            ]
+        );
+        f.finish(3).unwrap();
+        assert_eq!(f.queued(4), 1, "the next round is untouched");
+        f.send(5, 1, "http://x.test/", 4).unwrap();
+        f.send(5, 1, "http://x.test/", 2).unwrap();
+        f.send(5, 1, "http://w.test/", 7).unwrap();
+        f.send(5, 2, "http://y.test/", 4).unwrap();
+        assert_eq!(
+            f.take_sent(5, 1).unwrap(),
+            [
+                ("http://w.test/".to_string(), 7),
+                ("http://x.test/".to_string(), 2)
+            ]
+        );
+        assert!(f.take_sent(5, 1).unwrap().is_empty());
+        assert_eq!(f.take_sent(5, 2).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn scores_sort_best_first() {
+        let v = [f64::NEG_INFINITY, -3.5, -0.0, 0.0, 1e-9, 2.0, f64::INFINITY];
+        for w in v.windows(2) {
+            assert!(score_bytes(w[0]) >= score_bytes(w[1]), "{w:?}");
+        }
+        assert!(score_bytes(f64::NAN) >= score_bytes(-1e300));
+    }
+}
