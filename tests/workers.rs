@@ -624,6 +624,7 @@ fn a_later_batch_continues_with_another_worker_count() {
                     .arg("--output")
                     .arg(dir.path().join(name))
                     .args(["--shard", &format!("{i}/{n}")])
+                    .stdout(std::process::Stdio::null())
                     .stderr(std::process::Stdio::piped());
                 c.spawn().unwrap()
             })

@@ -656,175 +656,37 @@ impl Crawler {
                         });
                     }
                 }
-                let sem = Arc::new(Semaphore::new(self.cfg.concurrency));
-                let results: Arc<Mutex<HashMap<String, Fate>>> = Default::default();
-                let counter = Arc::new(std::sync::atomic::AtomicU64::new(fetched_total as u64));
-                let mut tasks = Vec::new();
-                for (host, jobs) in by_host {
-                    let sem = sem.clone();
-                    let results = results.clone();
-                    let fetcher = self.fetcher.clone();
-                    let polite = polite.clone();
-                    let delay_ms = self.cfg.delay_ms;
-                    let progress = progress.clone();
-                    let counter = counter.clone();
-                    let robots = self.robots.clone();
-                    let guard = self.guard.clone();
-                    let strip = self.cfg.strip_query_params.clone();
-                    let budget = self.cfg.host_error_budget;
-                    let journal = journal.clone();
-                    let previous = previous.clone();
-                    let tokens = (
+                let shared = Arc::new(HostFetch {
+                    fetcher: self.fetcher.clone(),
+                    robots: self.robots.clone(),
+                    guard: self.guard.clone(),
+                    polite: polite.clone(),
+                    journal: journal.clone(),
+                    previous: previous.clone(),
+                    renderer: self.renderer.clone(),
+                    strip: self.cfg.strip_query_params.clone(),
+                    tokens: (
                         self.cfg.crawl_token.clone(),
                         self.cfg.training_token.clone(),
-                    );
-                    let renderer = self.renderer.clone();
-                    let host_failures = host_failures.clone();
-                    tasks.push(tokio::spawn(async move {
-                        let _permit = sem.acquire().await.expect("semaphore open");
-                        // consecutive failures count across the round's chunks
-                        let mut failures = host_failures
-                            .lock()
-                            .expect("failures lock")
-                            .get(&host)
-                            .copied()
-                            .unwrap_or(0);
-                        let mut deferring = false;
-                        for job in jobs {
-                            let HostJob {
-                                url: u,
-                                decision: d,
-                                depth,
-                                tries,
-                            } = job;
-                            // the host is in backoff (a 429/503 earlier in this round or before):
-                            // its pages wait for a later round; journaled, so a rerun decides the same
-                            let key = defer_key(round, &u);
-                            if let Some(t) = journal.deferred(&key) {
-                                results
-                                    .lock()
-                                    .await
-                                    .insert(u.to_string(), Fate::Deferred(t));
-                                continue;
-                            }
-                            if deferring || polite.in_backoff(&host).await {
-                                deferring = true;
-                                journal.put_deferred(&key, tries);
-                                results
-                                    .lock()
-                                    .await
-                                    .insert(u.to_string(), Fate::Deferred(tries));
-                                continue;
-                            }
-                            if budget > 0 && failures >= budget {
-                                let fail: crate::journal::Outcome = Err(FetchFail {
-                                    reason: reasons::HOST_ERROR_BUDGET,
-                                    detail: format!("{failures} consecutive failures on this host"),
-                                });
-                                let fate = if journal.put(u.as_str(), &fail) {
-                                    Fate::Journaled
-                                } else {
-                                    Fate::Done(Box::new(fail))
-                                };
-                                results.lock().await.insert(u.to_string(), fate);
-                                continue;
-                            }
-                            let gap = Duration::from_millis(delay_ms).max(Duration::from_secs_f32(
-                                d.crawl_delay.unwrap_or(0.0).max(0.0),
-                            ));
-                            let prev = previous.get(u.as_str());
-                            let conditional: Vec<(String, String)> = prev
-                                .map(|p| {
-                                    let mut h = Vec::new();
-                                    if let Some(e) = p.header("etag") {
-                                        h.push(("If-None-Match".to_string(), e.to_string()));
-                                    }
-                                    if let Some(l) = p.header("last-modified") {
-                                        h.push(("If-Modified-Since".to_string(), l.to_string()));
-                                    }
-                                    h
-                                })
-                                .unwrap_or_default();
-                            let r = match polite
-                                .fetch_or_defer(&host, gap, tries, || {
-                                    fetch_following(
-                                        &fetcher,
-                                        &robots,
-                                        &guard,
-                                        &strip,
-                                        &u,
-                                        &conditional,
-                                    )
-                                })
-                                .await
-                            {
-                                crate::fetch::Attempt::Done(r) => r,
-                                crate::fetch::Attempt::Backoff => {
-                                    deferring = true;
-                                    journal.put_deferred(&key, tries + 1);
-                                    results
-                                        .lock()
-                                        .await
-                                        .insert(u.to_string(), Fate::Deferred(tries + 1));
-                                    continue;
-                                }
-                            };
-                            let failed = match &r {
-                                Ok(f) => f.status >= 500,
-                                Err(e) => {
-                                    e.reason != reasons::TOO_LARGE
-                                        && e.reason != reasons::REDIRECT_DISALLOWED
-                                        && e.reason != reasons::REDIRECTS
-                                }
-                            };
-                            failures = if failed { failures + 1 } else { 0 };
-                            let outcome = r.map(|f| match previous.get(u.as_str()) {
-                                // unchanged since the earlier crawl: its body, a revisit record
-                                Some(p) if f.status == 304 => {
-                                    let mut page = make_page(
-                                        &tokens.0,
-                                        &tokens.1,
-                                        u.as_str(),
-                                        Fetched {
-                                            status: p.status,
-                                            final_url: p.final_url.clone(),
-                                            headers: p.headers.clone(),
-                                            body: p.body.clone(),
-                                        },
-                                        &d,
-                                        depth,
-                                    );
-                                    page.revisit_of = Some(p.fetch_time.clone());
-                                    page
-                                }
-                                _ => make_page(&tokens.0, &tokens.1, u.as_str(), f, &d, depth),
-                            });
-                            // the next request to this host waits for the render (and its sub-requests)
-                            let outcome = match (outcome, &renderer) {
-                                (Ok(page), Some(r)) => Ok(render_page(r, page).await),
-                                (o, _) => o,
-                            };
-                            let fate = if journal.put(u.as_str(), &outcome) {
-                                Fate::Journaled
-                            } else {
-                                Fate::Done(Box::new(outcome))
-                            };
-                            results.lock().await.insert(u.to_string(), fate);
-                            let n = counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-                            if let Some(p) = &progress {
-                                p(n);
-                            }
-                        }
-                        host_failures
-                            .lock()
-                            .expect("failures lock")
-                            .insert(host, failures);
-                    }));
-                }
+                    ),
+                    delay_ms: self.cfg.delay_ms,
+                    budget: self.cfg.host_error_budget,
+                    round,
+                    results: Default::default(),
+                    host_failures: host_failures.clone(),
+                    counter: std::sync::atomic::AtomicU64::new(fetched_total as u64),
+                    progress: progress.clone(),
+                    sem: Semaphore::new(self.cfg.concurrency),
+                });
+                let tasks: Vec<_> = by_host
+                    .into_iter()
+                    .map(|(host, jobs)| tokio::spawn(fetch_host(shared.clone(), host, jobs)))
+                    .collect();
                 for t in tasks {
                     t.await
                         .map_err(|e| CrawlError::Internal(format!("fetch task failed: {e}")))?;
                 }
+                let results = &shared.results;
                 let mut results = std::mem::take(&mut *results.lock().await);
                 // 3. emit in order, collect links
                 for (u, depth, p) in decided {
@@ -1221,6 +1083,170 @@ impl Crawler {
         }
         Ok(())
     }
+}
+
+/// What the fetch tasks of one chunk share.
+struct HostFetch {
+    fetcher: Fetcher,
+    robots: RobotsCache,
+    guard: Arc<crate::guard::Guard>,
+    polite: crate::fetch::Politeness,
+    journal: Arc<crate::journal::Journal>,
+    /// The earlier crawl's pages (a recrawl).
+    previous: Arc<HashMap<String, FetchedPage>>,
+    renderer: Option<Arc<crate::render::Renderer>>,
+    strip: Vec<String>,
+    /// The crawl and training tokens.
+    tokens: (String, String),
+    delay_ms: u64,
+    /// `host_error_budget`.
+    budget: u32,
+    round: u32,
+    results: Mutex<HashMap<String, Fate>>,
+    /// Consecutive failures per host, across the round's chunks.
+    host_failures: Arc<std::sync::Mutex<HashMap<String, u32>>>,
+    counter: std::sync::atomic::AtomicU64,
+    progress: Option<Arc<dyn Fn(u64) + Send + Sync>>,
+    /// Hosts fetched at once (`concurrency`).
+    sem: Semaphore,
+}
+
+/// Fetches one host's URLs of a chunk, one request at a time, and records each outcome (in
+/// the journal, and its fate in `f.results`).
+async fn fetch_host(f: Arc<HostFetch>, host: String, jobs: Vec<HostJob>) {
+    let _permit = f.sem.acquire().await.expect("semaphore open");
+    // consecutive failures count across the round's chunks
+    let mut failures = f
+        .host_failures
+        .lock()
+        .expect("failures lock")
+        .get(&host)
+        .copied()
+        .unwrap_or(0);
+    let mut deferring = false;
+    for job in jobs {
+        let HostJob {
+            url: u,
+            decision: d,
+            depth,
+            tries,
+        } = job;
+        // the host is in backoff (a 429/503 earlier in this round or before):
+        // its pages wait for a later round; journaled, so a rerun decides the same
+        let key = defer_key(f.round, &u);
+        if let Some(t) = f.journal.deferred(&key) {
+            f.results
+                .lock()
+                .await
+                .insert(u.to_string(), Fate::Deferred(t));
+            continue;
+        }
+        if deferring || f.polite.in_backoff(&host).await {
+            deferring = true;
+            f.journal.put_deferred(&key, tries);
+            f.results
+                .lock()
+                .await
+                .insert(u.to_string(), Fate::Deferred(tries));
+            continue;
+        }
+        if f.budget > 0 && failures >= f.budget {
+            let fail: crate::journal::Outcome = Err(FetchFail {
+                reason: reasons::HOST_ERROR_BUDGET,
+                detail: format!("{failures} consecutive failures on this host"),
+            });
+            let fate = if f.journal.put(u.as_str(), &fail) {
+                Fate::Journaled
+            } else {
+                Fate::Done(Box::new(fail))
+            };
+            f.results.lock().await.insert(u.to_string(), fate);
+            continue;
+        }
+        let gap = Duration::from_millis(f.delay_ms).max(Duration::from_secs_f32(
+            d.crawl_delay.unwrap_or(0.0).max(0.0),
+        ));
+        let prev = f.previous.get(u.as_str());
+        let conditional: Vec<(String, String)> = prev
+            .map(|p| {
+                let mut h = Vec::new();
+                if let Some(e) = p.header("etag") {
+                    h.push(("If-None-Match".to_string(), e.to_string()));
+                }
+                if let Some(l) = p.header("last-modified") {
+                    h.push(("If-Modified-Since".to_string(), l.to_string()));
+                }
+                h
+            })
+            .unwrap_or_default();
+        let r = match f
+            .polite
+            .fetch_or_defer(&host, gap, tries, || {
+                fetch_following(&f.fetcher, &f.robots, &f.guard, &f.strip, &u, &conditional)
+            })
+            .await
+        {
+            crate::fetch::Attempt::Done(r) => r,
+            crate::fetch::Attempt::Backoff => {
+                deferring = true;
+                f.journal.put_deferred(&key, tries + 1);
+                f.results
+                    .lock()
+                    .await
+                    .insert(u.to_string(), Fate::Deferred(tries + 1));
+                continue;
+            }
+        };
+        let failed = match &r {
+            Ok(f) => f.status >= 500,
+            Err(e) => {
+                e.reason != reasons::TOO_LARGE
+                    && e.reason != reasons::REDIRECT_DISALLOWED
+                    && e.reason != reasons::REDIRECTS
+            }
+        };
+        failures = if failed { failures + 1 } else { 0 };
+        let outcome = r.map(|fetched| match f.previous.get(u.as_str()) {
+            // unchanged since the earlier crawl: its body, a revisit record
+            Some(p) if fetched.status == 304 => {
+                let mut page = make_page(
+                    &f.tokens.0,
+                    &f.tokens.1,
+                    u.as_str(),
+                    Fetched {
+                        status: p.status,
+                        final_url: p.final_url.clone(),
+                        headers: p.headers.clone(),
+                        body: p.body.clone(),
+                    },
+                    &d,
+                    depth,
+                );
+                page.revisit_of = Some(p.fetch_time.clone());
+                page
+            }
+            _ => make_page(&f.tokens.0, &f.tokens.1, u.as_str(), fetched, &d, depth),
+        });
+        // the next request to this host waits for the render (and its sub-requests)
+        let outcome = match (outcome, &f.renderer) {
+            (Ok(page), Some(r)) => Ok(render_page(r, page).await),
+            (o, _) => o,
+        };
+        let fate = if f.journal.put(u.as_str(), &outcome) {
+            Fate::Journaled
+        } else {
+            Fate::Done(Box::new(outcome))
+        };
+        f.results.lock().await.insert(u.to_string(), fate);
+        let n = f.counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        if let Some(p) = &f.progress {
+            p(n);
+        }
+    }
+    f.host_failures
+        .lock()
+        .expect("failures lock")
+        .insert(host, failures);
 }
 
 /// Decides whether a page needs the browser and renders it if so (in a blocking thread).
