@@ -150,8 +150,15 @@ impl Exchange {
         let mut pause = Duration::from_millis(50);
         let mut dones: Vec<Option<RoundDone>> = vec![None; self.worker.count];
         loop {
+            // one listing per look (not one request per worker), then each record read once
+            let listed: std::collections::HashSet<String> = self
+                .root
+                .list(&self.round_dir(round))
+                .await?
+                .into_iter()
+                .collect();
             for (j, slot) in dones.iter_mut().enumerate() {
-                if slot.is_some() {
+                if slot.is_some() || !listed.contains(&self.done(round, j)) {
                     continue;
                 }
                 if let Some(b) = self.root.get_opt(&self.done(round, j)).await? {
