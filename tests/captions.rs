@@ -159,10 +159,7 @@ fn gallery_images_are_kept_or_dropped_with_their_reason() {
 
     // the webdataset package reads both kinds of shard, and sees what the indexes say
     let Some(py) = python() else { return };
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/python/read_webdataset.py"
-    );
+    let script = crate::support::manifest_dir().join("tests/python/read_webdataset.py");
     for (kind, index) in [("pairs", &pairs), ("interleaved", &inter)] {
         let mut tars: Vec<_> = std::fs::read_dir(d.join("captions").join(kind))
             .unwrap()
@@ -171,7 +168,7 @@ fn gallery_images_are_kept_or_dropped_with_their_reason() {
             .collect();
         tars.sort();
         let o = std::process::Command::new(&py)
-            .arg(script)
+            .arg(&script)
             .arg(kind)
             .args(&tars)
             .output()

@@ -3,14 +3,12 @@
 //! Kubernetes manifests parse and carry the fields trawl relies on; the systemd units are
 //! complete.
 
-use std::path::Path;
-
 use yaml_rust2::{Yaml, YamlLoader};
 
 use crate::support::ok;
 
 fn deploy(p: &str) -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy").join(p)
+    crate::support::manifest_dir().join("deploy").join(p)
 }
 
 #[test]

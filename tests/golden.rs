@@ -19,7 +19,7 @@ fn decompressed(p: &Path) -> String {
 
 #[test]
 fn golden_cases() {
-    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
+    let base = crate::support::manifest_dir().join("tests/golden");
     let bless = std::env::var("TRAWL_BLESS").is_ok_and(|v| v == "1");
     let mut cases = 0;
     for case in std::fs::read_dir(&base).unwrap() {

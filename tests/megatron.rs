@@ -31,7 +31,7 @@ fn megatron_core_reads_every_token() {
         pairs, prefixes,
         "every .idx under shards/ is a final shard in the manifest"
     );
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/read_megatron.py");
+    let script = crate::support::manifest_dir().join("tests/python/read_megatron.py");
     let o = std::process::Command::new(&py)
         .arg(script)
         .args(&prefixes)
@@ -74,10 +74,7 @@ fn warcio_reads_the_crawl_warc() {
         .collect();
     warcs.sort();
     let o = std::process::Command::new(&py)
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/python/read_warc.py"
-        ))
+        .arg(crate::support::manifest_dir().join("tests/python/read_warc.py"))
         .args(&warcs)
         .output()
         .unwrap();
@@ -149,10 +146,7 @@ fn recrawl_writes_revisit_records_and_keeps_documents() {
         .collect();
     warcs.sort();
     let o = std::process::Command::new(&py)
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/python/read_warc.py"
-        ))
+        .arg(crate::support::manifest_dir().join("tests/python/read_warc.py"))
         .args(&warcs)
         .output()
         .unwrap();

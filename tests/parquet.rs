@@ -55,10 +55,7 @@ fn read_with_pyarrow(py: &Path, dir: &Path) -> Vec<serde_json::Value> {
         dir.display()
     );
     let o = std::process::Command::new(py)
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/python/read_parquet.py"
-        ))
+        .arg(crate::support::manifest_dir().join("tests/python/read_parquet.py"))
         .arg("read")
         .args(&files)
         .env("HF_DATASETS_OFFLINE", "1")
@@ -160,10 +157,7 @@ fn parquet_documents_hold_what_jsonl_holds() {
     std::fs::create_dir_all(&fw_jsonl).unwrap();
     std::fs::copy(&src, fw_jsonl.join("part.jsonl")).unwrap();
     let o = std::process::Command::new(&py)
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/python/read_parquet.py"
-        ))
+        .arg(crate::support::manifest_dir().join("tests/python/read_parquet.py"))
         .arg("fineweb")
         .arg(fw_pq.join("part.parquet"))
         .arg(&src)

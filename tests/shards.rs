@@ -33,10 +33,7 @@ fn check_with_python(root: &Path, py: &Path) {
         );
         let prefix = root.join(s.bin.trim_end_matches(".bin"));
         let o = std::process::Command::new(py)
-            .arg(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/tests/python/read_megatron.py"
-            ))
+            .arg(crate::support::manifest_dir().join("tests/python/read_megatron.py"))
             .arg(&prefix)
             .output()
             .unwrap();
@@ -65,10 +62,7 @@ fn check_with_python(root: &Path, py: &Path) {
         .unwrap();
         assert_eq!(dt_ours, ours);
         let o = std::process::Command::new(py)
-            .arg(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/tests/python/read_datatrove.py"
-            ))
+            .arg(crate::support::manifest_dir().join("tests/python/read_datatrove.py"))
             .arg(root.join(ds))
             .arg(ts.to_string())
             .arg(s.tokens.to_string())

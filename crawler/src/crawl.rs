@@ -393,9 +393,13 @@ impl Crawler {
         let mut frontier = crate::frontier::Frontier::open(std::path::Path::new(&frontier_dir))
             .map_err(CrawlError::Journal)?;
         // a recrawl: the earlier crawl's pages, for conditional requests and revisit bodies
-        let previous: Arc<HashMap<String, FetchedPage>> = Arc::new(match &self.cfg.recrawl_from {
-            Some(prev) => load_pages(prev).await?,
-            None => HashMap::new(),
+        let previous = Arc::new(match &self.cfg.recrawl_from {
+            Some(prev) => {
+                let mut dir = journal_dir.clone().into_os_string();
+                dir.push("-previous");
+                load_pages(prev, std::path::Path::new(&dir)).await?
+            }
+            None => crate::journal::Previous::none(),
         });
         let committed_stats: Vec<RunStats> =
             committed_markers.into_iter().map(|m| m.stats).collect();
@@ -815,6 +819,9 @@ impl Crawler {
             round += 1;
         }
         frontier.destroy();
+        if let Ok(p) = Arc::try_unwrap(previous) {
+            p.destroy();
+        }
         if !buf.pages.is_empty() || buf.excluded.lines() > 0 || parts_done == 0 {
             self.flush(&ctx, buf).await?;
             parts_done += 1;
@@ -1093,7 +1100,7 @@ struct HostFetch {
     polite: crate::fetch::Politeness,
     journal: Arc<crate::journal::Journal>,
     /// The earlier crawl's pages (a recrawl).
-    previous: Arc<HashMap<String, FetchedPage>>,
+    previous: Arc<crate::journal::Previous>,
     renderer: Option<Arc<crate::render::Renderer>>,
     strip: Vec<String>,
     /// The crawl and training tokens.
@@ -1168,6 +1175,7 @@ async fn fetch_host(f: Arc<HostFetch>, host: String, jobs: Vec<HostJob>) {
         ));
         let prev = f.previous.get(u.as_str());
         let conditional: Vec<(String, String)> = prev
+            .as_ref()
             .map(|p| {
                 let mut h = Vec::new();
                 if let Some(e) = p.header("etag") {
@@ -1206,7 +1214,7 @@ async fn fetch_host(f: Arc<HostFetch>, host: String, jobs: Vec<HostJob>) {
             }
         };
         failures = if failed { failures + 1 } else { 0 };
-        let outcome = r.map(|fetched| match f.previous.get(u.as_str()) {
+        let outcome = r.map(|fetched| match prev {
             // unchanged since the earlier crawl: its body, a revisit record
             Some(p) if fetched.status == 304 => {
                 let mut page = make_page(
@@ -1412,10 +1420,14 @@ async fn leftover_frontier(prev: &str) -> Result<Vec<String>, CrawlError> {
 }
 
 /// Every successful page of a run root's committed crawl, with its body (only `response`
-/// records carry one; a chain of recrawls refers to the last full capture it was given).
-async fn load_pages(prev: &str) -> Result<HashMap<String, FetchedPage>, CrawlError> {
+/// records carry one; a chain of recrawls refers to the last full capture it was given), into
+/// a store on local disk at `dir`.
+async fn load_pages(
+    prev: &str,
+    dir: &std::path::Path,
+) -> Result<crate::journal::Previous, CrawlError> {
     let root = Storage::open(prev, &Default::default())?;
-    let mut out = HashMap::new();
+    let out = crate::journal::Previous::create(dir).map_err(CrawlError::Journal)?;
     for k in root.list("crawl/warc").await? {
         if !warc::is_warc(&k) {
             continue;
@@ -1427,7 +1439,7 @@ async fn load_pages(prev: &str) -> Result<HashMap<String, FetchedPage>, CrawlErr
         }
         for p in pages {
             if (200..300).contains(&p.status) && !p.body.is_empty() {
-                out.insert(p.url.clone(), p);
+                out.put(&p).map_err(CrawlError::Journal)?;
             }
         }
     }

@@ -198,12 +198,11 @@ impl Frontier {
             }
             db.write(batch)
         };
-        let iter = self
+        // one host's URLs at a time in memory (the keys come grouped by host)
+        for item in self
             .db
-            .iterator(IteratorMode::From(&prefix, Direction::Forward));
-        // one host's URLs at a time in memory
-        let mut pending: Vec<(Vec<u8>, String, u32)> = Vec::new();
-        for item in iter {
+            .iterator(IteratorMode::From(&prefix, Direction::Forward))
+        {
             let (k, v) = item.map_err(|e| e.to_string())?;
             if !k.starts_with(&prefix) {
                 break;
@@ -212,30 +211,13 @@ impl Frontier {
             let Some(nul) = rest.iter().position(|b| *b == 0) else {
                 continue;
             };
-            pending.push((
-                rest[..nul].to_vec(),
-                String::from_utf8_lossy(&rest[nul + 1..]).into_owned(),
-                depth_of(&v),
-            ));
-            if pending.len() >= 4096 {
-                for (h, u, d) in pending.drain(..) {
-                    if h != host {
-                        flush(&mut urls, self)?;
-                        host = h;
-                    }
-                    let s = Url::parse(&u).map(|p| score(&p)).unwrap_or(0.0);
-                    urls.push((s, u, d));
-                    n += 1;
-                }
-            }
-        }
-        for (h, u, d) in pending.drain(..) {
-            if h != host {
+            if rest[..nul] != host[..] {
                 flush(&mut urls, self)?;
-                host = h;
+                host = rest[..nul].to_vec();
             }
+            let u = String::from_utf8_lossy(&rest[nul + 1..]).into_owned();
             let s = Url::parse(&u).map(|p| score(&p)).unwrap_or(0.0);
-            urls.push((s, u, d));
+            urls.push((s, u, depth_of(&v)));
             n += 1;
         }
         flush(&mut urls, self)?;

@@ -63,12 +63,7 @@ impl Journal {
     pub(crate) fn get(&self, url: &str) -> Option<Outcome> {
         let v = self.db.get(url.as_bytes()).ok()??;
         match v.first()? {
-            b'P' => {
-                let n = u32::from_le_bytes(v.get(1..5)?.try_into().ok()?) as usize;
-                let mut page: FetchedPage = serde_json::from_slice(v.get(5..5 + n)?).ok()?;
-                page.body = v.get(5 + n..)?.to_vec();
-                Some(Ok(page))
-            }
+            b'P' => decode_page(&v).map(Ok),
             b'F' => {
                 let (reason, detail): (String, String) = serde_json::from_slice(&v[1..]).ok()?;
                 Some(Err(FetchFail {
@@ -85,13 +80,7 @@ impl Journal {
     pub(crate) fn put(&self, url: &str, o: &Outcome) -> bool {
         let mut v = Vec::new();
         match o {
-            Ok(p) => {
-                let meta = serde_json::to_vec(p).expect("page metadata serialises");
-                v.push(b'P');
-                v.extend_from_slice(&(meta.len() as u32).to_le_bytes());
-                v.extend_from_slice(&meta);
-                v.extend_from_slice(&p.body);
-            }
+            Ok(p) => v = encode_page(p),
             Err(f) => {
                 v.push(b'F');
                 v.extend_from_slice(
@@ -139,5 +128,96 @@ impl Journal {
         drop(self.db);
         let _ = DB::destroy(&Options::default(), &path);
         let _ = std::fs::remove_dir_all(&path);
+    }
+}
+
+/// A page as stored: `P`, the length of its JSON metadata, the metadata, the body.
+pub(crate) fn encode_page(p: &FetchedPage) -> Vec<u8> {
+    let meta = serde_json::to_vec(p).expect("page metadata serialises");
+    let mut v = Vec::with_capacity(5 + meta.len() + p.body.len());
+    v.push(b'P');
+    v.extend_from_slice(&(meta.len() as u32).to_le_bytes());
+    v.extend_from_slice(&meta);
+    v.extend_from_slice(&p.body);
+    v
+}
+
+/// See [`encode_page`].
+pub(crate) fn decode_page(v: &[u8]) -> Option<FetchedPage> {
+    if v.first() != Some(&b'P') {
+        return None;
+    }
+    let n = u32::from_le_bytes(v.get(1..5)?.try_into().ok()?) as usize;
+    let mut page: FetchedPage = serde_json::from_slice(v.get(5..5 + n)?).ok()?;
+    page.body = v.get(5 + n..)?.to_vec();
+    Some(page)
+}
+
+/// The pages of an earlier crawl (`recrawl_from`) on local disk: a recrawl needs, for every
+/// URL, the validators for a conditional request and the body a 304 stands for, which in
+/// memory would grow with the earlier crawl. Loaded by every process, removed at the end.
+pub(crate) struct Previous {
+    db: Option<DB>,
+    path: PathBuf,
+}
+
+impl std::fmt::Debug for Previous {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Previous({})", self.path.display())
+    }
+}
+
+impl Previous {
+    /// No earlier crawl.
+    pub(crate) fn none() -> Previous {
+        Previous {
+            db: None,
+            path: PathBuf::new(),
+        }
+    }
+
+    /// An empty store in `dir` (whatever an earlier process left there is removed).
+    pub(crate) fn create(dir: &Path) -> Result<Previous, String> {
+        if dir.exists() {
+            let _ = DB::destroy(&Options::default(), dir);
+            let _ = std::fs::remove_dir_all(dir);
+        }
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let mut opts = Options::default();
+        opts.create_if_missing(true);
+        let db = DB::open(&opts, dir).map_err(|e| {
+            format!(
+                "cannot open the store of the earlier crawl at {}: {e}",
+                dir.display()
+            )
+        })?;
+        Ok(Previous {
+            db: Some(db),
+            path: dir.to_path_buf(),
+        })
+    }
+
+    /// Adds a page (a later one for the same URL replaces it).
+    pub(crate) fn put(&self, p: &FetchedPage) -> Result<(), String> {
+        let Some(db) = &self.db else { return Ok(()) };
+        let mut wo = rocksdb::WriteOptions::default();
+        wo.disable_wal(true);
+        db.put_opt(p.url.as_bytes(), encode_page(p), &wo)
+            .map_err(|e| format!("store of the earlier crawl: {e}"))
+    }
+
+    /// The earlier crawl's page for a URL.
+    pub(crate) fn get(&self, url: &str) -> Option<FetchedPage> {
+        let v = self.db.as_ref()?.get(url.as_bytes()).ok()??;
+        decode_page(&v)
+    }
+
+    /// Removes the store.
+    pub(crate) fn destroy(self) {
+        if let Some(db) = self.db {
+            drop(db);
+            let _ = DB::destroy(&Options::default(), &self.path);
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
     }
 }

@@ -280,7 +280,10 @@ mod real_pages {
 
     #[test]
     fn the_scan_finds_what_a_tree_parser_finds() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/testdata");
+        let root = std::path::PathBuf::from(
+            std::env::var("CARGO_MANIFEST_DIR").expect("cargo test sets CARGO_MANIFEST_DIR"),
+        )
+        .join("../../shared/testdata");
         let mut files = Vec::new();
         // the labelled pages and every fourth WCXB page (about 740 pages, a few seconds)
         for (dir, every) in [

@@ -5,12 +5,15 @@ use serde_json::Value;
 
 #[test]
 fn rfc9309_cases_pass() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/testdata/robots/cases.json"
-    );
-    let Ok(text) = std::fs::read_to_string(path) else {
-        eprintln!("SKIP: {path} not found (the shared test data sits beside the clone)");
+    let path = std::path::PathBuf::from(
+        std::env::var("CARGO_MANIFEST_DIR").expect("cargo test sets CARGO_MANIFEST_DIR"),
+    )
+    .join("../../shared/testdata/robots/cases.json");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        eprintln!(
+            "SKIP: {} not found (the shared test data sits beside the clone)",
+            path.display()
+        );
         return;
     };
     let cases: Value = serde_json::from_str(&text).unwrap();
@@ -80,11 +83,11 @@ fn rfc9309_cases_pass() {
 /// decides, and names its line.
 #[test]
 fn matched_rule_explains_the_verdicts() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/testdata/robots/cases.json"
-    );
-    let Ok(text) = std::fs::read_to_string(path) else {
+    let path = std::path::PathBuf::from(
+        std::env::var("CARGO_MANIFEST_DIR").expect("cargo test sets CARGO_MANIFEST_DIR"),
+    )
+    .join("../../shared/testdata/robots/cases.json");
+    let Ok(text) = std::fs::read_to_string(&path) else {
         return;
     };
     let cases: Value = serde_json::from_str(&text).unwrap();

@@ -3,7 +3,6 @@
 //! each output must still agree with the labelled main text (token F1, as score.py counts).
 
 use std::collections::HashMap;
-use std::path::Path;
 
 use trawl_extract::{ExtractConfig, Extractor};
 
@@ -38,7 +37,10 @@ fn token_f1(pred: &str, gt: &str) -> f64 {
 
 #[test]
 fn golden_pages() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
+    let dir = std::path::PathBuf::from(
+        std::env::var("CARGO_MANIFEST_DIR").expect("cargo test sets CARGO_MANIFEST_DIR"),
+    )
+    .join("tests/golden");
     let ex = Extractor::new(ExtractConfig {
         min_text_chars: 0,
         ..Default::default()

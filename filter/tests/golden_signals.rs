@@ -3,8 +3,6 @@
 //! `tests/golden/<lang>.json`. A change of any signal shows up as a reviewed diff; to accept
 //! one, rerun with `TRAWL_UPDATE_GOLDEN=1` and commit the files.
 
-use std::path::Path;
-
 use trawl_core::{Document, Map};
 use trawl_filter::{heuristics, pii, safety, Annotate, FilterConfig};
 
@@ -25,7 +23,10 @@ fn signals_are_pinned_in_eight_languages() {
     let annotate = Annotate::default();
     let pii = pii::Pii::new(cfg.pii.clone());
     let safety = safety::Safety::new(&cfg.safety).unwrap();
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
+    let dir = std::path::PathBuf::from(
+        std::env::var("CARGO_MANIFEST_DIR").expect("cargo test sets CARGO_MANIFEST_DIR"),
+    )
+    .join("tests/golden");
     let update = std::env::var_os("TRAWL_UPDATE_GOLDEN").is_some();
     for (lang, text) in DOCS {
         let mut d = Document::new(format!("https://{lang}.example/a"), *text);

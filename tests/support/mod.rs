@@ -260,3 +260,10 @@ pub fn chromium_run(bin: &Path, profile: &Path, args: &[&str], url: &str) -> (St
         String::from_utf8_lossy(&o.stderr).into_owned(),
     )
 }
+
+/// This package's folder, read when the test runs: `env!("CARGO_MANIFEST_DIR")` would name
+/// the checkout the test binary was compiled in, and cargo reuses test binaries between
+/// checkouts that share a target folder (the scripts' default `~/.cache/trawl/target`).
+pub fn manifest_dir() -> PathBuf {
+    PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo test sets CARGO_MANIFEST_DIR"))
+}
