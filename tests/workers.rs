@@ -379,6 +379,26 @@ fn crawl_workers_refuse_a_mismatch_and_name_a_missing_worker() {
         err.contains("crawl by 2 worker") && err.contains("--shard i/2"),
         "refuses another worker count: {err}"
     );
+    // one process with --force starts the root over, whatever crawled it before
+    let o = run("0/1");
+    assert!(
+        !o.status.success(),
+        "without --force the root stays refused"
+    );
+    let mut c = trawl();
+    c.args(["crawl", "--quiet", "--force", "--config"])
+        .arg(&cfg)
+        .arg("--output")
+        .arg(&root);
+    let o = c.output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(root.join("crawl/state.json").exists());
+    assert!(
+        crate::support::files(&root.join("crawl"))
+            .keys()
+            .all(|k| !k.starts_with("links/") && !k.starts_with("state/")),
+        "the two-worker crawl's link objects and states are gone"
+    );
 }
 
 /// English prose for a page: sentences picked by host and page, so pages differ and some

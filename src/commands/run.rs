@@ -177,7 +177,11 @@ fn run_stages(
         for stage in StageId::PIPELINE {
             rt.block_on(trawl_storage::markers::clear(&root, stage.name()))?;
         }
-        rt.block_on(root.delete("crawl/state.json"))?;
+        if cfg.crawl.enabled {
+            rt.block_on(super::stage::clear_crawl_state(&root))?;
+        } else {
+            rt.block_on(root.delete("crawl/state.json"))?;
+        }
     }
     // every stage's lists and models load before the first request: a broken config stops
     // here (exit 2), not after a night of crawling

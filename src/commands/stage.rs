@@ -195,6 +195,19 @@ fn require_input(a: &StageArgs, stage: &str) -> Result<String> {
     })
 }
 
+/// Forgets how far a crawl got, for `--force` by one process: its end records and, of a crawl
+/// by several workers, their link objects (so the root can be crawled again by any number of
+/// workers). Its WARC parts are overwritten as the new crawl commits its own.
+pub async fn clear_crawl_state(root: &Storage) -> Result<()> {
+    root.delete("crawl/state.json").await?;
+    for prefix in ["crawl/state", "crawl/links"] {
+        for k in root.list(prefix).await? {
+            root.delete(&k).await?;
+        }
+    }
+    Ok(())
+}
+
 pub fn crawl(a: StageArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<()> {
     let mut cfg = load_config(a.config.as_deref())?;
     let shard = shard_of(a.shard)?;
@@ -253,7 +266,7 @@ pub fn crawl(a: StageArgs, quiet: bool, rt: &tokio::runtime::Runtime) -> Result<
     let root = open_root(&mut cfg, a.output.as_ref(), rt)?;
     if a.force {
         rt.block_on(trawl_storage::markers::clear(&root, "crawl"))?;
-        rt.block_on(root.delete("crawl/state.json"))?;
+        rt.block_on(clear_crawl_state(&root))?;
     }
     let crawler = Crawler::new(cfg.crawl.clone())?
         .with_renderer(cfg.render.clone(), rt.handle().clone())?
