@@ -379,7 +379,14 @@ fn crawl_workers_refuse_a_mismatch_and_name_a_missing_worker() {
         err.contains("crawl by 2 worker") && err.contains("--shard i/2"),
         "refuses another worker count: {err}"
     );
-    // one process with --force starts the root over, whatever crawled it before
+    // one process with --force starts the root over, whatever crawled it before (and no part
+    // of the earlier crawl stays for the stages after it)
+    std::fs::create_dir_all(root.join("crawl/warc")).unwrap();
+    std::fs::write(
+        root.join("crawl/warc/00007.warc.gz"),
+        b"an earlier crawl's part",
+    )
+    .unwrap();
     let o = run("0/1");
     assert!(
         !o.status.success(),
@@ -399,6 +406,8 @@ fn crawl_workers_refuse_a_mismatch_and_name_a_missing_worker() {
             .all(|k| !k.starts_with("links/") && !k.starts_with("state/")),
         "the two-worker crawl's link objects and states are gone"
     );
+    assert!(!root.join("crawl/warc/00007.warc.gz").exists());
+    assert!(root.join("crawl/warc/00000.warc.gz").exists());
 }
 
 /// English prose for a page: sentences picked by host and page, so pages differ and some

@@ -195,12 +195,19 @@ fn require_input(a: &StageArgs, stage: &str) -> Result<String> {
     })
 }
 
-/// Forgets how far a crawl got, for `--force` by one process: its end records and, of a crawl
-/// by several workers, their link objects (so the root can be crawled again by any number of
-/// workers). Its WARC parts are overwritten as the new crawl commits its own.
+/// Forgets a crawl, for `--force` by one process: its end records, its WARC parts and their
+/// excluded records (a new crawl with fewer parts would otherwise leave old parts for the
+/// stages after it to read) and, of a crawl by several workers, their link objects (so the
+/// root can be crawled again by any number of workers).
 pub async fn clear_crawl_state(root: &Storage) -> Result<()> {
     root.delete("crawl/state.json").await?;
-    for prefix in ["crawl/state", "crawl/links"] {
+    for prefix in [
+        "crawl/state",
+        "crawl/links",
+        "crawl/warc",
+        "excluded/crawl",
+        "stats/crawl",
+    ] {
         for k in root.list(prefix).await? {
             root.delete(&k).await?;
         }
