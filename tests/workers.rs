@@ -247,6 +247,20 @@ fn three_crawl_workers_equal_one_and_survive_kill_9() {
     }
     let used: BTreeSet<usize> = many.values().copied().collect();
     assert_eq!(used.len(), WORKERS, "every worker crawled some domains");
+    // `trawl status` counts every worker's parts once all have ended
+    let parts = multi
+        .keys()
+        .filter(|k| k.starts_with("crawl/warc/"))
+        .count();
+    let mut st = trawl();
+    st.args(["status", "s3://crawl/multi"]);
+    server.env(&mut st);
+    let out = crate::support::ok(&mut st);
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("crawl ") && l.contains(&format!("{parts}/{parts}"))),
+        "{parts} parts: {out}"
+    );
     // server side: each URL and each robots.txt requested once; crawl delays held
     let mut requested: BTreeMap<(String, String), usize> = BTreeMap::new();
     for (h, p, _) in &log {
