@@ -1,13 +1,17 @@
 //! `trawl-crawler`: a polite crawler that obeys robots.txt for two product tokens, records
 //! consent, fetches deterministically and writes WARC.
 //!
-//! The crawl is breadth-first and level-synchronous: all URLs of depth `d` are decided
-//! (robots, limits) in sorted order, fetched concurrently across hosts but one at a time
-//! per host with the configured delay, and emitted in sorted order before depth `d + 1`
-//! starts. The same web therefore yields the same pages in the same order, and pages are
-//! grouped into WARC parts of a fixed size, each committed atomically with a completion
-//! marker. A rerun replays committed parts from their WARC files instead of fetching again
-//! and continues where the crawl stopped.
+//! The crawl is breadth-first and runs in rounds, one per depth: a round's URLs are taken
+//! from the on-disk queue in a fixed order (round-robin across hosts, best score first),
+//! decided (robots, limits) in that order, fetched concurrently across hosts but one at a
+//! time per host with the configured delay, and emitted in that order, a chunk at a time.
+//! The same web therefore yields the same pages in the same order, and pages are grouped into
+//! WARC parts of a fixed size, each committed atomically with a completion marker. A host
+//! answering 429/503 waits out its backoff in later rounds while the others go on. Every
+//! outcome is journaled the moment it is known; a rerun replays committed parts from their
+//! WARC files and the journal instead of fetching again and continues where the crawl
+//! stopped. Several workers share a crawl by registered domain and exchange links through
+//! the run root ([`partition`]).
 //!
 //! ```no_run
 //! # async fn f(root: trawl_storage::Storage) {
