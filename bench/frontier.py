@@ -10,6 +10,7 @@ decision and its excluded record until the part is committed. Medians of REPEAT 
 --trawl binaries (e.g. before and after a change) take turns.
 
 Usage: bench/frontier.py --serve PATH --trawl NAME=PATH [--trawl NAME=PATH ...] [--links 200000]
+       [--seen-on-disk NAME]
 """
 import argparse
 import json
@@ -26,6 +27,8 @@ ap.add_argument("--serve", required=True)
 ap.add_argument("--trawl", action="append", required=True, help="NAME=PATH")
 ap.add_argument("--links", type=int, default=200_000)
 ap.add_argument("--repeat", type=int, default=3)
+ap.add_argument("--seen-on-disk", action="append", default=[], metavar="NAME",
+                help="run this --trawl binary with [crawl] seen_on_disk = true")
 args = ap.parse_args()
 
 work = tempfile.mkdtemp(prefix="trawl-bench-frontier-")
@@ -33,14 +36,15 @@ server = subprocess.Popen([args.serve, "farm", str(args.links)], stdout=subproce
 seed = json.loads(server.stdout.readline())[0]
 
 
-def peak_kib(binary, keep):
+def peak_kib(name, binary, keep):
     out = os.path.join(work, "out")
     shutil.rmtree(out, ignore_errors=True)
     cfg = os.path.join(work, "c.toml")
     with open(cfg, "w") as f:
         f.write(f'[crawl]\nseeds = ["{seed}"]\ndelay_ms = 0\nmax_pages = 1\nmax_depth = 1\n'
                 f'max_links_per_page = {keep}\nallow_private_addresses = true\nsitemaps = false\n'
-                f'state_dir = "{os.path.join(work, "journal")}"\n')
+                f'state_dir = "{os.path.join(work, "journal")}"\n'
+                + ("seen_on_disk = true\n" if name in args.seen_on_disk else ""))
     r = subprocess.run(["/usr/bin/time", "-f", "peak_kib=%M", binary, "--quiet", "crawl", "--config", cfg,
                         "--output", out], capture_output=True, text=True)
     if r.returncode != 0:
@@ -53,8 +57,8 @@ res = {name: {"base": [], "farm": []} for name, _ in bins}
 try:
     for _ in range(args.repeat):
         for name, path in bins:
-            res[name]["base"].append(peak_kib(path, 10))
-            res[name]["farm"].append(peak_kib(path, args.links))
+            res[name]["base"].append(peak_kib(name, path, 10))
+            res[name]["farm"].append(peak_kib(name, path, args.links))
 finally:
     server.kill()
     shutil.rmtree(work, ignore_errors=True)

@@ -91,6 +91,10 @@ pub struct CrawlConfig {
     /// fetches run concurrently within a chunk. What is fetched and written does not depend
     /// on it.
     pub frontier_chunk: usize,
+    /// Keep the set of URLs already queued on local disk too (in the frontier store) instead of
+    /// memory, where it takes 16-40 bytes a URL: for a worker that queues billions of URLs.
+    /// Costs a lookup in the store per link found; what is fetched does not change.
+    pub seen_on_disk: bool,
     /// In a crawl by several workers, how long one waits for the others to deliver a round's
     /// links before it stops with an error naming the missing worker, seconds.
     pub worker_timeout_secs: u64,
@@ -135,6 +139,7 @@ impl Default for CrawlConfig {
             state_dir: None,
             worker_timeout_secs: 3600,
             frontier_chunk: 10_000,
+            seen_on_disk: false,
             robots_max_age_secs: 86_400,
             continue_from: None,
             recrawl_from: None,

@@ -390,8 +390,11 @@ impl Crawler {
         // the queued URLs, on disk beside the journal (rebuilt by every process)
         let mut frontier_dir = journal_dir.clone().into_os_string();
         frontier_dir.push("-frontier");
-        let mut frontier = crate::frontier::Frontier::open(std::path::Path::new(&frontier_dir))
-            .map_err(CrawlError::Journal)?;
+        let mut frontier = crate::frontier::Frontier::open(
+            std::path::Path::new(&frontier_dir),
+            self.cfg.seen_on_disk,
+        )
+        .map_err(CrawlError::Journal)?;
         // a recrawl: the earlier crawl's pages, for conditional requests and revisit bodies
         let previous = Arc::new(match &self.cfg.recrawl_from {
             Some(prev) => {
@@ -405,7 +408,6 @@ impl Crawler {
             committed_markers.into_iter().map(|m| m.stats).collect();
 
         let strip = &self.cfg.strip_query_params;
-        let mut seen = Seen::default();
         let mut seeds = self
             .cfg
             .all_seeds()
@@ -420,7 +422,11 @@ impl Crawler {
         let mut own_seeds: Vec<Url> = Vec::new();
         for s in &seeds {
             if let Some(u) = canonicalize(s, None, strip) {
-                if owns(&u) && seen.insert(u.to_string()) {
+                if owns(&u)
+                    && frontier
+                        .mark_seen(u.as_str())
+                        .map_err(CrawlError::Journal)?
+                {
                     frontier.queue(0, &u, 0).map_err(CrawlError::Journal)?;
                     own_seeds.push(u);
                 }
@@ -433,7 +439,7 @@ impl Crawler {
                 .sitemap_urls(&own_seeds, &journal)
                 .await
                 .into_iter()
-                .filter(|u| !seen.contains(u.as_str()))
+                .filter(|u| !frontier.was_seen(u.as_str()))
                 .collect();
             extra.truncate(self.cfg.max_sitemap_urls);
             if !extra.is_empty() {
@@ -445,7 +451,10 @@ impl Crawler {
                     frontier
                         .send(0, o, u.as_str(), 0)
                         .map_err(CrawlError::Journal)?;
-                } else if seen.insert(u.to_string()) {
+                } else if frontier
+                    .mark_seen(u.as_str())
+                    .map_err(CrawlError::Journal)?
+                {
                     frontier.queue(0, &u, 0).map_err(CrawlError::Journal)?;
                 }
             }
@@ -518,7 +527,10 @@ impl Crawler {
                 }
                 for (s, d) in incoming {
                     if let Ok(u) = Url::parse(&s) {
-                        if seen.insert(u.to_string()) {
+                        if frontier
+                            .mark_seen(u.as_str())
+                            .map_err(CrawlError::Journal)?
+                        {
                             frontier.queue(round, &u, d).map_err(CrawlError::Journal)?;
                         }
                     }
@@ -786,7 +798,10 @@ impl Crawler {
                                 frontier
                                     .send(round + 1, o, link.as_str(), depth + 1)
                                     .map_err(CrawlError::Journal)?;
-                            } else if seen.insert(link.to_string()) {
+                            } else if frontier
+                                .mark_seen(link.as_str())
+                                .map_err(CrawlError::Journal)?
+                            {
                                 frontier
                                     .queue(round + 1, &link, depth + 1)
                                     .map_err(CrawlError::Journal)?;
@@ -1594,53 +1609,6 @@ impl PartCache {
                     reason: format!("page {idx} changed since the crawl resumed"),
                 })
             })
-    }
-}
-
-/// The URLs a worker has queued, as 128-bit fingerprints (16 bytes each, about a tenth of
-/// the URL strings; a collision among 10^12 URLs has odds below 10^-14).
-#[derive(Default)]
-struct Seen(std::collections::HashSet<u128, BuildXxh>);
-
-/// Fingerprints are already uniform: hashing them again would be wasted work.
-#[derive(Clone, Default)]
-struct BuildXxh;
-
-impl std::hash::BuildHasher for BuildXxh {
-    type Hasher = FirstBits;
-    fn build_hasher(&self) -> FirstBits {
-        FirstBits(0)
-    }
-}
-
-/// A hasher that keeps the low 64 bits of a fingerprint.
-#[derive(Default)]
-struct FirstBits(u64);
-
-impl std::hash::Hasher for FirstBits {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes.iter().take(8) {
-            self.0 = (self.0 << 8) | u64::from(*b);
-        }
-    }
-    fn write_u128(&mut self, v: u128) {
-        self.0 = v as u64;
-    }
-}
-
-impl Seen {
-    fn key(url: &str) -> u128 {
-        xxhash_rust::xxh3::xxh3_128(url.as_bytes())
-    }
-    /// Adds a URL; false when it was there already.
-    fn insert(&mut self, url: String) -> bool {
-        self.0.insert(Self::key(&url))
-    }
-    fn contains(&self, url: &str) -> bool {
-        self.0.contains(&Self::key(url))
     }
 }
 

@@ -8,7 +8,9 @@
 //!   processed: round-robin across hosts (`rank` is the URL's place in its host's list),
 //!   best score first within a rank, then by URL — the order [`crate::Crawler`] always used;
 //! - `O round worker url -> depth`: links for another worker's domains, handed over at the
-//!   start of the round.
+//!   start of the round;
+//! - `S fingerprint`: the URLs the worker has queued, with `seen_on_disk` (otherwise the
+//!   fingerprints are kept in memory, 16 bytes each).
 //!
 //! The store is rebuilt by every process (a resumed crawl replays its rounds from the
 //! journal and the committed parts), so it is opened empty and written without a WAL.
@@ -16,7 +18,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use rocksdb::{Direction, IteratorMode, Options, WriteBatch, WriteOptions, DB};
+use rocksdb::{BlockBasedOptions, Direction, IteratorMode, Options, WriteBatch, WriteOptions, DB};
 use url::Url;
 
 use crate::robots::authority;
@@ -28,6 +30,8 @@ pub(crate) struct Frontier {
     queued: HashMap<u32, u64>,
     /// Where [`Frontier::take`] goes on in each started round.
     cursor: HashMap<u32, Vec<u8>>,
+    /// The URLs queued so far, as fingerprints; `None`: they are in the store (`S` keys).
+    seen: Option<std::collections::HashSet<u128, BuildXxh>>,
 }
 
 impl std::fmt::Debug for Frontier {
@@ -63,8 +67,9 @@ fn depth_of(v: &[u8]) -> u32 {
 }
 
 impl Frontier {
-    /// An empty frontier store in `dir` (whatever an earlier process left there is removed).
-    pub(crate) fn open(dir: &Path) -> Result<Frontier, String> {
+    /// An empty frontier store in `dir` (whatever an earlier process left there is removed);
+    /// the seen set in the store too with `seen_on_disk`.
+    pub(crate) fn open(dir: &Path, seen_on_disk: bool) -> Result<Frontier, String> {
         if dir.exists() {
             let _ = DB::destroy(&Options::default(), dir);
             let _ = std::fs::remove_dir_all(dir);
@@ -72,6 +77,10 @@ impl Frontier {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let mut opts = Options::default();
         opts.create_if_missing(true);
+        // most lookups of the seen set are for URLs it does not hold yet
+        let mut table = BlockBasedOptions::default();
+        table.set_bloom_filter(10.0, false);
+        opts.set_block_based_table_factory(&table);
         let db = DB::open(&opts, dir)
             .map_err(|e| format!("cannot open the crawl frontier at {}: {e}", dir.display()))?;
         Ok(Frontier {
@@ -79,6 +88,7 @@ impl Frontier {
             path: dir.to_path_buf(),
             queued: HashMap::new(),
             cursor: HashMap::new(),
+            seen: (!seen_on_disk).then(Default::default),
         })
     }
 
@@ -88,6 +98,43 @@ impl Frontier {
         self.db
             .write_opt(batch, &wo)
             .map_err(|e| format!("crawl frontier write failed: {e}"))
+    }
+
+    fn seen_key(url: &str) -> [u8; 17] {
+        let mut k = [0u8; 17];
+        k[0] = b'S';
+        k[1..].copy_from_slice(&xxhash_rust::xxh3::xxh3_128(url.as_bytes()).to_be_bytes());
+        k
+    }
+
+    /// Adds a URL to the seen set; false when it was there already. URLs are compared by
+    /// their 128-bit fingerprint (a collision among 10^12 URLs has odds below 10^-14).
+    pub(crate) fn mark_seen(&mut self, url: &str) -> Result<bool, String> {
+        let k = Self::seen_key(url);
+        if let Some(set) = &mut self.seen {
+            return Ok(set.insert(u128::from_be_bytes(k[1..].try_into().expect("16 bytes"))));
+        }
+        if self
+            .db
+            .get_pinned(k)
+            .map_err(|e| format!("crawl frontier read failed: {e}"))?
+            .is_some()
+        {
+            return Ok(false);
+        }
+        let mut b = WriteBatch::default();
+        b.put(k, []);
+        self.write(b)?;
+        Ok(true)
+    }
+
+    /// Whether a URL is in the seen set.
+    pub(crate) fn was_seen(&self, url: &str) -> bool {
+        let k = Self::seen_key(url);
+        match &self.seen {
+            Some(set) => set.contains(&u128::from_be_bytes(k[1..].try_into().expect("16 bytes"))),
+            None => matches!(self.db.get_pinned(k), Ok(Some(_))),
+        }
     }
 
     /// Queues a URL (not seen before) for `round`.
@@ -275,6 +322,35 @@ impl Frontier {
     }
 }
 
+/// Fingerprints are already uniform: hashing them again would be wasted work.
+#[derive(Clone, Default)]
+pub(crate) struct BuildXxh;
+
+impl std::hash::BuildHasher for BuildXxh {
+    type Hasher = FirstBits;
+    fn build_hasher(&self) -> FirstBits {
+        FirstBits(0)
+    }
+}
+
+/// A hasher that keeps the low 64 bits of a fingerprint.
+#[derive(Default)]
+pub(crate) struct FirstBits(u64);
+
+impl std::hash::Hasher for FirstBits {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes.iter().take(8) {
+            self.0 = (self.0 << 8) | u64::from(*b);
+        }
+    }
+    fn write_u128(&mut self, v: u128) {
+        self.0 = v as u64;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -282,7 +358,7 @@ mod tests {
     #[test]
     fn a_round_comes_out_round_robin_best_first() {
         let dir = tempfile::tempdir().unwrap();
-        let mut f = Frontier::open(&dir.path().join("f")).unwrap();
+        let mut f = Frontier::open(&dir.path().join("f"), false).unwrap();
         let urls = [
             "http://b.test/1",
             "http://a.test/low",
@@ -342,6 +418,24 @@ mod tests {
         );
         assert!(f.take_sent(5, 1).unwrap().is_empty());
         assert_eq!(f.take_sent(5, 2).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn the_seen_set_in_memory_or_on_disk() {
+        let dir = tempfile::tempdir().unwrap();
+        for on_disk in [false, true] {
+            let mut f = Frontier::open(&dir.path().join(format!("f{on_disk}")), on_disk).unwrap();
+            assert!(f.mark_seen("http://a.test/1").unwrap());
+            assert!(!f.mark_seen("http://a.test/1").unwrap());
+            assert!(f.mark_seen("http://a.test/2").unwrap());
+            assert!(f.was_seen("http://a.test/2") && !f.was_seen("http://a.test/3"));
+            // queued URLs are not mistaken for seen ones, nor the other way round
+            f.queue(0, &Url::parse("http://a.test/4").unwrap(), 0)
+                .unwrap();
+            assert!(!f.was_seen("http://a.test/4"));
+            assert_eq!(f.start(0, |_| 0.0).unwrap(), 1);
+            f.destroy();
+        }
     }
 
     #[test]

@@ -756,17 +756,19 @@ async fn seeds_from_a_file() {
 
 /// A round goes through in chunks of its order (`frontier_chunk`), its queue on disk: the
 /// pages, their order in the parts and the exclusions are those of the round taken at once,
-/// with page and host budgets cutting and priorities ordering.
+/// with page and host budgets cutting and priorities ordering; the same with the seen set on
+/// disk (`seen_on_disk`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rounds_in_small_chunks_write_the_same_parts() {
     let web = TestWeb::start(trawl_testweb::demo::sites()).await.unwrap();
-    let cfg = |chunk: usize| CrawlConfig {
+    let cfg = |chunk: usize, seen_on_disk: bool| CrawlConfig {
         seeds: trawl_testweb::demo::seeds(&web),
         delay_ms: 0,
         allow_private_addresses: true,
         max_pages: 25,
         pages_per_part: 4,
         frontier_chunk: chunk,
+        seen_on_disk,
         priority: trawl_crawler::PriorityConfig {
             max_host_share: 0.3,
             path_weights: [("/post".to_string(), 1.0)].into_iter().collect(),
@@ -786,14 +788,18 @@ async fn rounds_in_small_chunks_write_the_same_parts() {
             })
             .collect()
     };
-    let (whole, dropped) = crawl_cfg(cfg(10_000)).await;
+    let (whole, dropped) = crawl_cfg(cfg(10_000, false)).await;
     assert!(
         dropped.get("budget_exhausted").copied().unwrap_or(0) > 0,
         "the budget cuts: {dropped:?}"
     );
-    for chunk in [1, 3] {
-        let (parts, d) = crawl_cfg(cfg(chunk)).await;
-        assert_eq!(listing(&parts), listing(&whole), "chunks of {chunk}");
+    for (chunk, on_disk) in [(1, false), (3, false), (3, true), (10_000, true)] {
+        let (parts, d) = crawl_cfg(cfg(chunk, on_disk)).await;
+        assert_eq!(
+            listing(&parts),
+            listing(&whole),
+            "chunks of {chunk}, seen set on disk: {on_disk}"
+        );
         assert_eq!(d, dropped);
     }
 }
