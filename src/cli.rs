@@ -149,8 +149,10 @@ pub struct StageArgs {
     /// Pipeline config (TOML); only this stage's section (and [storage]) is used.
     #[arg(long, short)]
     pub config: Option<PathBuf>,
-    /// This worker's share of the inputs, `i/n` (0-based). Defaults to SLURM_ARRAY_TASK_ID
-    /// with SLURM_ARRAY_TASK_COUNT, or JOB_COMPLETION_INDEX with TRAWL_SHARD_COUNT, else 0/1.
+    /// This worker's share of the inputs, `i/n` (0-based); for `trawl crawl`, the registered
+    /// domains whose hash mod n is i, the workers exchanging links through the run root.
+    /// Defaults to SLURM_ARRAY_TASK_ID with SLURM_ARRAY_TASK_COUNT, or JOB_COMPLETION_INDEX
+    /// with TRAWL_SHARD_COUNT, else 0/1.
     #[arg(long)]
     pub shard: Option<ShardSpec>,
     /// Ignore completion markers and recompute.
