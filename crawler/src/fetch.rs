@@ -196,7 +196,8 @@ impl Politeness {
     }
 
     /// Runs `request` for `host` with `gap` between requests to it, retrying overload
-    /// answers; a server still overloaded after the retries is `server_overloaded`.
+    /// answers after their backoff; a server still overloaded after the retries is
+    /// `server_overloaded`.
     pub async fn fetch<F, Fut>(
         &self,
         host: &str,
@@ -207,53 +208,13 @@ impl Politeness {
         F: FnMut() -> Fut,
         Fut: std::future::Future<Output = Result<Fetched, FetchFail>>,
     {
+        // each attempt waits for the host's slot, which a backoff pushes out
         let mut attempt = 0u32;
         loop {
-            let wait = self
-                .slots
-                .lock()
-                .await
-                .get(host)
-                .map(|t| t.saturating_duration_since(std::time::Instant::now()));
-            if let Some(w) = wait {
-                tokio::time::sleep(w).await;
+            match self.fetch_or_defer(host, gap, attempt, &mut request).await {
+                Attempt::Done(r) => return r,
+                Attempt::Backoff => attempt += 1,
             }
-            let r = request().await;
-            let mut next_gap = gap;
-            let overloaded = matches!(&r, Ok(f) if f.status == 429 || f.status == 503);
-            if overloaded {
-                let f = r.as_ref().expect("checked");
-                let asked = f
-                    .headers
-                    .iter()
-                    .find(|(k, _)| k == "retry-after")
-                    .and_then(|(_, v)| retry_after(v));
-                let backoff = asked.unwrap_or_else(|| {
-                    gap.max(Duration::from_millis(500)) * 2u32.pow(attempt.min(6))
-                });
-                if attempt < self.max_retries && backoff <= self.max_backoff {
-                    self.slots.lock().await.insert(
-                        host.to_string(),
-                        std::time::Instant::now() + backoff.max(gap),
-                    );
-                    attempt += 1;
-                    continue;
-                }
-                next_gap = gap.max(backoff.min(self.max_backoff));
-            }
-            self.slots
-                .lock()
-                .await
-                .insert(host.to_string(), std::time::Instant::now() + next_gap);
-            return if overloaded {
-                let status = r.as_ref().map(|f| f.status).unwrap_or(0);
-                Err(FetchFail {
-                    reason: reasons::OVERLOADED,
-                    detail: format!("status {status} after {attempt} retries"),
-                })
-            } else {
-                r
-            };
         }
     }
 }
