@@ -40,6 +40,9 @@ impl std::fmt::Debug for Frontier {
     }
 }
 
+/// A key and its value read from the store.
+type Entry = Result<(Box<[u8]>, Box<[u8]>), String>;
+
 fn key(space: u8, round: u32) -> Vec<u8> {
     let mut k = Vec::with_capacity(96);
     k.push(space);
@@ -70,19 +73,12 @@ impl Frontier {
     /// An empty frontier store in `dir` (whatever an earlier process left there is removed);
     /// the seen set in the store too with `seen_on_disk`.
     pub(crate) fn open(dir: &Path, seen_on_disk: bool) -> Result<Frontier, String> {
-        if dir.exists() {
-            let _ = DB::destroy(&Options::default(), dir);
-            let _ = std::fs::remove_dir_all(dir);
-        }
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let mut opts = Options::default();
-        opts.create_if_missing(true);
         // most lookups of the seen set are for URLs it does not hold yet
         let mut table = BlockBasedOptions::default();
         table.set_bloom_filter(10.0, false);
         opts.set_block_based_table_factory(&table);
-        let db = DB::open(&opts, dir)
-            .map_err(|e| format!("cannot open the crawl frontier at {}: {e}", dir.display()))?;
+        let db = crate::journal::fresh_db(dir, opts, "the crawl frontier")?;
         Ok(Frontier {
             db,
             path: dir.to_path_buf(),
@@ -189,14 +185,8 @@ impl Frontier {
         let mut prefix = key(b'O', round);
         prefix.extend_from_slice(&(dst as u32).to_be_bytes());
         let mut out = Vec::new();
-        for item in self
-            .db
-            .iterator(IteratorMode::From(&prefix, Direction::Forward))
-        {
-            let (k, v) = item.map_err(|e| e.to_string())?;
-            if !k.starts_with(&prefix) {
-                break;
-            }
+        for item in self.scan(&prefix, &prefix) {
+            let (k, v) = item?;
             let url = String::from_utf8_lossy(&k[prefix.len()..]).into_owned();
             out.push((url, depth_of(&v)));
         }
@@ -246,14 +236,8 @@ impl Frontier {
             db.write(batch)
         };
         // one host's URLs at a time in memory (the keys come grouped by host)
-        for item in self
-            .db
-            .iterator(IteratorMode::From(&prefix, Direction::Forward))
-        {
-            let (k, v) = item.map_err(|e| e.to_string())?;
-            if !k.starts_with(&prefix) {
-                break;
-            }
+        for item in self.scan(&prefix, &prefix) {
+            let (k, v) = item?;
             let rest = &k[prefix.len()..];
             let Some(nul) = rest.iter().position(|b| *b == 0) else {
                 continue;
@@ -284,12 +268,9 @@ impl Frontier {
             .unwrap_or_else(|| prefix.clone());
         let mut out = Vec::new();
         let mut last: Option<Vec<u8>> = None;
-        for item in self
-            .db
-            .iterator(IteratorMode::From(&from, Direction::Forward))
-        {
-            let (k, v) = item.map_err(|e| e.to_string())?;
-            if !k.starts_with(&prefix) || out.len() >= max {
+        for item in self.scan(&from, &prefix) {
+            let (k, v) = item?;
+            if out.len() >= max {
                 break;
             }
             // rank (8) and score (8) come before the URL
@@ -315,10 +296,15 @@ impl Frontier {
 
     /// Removes the store (the crawl is over).
     pub(crate) fn destroy(self) {
-        let path = self.path.clone();
-        drop(self.db);
-        let _ = DB::destroy(&Options::default(), &path);
-        let _ = std::fs::remove_dir_all(&path);
+        crate::journal::remove_db(self.db, &self.path);
+    }
+
+    /// The entries from key `from` on, while their keys start with `prefix`.
+    fn scan<'a>(&'a self, from: &[u8], prefix: &'a [u8]) -> impl Iterator<Item = Entry> + 'a {
+        self.db
+            .iterator(IteratorMode::From(from, Direction::Forward))
+            .map(|item| item.map_err(|e| format!("crawl frontier read failed: {e}")))
+            .take_while(move |item| item.as_ref().map_or(true, |(k, _)| k.starts_with(prefix)))
     }
 }
 

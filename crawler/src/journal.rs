@@ -124,11 +124,30 @@ impl Journal {
 
     /// Removes the journal (the crawl is complete and committed).
     pub(crate) fn destroy(self) {
-        let path = self.path.clone();
-        drop(self.db);
-        let _ = DB::destroy(&Options::default(), &path);
-        let _ = std::fs::remove_dir_all(&path);
+        remove_db(self.db, &self.path);
     }
+}
+
+/// A new, empty RocksDB in `dir` for a store every process rebuilds (whatever an earlier
+/// process left there is removed); `what` names the store in errors.
+pub(crate) fn fresh_db(dir: &Path, mut opts: Options, what: &str) -> Result<DB, String> {
+    if dir.exists() {
+        remove_files(dir);
+    }
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    opts.create_if_missing(true);
+    DB::open(&opts, dir).map_err(|e| format!("cannot open {what} at {}: {e}", dir.display()))
+}
+
+/// Closes a RocksDB and removes its folder.
+pub(crate) fn remove_db(db: DB, dir: &Path) {
+    drop(db);
+    remove_files(dir);
+}
+
+fn remove_files(dir: &Path) {
+    let _ = DB::destroy(&Options::default(), dir);
+    let _ = std::fs::remove_dir_all(dir);
 }
 
 /// A page as stored: `P`, the length of its JSON metadata, the metadata, the body.
@@ -178,19 +197,7 @@ impl Previous {
 
     /// An empty store in `dir` (whatever an earlier process left there is removed).
     pub(crate) fn create(dir: &Path) -> Result<Previous, String> {
-        if dir.exists() {
-            let _ = DB::destroy(&Options::default(), dir);
-            let _ = std::fs::remove_dir_all(dir);
-        }
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let mut opts = Options::default();
-        opts.create_if_missing(true);
-        let db = DB::open(&opts, dir).map_err(|e| {
-            format!(
-                "cannot open the store of the earlier crawl at {}: {e}",
-                dir.display()
-            )
-        })?;
+        let db = fresh_db(dir, Options::default(), "the store of the earlier crawl")?;
         Ok(Previous {
             db: Some(db),
             path: dir.to_path_buf(),
@@ -215,9 +222,7 @@ impl Previous {
     /// Removes the store.
     pub(crate) fn destroy(self) {
         if let Some(db) = self.db {
-            drop(db);
-            let _ = DB::destroy(&Options::default(), &self.path);
-            let _ = std::fs::remove_dir_all(&self.path);
+            remove_db(db, &self.path);
         }
     }
 }
