@@ -646,17 +646,17 @@ impl Crawler {
                         ));
                     } else {
                         to_fetch += 1;
-                        *per_host.entry(host).or_default() += 1;
                         // one shared copy per host while its decisions are equal (a decision holds
                         // a dozen strings)
-                        let shared = match decisions.get(&authority(&u)) {
+                        let shared = match decisions.get(&host) {
                             Some(prev) if **prev == d => prev.clone(),
                             _ => {
                                 let a = Arc::new(d);
-                                decisions.insert(authority(&u), a.clone());
+                                decisions.insert(host.clone(), a.clone());
                                 a
                             }
                         };
+                        *per_host.entry(host).or_default() += 1;
                         decided.push((u, depth, Ok(Plan::Fetch(shared, 0))));
                     }
                 }
@@ -706,7 +706,8 @@ impl Crawler {
                 let mut results = std::mem::take(&mut *results.lock().await);
                 // 3. emit in order, collect links
                 for (u, depth, p) in decided {
-                    let page = match p {
+                    // the outcome (None: the journal no longer has it), or no page to write
+                    let outcome: Option<crate::journal::Outcome> = match p {
                         Err((reason, detail)) => {
                             buf.exclude(u.as_str(), reason, detail);
                             continue;
@@ -716,44 +717,16 @@ impl Crawler {
                             if page.revisit_of.is_some() && page.body.is_empty() {
                                 // a revisit record has no payload: the body is the earlier capture's
                                 if let Some(p) = previous.get(u.as_str()) {
-                                    page.body = p.body.clone();
+                                    page.body = p.body;
                                 }
                             }
-                            page
+                            Some(Ok(page))
                         }
-                        Ok(Plan::Journaled) => match journal.get(u.as_str()) {
-                            Some(Ok(page)) => page,
-                            _ => {
-                                buf.exclude(
-                                    u.as_str(),
-                                    reasons::FETCH_ERROR,
-                                    Some("the crawl journal lost the page".into()),
-                                );
-                                continue;
-                            }
-                        },
+                        // decided from a page the journal held
+                        Ok(Plan::Journaled) => journal.get(u.as_str()).filter(Result::is_ok),
                         Ok(Plan::Fetch(decision, _)) => match results.remove(u.as_str()) {
-                            Some(fate @ (Fate::Done(_) | Fate::Journaled)) => {
-                                let outcome = match fate {
-                                    Fate::Done(o) => Some(*o),
-                                    _ => journal.get(u.as_str()),
-                                };
-                                match outcome {
-                                    Some(Ok(page)) => page,
-                                    Some(Err(fail)) => {
-                                        buf.exclude(u.as_str(), fail.reason, Some(fail.detail));
-                                        continue;
-                                    }
-                                    None => {
-                                        buf.exclude(
-                                            u.as_str(),
-                                            reasons::FETCH_ERROR,
-                                            Some("the crawl journal lost the page".into()),
-                                        );
-                                        continue;
-                                    }
-                                }
-                            }
+                            Some(Fate::Done(o)) => Some(*o),
+                            Some(Fate::Journaled) => journal.get(u.as_str()),
                             Some(Fate::Deferred(tries)) => {
                                 carried.push(Carried {
                                     url: u,
@@ -763,15 +736,26 @@ impl Crawler {
                                 });
                                 continue;
                             }
-                            None => {
-                                buf.exclude(
-                                    u.as_str(),
-                                    reasons::FETCH_ERROR,
-                                    Some("no result (task lost)".into()),
-                                );
-                                continue;
-                            }
+                            None => Some(Err(FetchFail {
+                                reason: reasons::FETCH_ERROR,
+                                detail: "no result (task lost)".into(),
+                            })),
                         },
+                    };
+                    let page = match outcome {
+                        Some(Ok(page)) => page,
+                        Some(Err(fail)) => {
+                            buf.exclude(u.as_str(), fail.reason, Some(fail.detail));
+                            continue;
+                        }
+                        None => {
+                            buf.exclude(
+                                u.as_str(),
+                                reasons::FETCH_ERROR,
+                                Some("the crawl journal lost the page".into()),
+                            );
+                            continue;
+                        }
                     };
                     fetched_total += 1;
                     if !self.cfg.priority.target_languages.is_empty()
