@@ -130,14 +130,11 @@ fn runs_get_ids_run_json_status_and_resume_under_storage_root() {
     let web = rt
         .block_on(trawl_testweb::TestWeb::start(trawl_testweb::demo::sites()))
         .unwrap();
-    let seeds: Vec<String> = trawl_testweb::demo::seeds(&web)
-        .iter()
-        .map(|s| format!("\"{s}\""))
-        .collect();
+    let seeds = crate::support::toml_strings(trawl_testweb::demo::seeds(&web));
     // a config file run without --output: the run root is <storage.root>/<run id>
     let web_cfg = dir.path().join("p.toml");
     let base = dir.path().join("runs");
-    std::fs::write(&web_cfg, format!("[storage]\nroot = \"{}\"\n[crawl]\nseeds = [{}]\ndelay_ms = 0\nallow_private_addresses = true\n", base.display(), seeds.join(", "))).unwrap();
+    std::fs::write(&web_cfg, format!("[storage]\nroot = \"{}\"\n[crawl]\nseeds = [{}]\ndelay_ms = 0\nallow_private_addresses = true\n", base.display(), seeds)).unwrap();
     let dry = ok(trawl().args(["run", "--dry-run", "--config"]).arg(&web_cfg));
     assert!(
         dry.contains("stages: crawl -> extract -> filter -> dedup -> captions -> shards -> report"),
@@ -165,7 +162,7 @@ fn runs_get_ids_run_json_status_and_resume_under_storage_root() {
     );
     // a tokenizer file that does not load is refused by the config check (exit 2, no run)
     let tok_cfg = dir.path().join("tok.toml");
-    std::fs::write(&tok_cfg, format!("[storage]\nroot = \"{}\"\n[crawl]\nseeds = [{}]\ndelay_ms = 0\nallow_private_addresses = true\n[shards]\ntokenizer = \"{}\"\n", base.display(), seeds.join(", "), dir.path().join("tok.json").display())).unwrap();
+    std::fs::write(&tok_cfg, format!("[storage]\nroot = \"{}\"\n[crawl]\nseeds = [{}]\ndelay_ms = 0\nallow_private_addresses = true\n[shards]\ntokenizer = \"{}\"\n", base.display(), seeds, dir.path().join("tok.json").display())).unwrap();
     std::fs::write(dir.path().join("tok.json"), "{ not a tokenizer").unwrap();
     let o = run(trawl().args(["run", "--quiet", "--config"]).arg(&tok_cfg));
     assert_eq!(o.status.code(), Some(2));
@@ -178,7 +175,7 @@ fn runs_get_ids_run_json_status_and_resume_under_storage_root() {
     // a run that fails (a model that only fails when loaded) is recorded as failed, before
     // any request; the next run with the same config continues it
     let bad_cfg = dir.path().join("bad.toml");
-    std::fs::write(&bad_cfg, format!("[storage]\nroot = \"{}\"\n[crawl]\nseeds = [{}]\ndelay_ms = 0\nallow_private_addresses = true\n[filter]\nlid_model = \"{}\"\n", base.display(), seeds.join(", "), dir.path().join("lid.bin").display())).unwrap();
+    std::fs::write(&bad_cfg, format!("[storage]\nroot = \"{}\"\n[crawl]\nseeds = [{}]\ndelay_ms = 0\nallow_private_addresses = true\n[filter]\nlid_model = \"{}\"\n", base.display(), seeds, dir.path().join("lid.bin").display())).unwrap();
     std::fs::write(dir.path().join("lid.bin"), "not a fastText model").unwrap();
     let requests = web.requests().len();
     let o = run(trawl().args(["run", "--quiet", "--config"]).arg(&bad_cfg));
@@ -477,13 +474,10 @@ fn a_later_batch_continues_the_frontier_and_status_exports_prometheus() {
     let web = rt
         .block_on(trawl_testweb::TestWeb::start(trawl_testweb::demo::sites()))
         .unwrap();
-    let seeds: Vec<String> = trawl_testweb::demo::seeds(&web)
-        .iter()
-        .map(|s| format!("\"{s}\""))
-        .collect();
+    let seeds = crate::support::toml_strings(trawl_testweb::demo::seeds(&web));
     let cfg = |extra: &str, name: &str| {
         let p = dir.path().join(name);
-        std::fs::write(&p, format!("[crawl]\nseeds = [{}]\ndelay_ms = 0\nallow_private_addresses = true\nsitemaps = false\nmax_pages = 6\n{extra}", seeds.join(", "))).unwrap();
+        std::fs::write(&p, format!("[crawl]\nseeds = [{}]\ndelay_ms = 0\nallow_private_addresses = true\nsitemaps = false\nmax_pages = 6\n{extra}", seeds)).unwrap();
         p
     };
     let (a, b) = (dir.path().join("night1"), dir.path().join("night2"));

@@ -181,13 +181,10 @@ fn killed_crawl_resumes_without_fetching_any_page_twice() {
             Duration::from_millis(40),
         ))
         .unwrap();
-    let seeds: Vec<String> = trawl_testweb::demo::seeds(&web)
-        .iter()
-        .map(|s| format!("\"{s}\""))
-        .collect();
+    let seeds = crate::support::toml_strings(trawl_testweb::demo::seeds(&web));
     let dir = tempfile::tempdir().unwrap();
     let cfg = dir.path().join("c.toml");
-    std::fs::write(&cfg, format!("[crawl]\nseeds = [{}]\ndelay_ms = 0\npages_per_part = 4\nallow_private_addresses = true\nstate_dir = \"{}\"\n", seeds.join(", "), dir.path().join("journal").display())).unwrap();
+    std::fs::write(&cfg, format!("[crawl]\nseeds = [{}]\ndelay_ms = 0\npages_per_part = 4\nallow_private_addresses = true\nstate_dir = \"{}\"\n", seeds, dir.path().join("journal").display())).unwrap();
     let root = dir.path().join("run");
     let cmd = || {
         let mut c = trawl();
@@ -245,7 +242,7 @@ fn killed_crawl_resumes_without_fetching_any_page_twice() {
     // the same pages as a crawl that was never interrupted
     let clean = dir.path().join("clean");
     let cfg2 = dir.path().join("c2.toml");
-    std::fs::write(&cfg2, format!("[crawl]\nseeds = [{}]\ndelay_ms = 0\npages_per_part = 4\nallow_private_addresses = true\nstate_dir = \"{}\"\n", seeds.join(", "), dir.path().join("journal2").display())).unwrap();
+    std::fs::write(&cfg2, format!("[crawl]\nseeds = [{}]\ndelay_ms = 0\npages_per_part = 4\nallow_private_addresses = true\nstate_dir = \"{}\"\n", seeds, dir.path().join("journal2").display())).unwrap();
     ok(trawl()
         .args(["crawl", "--quiet", "--config"])
         .arg(&cfg2)

@@ -11,6 +11,16 @@ fn deploy(p: &str) -> std::path::PathBuf {
     crate::support::manifest_dir().join("deploy").join(p)
 }
 
+/// Writes an executable script standing in for a cluster command (no Slurm runs here).
+fn stub_command(path: &std::path::Path, script: &str) {
+    std::fs::write(path, script).unwrap();
+    std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(path)
+        .status()
+        .unwrap();
+}
+
 #[test]
 fn slurm_scripts_are_valid_and_chain_every_phase() {
     for f in [
@@ -31,21 +41,14 @@ fn slurm_scripts_are_valid_and_chain_every_phase() {
     }
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("sbatch.log");
-    let stub = dir.path().join("sbatch");
-    std::fs::write(
-        &stub,
-        format!(
+    stub_command(
+        &dir.path().join("sbatch"),
+        &format!(
             "#!/usr/bin/env bash\necho \"$*\" >> {}\nwc -l < {}\n",
             log.display(),
             log.display()
         ),
-    )
-    .unwrap();
-    std::process::Command::new("chmod")
-        .arg("+x")
-        .arg(&stub)
-        .status()
-        .unwrap();
+    );
     let path = format!(
         "{}:{}",
         dir.path().display(),
@@ -304,32 +307,22 @@ fn slurm_crawl_tasks_run_together_as_workers() {
     let web = rt
         .block_on(trawl_testweb::TestWeb::start(trawl_testweb::demo::sites()))
         .unwrap();
-    let seeds: Vec<String> = trawl_testweb::demo::seeds(&web)
-        .iter()
-        .map(|s| format!("\"{s}\""))
-        .collect();
+    let seeds = crate::support::toml_strings(trawl_testweb::demo::seeds(&web));
     let dir = tempfile::tempdir().unwrap();
     let cfg = dir.path().join("c.toml");
     std::fs::write(
         &cfg,
         format!(
             "[crawl]\nseeds = [{}]\ndelay_ms = 0\nallow_private_addresses = true\nstate_dir = \"{}\"\n",
-            seeds.join(", "),
+            seeds,
             dir.path().join("journal").display()
         ),
     )
     .unwrap();
-    let stub = dir.path().join("srun");
-    std::fs::write(
-        &stub,
+    stub_command(
+        &dir.path().join("srun"),
         "#!/usr/bin/env bash\npids=()\nfor i in $(seq 0 $((SLURM_NTASKS - 1))); do SLURM_PROCID=$i \"$@\" & pids+=($!); done\nfor p in \"${pids[@]}\"; do wait \"$p\"; done\n",
-    )
-    .unwrap();
-    std::process::Command::new("chmod")
-        .arg("+x")
-        .arg(&stub)
-        .status()
-        .unwrap();
+    );
     let out = dir.path().join("run");
     let o = std::process::Command::new("bash")
         .arg(deploy("slurm/crawl.sbatch"))

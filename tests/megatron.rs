@@ -112,10 +112,7 @@ fn recrawl_writes_revisit_records_and_keeps_documents() {
     let web = rt
         .block_on(trawl_testweb::TestWeb::start(trawl_testweb::demo::sites()))
         .unwrap();
-    let seeds: Vec<String> = trawl_testweb::demo::seeds(&web)
-        .iter()
-        .map(|s| format!("\"{s}\""))
-        .collect();
+    let seeds = crate::support::toml_strings(trawl_testweb::demo::seeds(&web));
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = (dir.path().join("a"), dir.path().join("b"));
     let cfg = |extra: &str| {
@@ -124,7 +121,7 @@ fn recrawl_writes_revisit_records_and_keeps_documents() {
             &p,
             format!(
                 "[crawl]\nseeds = [{}]\ndelay_ms = 0\nallow_private_addresses = true\n{extra}",
-                seeds.join(", ")
+                seeds
             ),
         )
         .unwrap();

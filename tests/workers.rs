@@ -37,6 +37,22 @@ fn slow_host(k: usize) -> bool {
     k % 8 == 1
 }
 
+/// The seed URLs: every fourth host's front page.
+fn seeds(port: u16) -> Vec<String> {
+    (0..HOSTS)
+        .step_by(4)
+        .map(|k| format!("{}/", base(k, port)))
+        .collect()
+}
+
+/// The `[crawl.resolve]` lines that serve the named hosts from their loopback addresses.
+fn resolve(port: u16) -> String {
+    (0..7)
+        .map(|k| format!("\"{}:{port}\" = \"127.0.0.{}:{port}\"", host(k), 2 + k))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// Five pages per host, linked within the host and across hosts (three hops reach every
 /// host from the seeds), one link robots.txt disallows.
 fn sites(port: u16) -> Vec<Site> {
@@ -145,22 +161,17 @@ fn three_crawl_workers_equal_one_and_survive_kill_9() {
         .collect();
     assert_eq!(addr_of.len(), HOSTS, "every site on its own address");
     let dir = tempfile::tempdir().unwrap();
-    let resolve: Vec<String> = (0..7)
-        .map(|k| format!("\"{}:{port}\" = \"127.0.0.{}:{port}\"", host(k), 2 + k))
-        .collect();
-    let seeds: Vec<String> = (0..HOSTS)
-        .step_by(4)
-        .map(|k| format!("\"{}/\"", base(k, port)))
-        .collect();
+    let resolve = resolve(port);
+    let seeds = crate::support::toml_strings(seeds(port));
     let config = |name: &str| {
         let p = dir.path().join(format!("{name}.toml"));
         std::fs::write(
             &p,
             format!(
                 "[crawl]\nseeds = [{}]\ndelay_ms = 0\nmax_depth = 8\npages_per_part = 7\nallow_private_addresses = true\nsitemaps = false\nstate_dir = \"{}\"\n[crawl.resolve]\n{}\n",
-                seeds.join(", "),
+                seeds,
                 dir.path().join(format!("journal-{name}")).display(),
-                resolve.join("\n")
+                resolve
             ),
         )
         .unwrap();
@@ -478,9 +489,7 @@ fn three_run_workers_then_batch_phases() {
         .block_on(TestWeb::start_on(sites, port, Duration::ZERO))
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let resolve: Vec<String> = (0..7)
-        .map(|k| format!("\"{}:{port}\" = \"127.0.0.{}:{port}\"", host(k), 2 + k))
-        .collect();
+    let resolve = resolve(port);
     let cfg = dir.path().join("c.toml");
     std::fs::write(
         &cfg,
@@ -489,7 +498,7 @@ fn three_run_workers_then_batch_phases() {
             base(0, port),
             base(16, port),
             dir.path().join("journal").display(),
-            resolve.join("\n")
+            resolve
         ),
     )
     .unwrap();
@@ -639,23 +648,18 @@ fn a_later_batch_continues_with_another_worker_count() {
         .block_on(TestWeb::start_on(sites(port), port, Duration::ZERO))
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let resolve: Vec<String> = (0..7)
-        .map(|k| format!("\"{}:{port}\" = \"127.0.0.{}:{port}\"", host(k), 2 + k))
-        .collect();
-    let seeds: Vec<String> = (0..HOSTS)
-        .step_by(4)
-        .map(|k| format!("{}/", base(k, port)))
-        .collect();
-    let quoted: Vec<String> = seeds.iter().map(|s| format!("\"{s}\"")).collect();
+    let resolve = resolve(port);
+    let seeds = seeds(port);
+    let quoted = crate::support::toml_strings(&seeds);
     let batch = |name: &str, n: usize, extra: &str| {
         let cfg = dir.path().join(format!("{name}.toml"));
         std::fs::write(
             &cfg,
             format!(
                 "[crawl]\nseeds = [{}]\ndelay_ms = 0\nallow_private_addresses = true\nsitemaps = false\nstate_dir = \"{}\"\n{extra}\n[crawl.resolve]\n{}\n",
-                quoted.join(", "),
+                quoted,
                 dir.path().join(format!("journal-{name}")).display(),
-                resolve.join("\n")
+                resolve
             ),
         )
         .unwrap();

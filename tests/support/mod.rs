@@ -267,3 +267,12 @@ pub fn chromium_run(bin: &Path, profile: &Path, args: &[&str], url: &str) -> (St
 pub fn manifest_dir() -> PathBuf {
     PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo test sets CARGO_MANIFEST_DIR"))
 }
+
+/// Strings as the inside of a TOML array: `"a", "b"` (for the seed lists of test configs).
+pub fn toml_strings<S: AsRef<str>>(items: impl IntoIterator<Item = S>) -> String {
+    items
+        .into_iter()
+        .map(|s| format!("\"{}\"", s.as_ref()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
