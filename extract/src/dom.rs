@@ -873,7 +873,7 @@ impl Walker<'_> {
                 .last_mut()
                 .filter(|im| im.caption.is_none() && im.offset == self.out.len())
             {
-                let c = collapse(&e.text().collect::<String>());
+                let c = collapse(&rendered_text(e));
                 if !c.is_empty() && name != "figcaption" {
                     last.caption = Some(c);
                 }
@@ -950,7 +950,7 @@ impl Walker<'_> {
                 self.flush();
                 let cap_sel = &*FIGCAPTION;
                 if let Some(cap) = e.select(cap_sel).next() {
-                    let c = collapse(&cap.text().collect::<String>());
+                    let c = collapse(&rendered_text(cap));
                     if !c.is_empty() {
                         for im in &mut self.images[first..] {
                             im.caption = Some(c.clone());
@@ -1172,6 +1172,29 @@ fn link_dense_list(e: ElementRef<'_>) -> bool {
     linked * 10 >= total * 8 && total / items < 40
 }
 
+/// Elements whose text a browser never shows: the parser keeps `<noscript>` content as raw
+/// markup (a lazy-loading `<img>` tag, a tracking pixel), and a `<template>` is inert.
+const UNRENDERED: &[&str] = &["noscript", "script", "style", "template"];
+
+/// The text of `e` as a browser shows it: without [`UNRENDERED`] elements.
+fn rendered_text(e: ElementRef<'_>) -> String {
+    // recursion depth is bounded by the parse's (`Config::max_depth`)
+    fn push(e: ElementRef<'_>, out: &mut String) {
+        for c in e.children() {
+            match c.value() {
+                Node::Text(t) => out.push_str(t),
+                Node::Element(el) if !UNRENDERED.contains(&el.name()) => {
+                    push(ElementRef::wrap(c).expect("an element"), out)
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = String::new();
+    push(e, &mut out);
+    out
+}
+
 fn render_table(t: ElementRef<'_>) -> String {
     let tr = &*TR;
     let cell = &*CELL;
@@ -1179,7 +1202,7 @@ fn render_table(t: ElementRef<'_>) -> String {
         .select(tr)
         .map(|r| {
             r.select(cell)
-                .map(|c| collapse(&c.text().collect::<String>()).replace('|', "\\|"))
+                .map(|c| collapse(&rendered_text(c)).replace('|', "\\|"))
                 .collect::<Vec<_>>()
         })
         .filter(|r| r.iter().any(|c| !c.is_empty()))
@@ -1955,6 +1978,31 @@ mod tests {
         let x = extract(&html, "https://h.example/docs/files", true, None, None).unwrap();
         assert_eq!(x.page_type.0, crate::PageType::Documentation);
         assert!(x.text.contains("io.readline"), "{}", x.text);
+    }
+
+    #[test]
+    fn table_cells_and_captions_hold_only_rendered_text() {
+        // lazy-loading plugins put the real <img> tag in a <noscript>, which the parser keeps
+        // as raw markup: a cell or caption shows none of it
+        let prose = "A paragraph of real article text that is long enough to count as content, with punctuation. ".repeat(3);
+        let html = format!(
+            r#"<html><body><article><p>{prose}</p>
+            <table><tr><th>Insurer</th><th>Rating</th></tr>
+            <tr><td><img data-src="/a.png" alt="A"><noscript><img src="/a.png" alt="A logo"></noscript> Acme</td><td>4.5<template><b>x</b></template></td></tr>
+            <tr><td>Bolt <script>track()</script></td><td>4.1</td></tr></table>
+            <figure><img src="/f.jpg"><figcaption>A cat<noscript><img src="/f.jpg"></noscript>.</figcaption></figure>
+            <p>{prose}</p></article></body></html>"#
+        );
+        let x = extract(&html, "https://h.example/post", true, None, None).unwrap();
+        assert!(
+            x.text
+                .contains("| Insurer | Rating |\n| --- | --- |\n| Acme | 4.5 |\n| Bolt | 4.1 |"),
+            "{}",
+            x.text
+        );
+        assert!(!x.text.contains("img"), "{}", x.text);
+        let cap = x.images.iter().find(|i| i.src.ends_with("/f.jpg"));
+        assert_eq!(cap.and_then(|i| i.caption.as_deref()), Some("A cat."));
     }
 
     #[test]

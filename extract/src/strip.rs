@@ -1,25 +1,104 @@
 //! Removes inert markup before parsing: `<script>` (except JSON-LD, which the metadata
-//! reader needs), `<style>`, inline `<svg>`, `<link>` (except canonical and author links)
-//! and comments. On real pages these are often half the bytes, and
-//! the HTML tokenizer would otherwise walk every one of them. The scan follows the
-//! tokenizer's own rules closely enough: a script or style element ends at the first
-//! `</script`/`</style` followed by whitespace, `/` or `>`; a comment at the first `-->`.
+//! reader needs), `<style>`, inline `<svg>`, `<link>` (except canonical and author links),
+//! comments, and every attribute the extractor never reads ([`READ_ATTRS`]). On real pages
+//! these are most of the bytes (on the WCXB pages, scripts, styles and comments are half, and
+//! unread attributes two thirds of what is left), and the HTML tokenizer would otherwise
+//! walk every one of them.
+//!
+//! The scan follows the tokenizer's own rules (WHATWG HTML 13.2.5) closely enough that the
+//! parser builds the same tree minus what was removed:
+//! - a start or end tag is `<` and a letter, its attributes run to the first `>` outside a
+//!   quoted value, and an attribute is a name, optionally `=` and a value (quoted with `"` or
+//!   `'`, or unquoted up to whitespace or `>`);
+//! - a script or style element ends at the first `</script`/`</style` followed by whitespace,
+//!   `/` or `>`, a comment at the first `-->`;
+//! - the content of the raw-text elements (`title`, `textarea`, `iframe`, ...) is copied as it
+//!   is, because the tokenizer does not read tags there;
+//! - a tag that never ends (its `>` or a quote is missing) stops the scan: the rest of the page
+//!   is copied as it is, as the tokenizer would swallow it into that tag anyway.
 
-/// `html` without scripts (JSON-LD kept), styles and comments.
+/// Every attribute the extractor reads (`score::Attrs`, `meta::page_meta`, the walk's
+/// images and dates, the `<html lang>`): the scan keeps these and drops all others. Not
+/// `href`: a link's target is never read (and `<a href>` is a sixth of the bytes left);
+/// the canonical `<link>` is kept whole. A new reader of an attribute adds its name here;
+/// `strip_keeps_what_extraction_reads` compares the extraction of the labelled pages with
+/// and without the filter.
+pub(crate) const READ_ATTRS: &[&str] = &[
+    "class",
+    "id",
+    "role",
+    "style",
+    "hidden",
+    "aria-hidden",
+    "aria-labelledby",
+    "itemprop",
+    "itemtype",
+    "content",
+    "property",
+    "name",
+    "rel",
+    "type",
+    "lang",
+    "datetime",
+    "src",
+    "srcset",
+    "data-srcset",
+    "data-lazy-srcset",
+    "data-src",
+    "data-lazy-src",
+    "data-original",
+    "data-url",
+    "data-hi-res-src",
+    "data-full-src",
+    "data-lazy",
+    "alt",
+    "title",
+    "width",
+    "height",
+];
+
+/// Elements whose content the tokenizer reads as text, not tags (RCDATA and RAWTEXT);
+/// `script` and `style` are removed before this matters. `noscript` is raw text to the
+/// parser too, but the walk parses its markup again (`dom::noscript_markup`), so it is
+/// scanned like the rest of the page.
+const RAW_TEXT: &[&str] = &["title", "textarea", "xmp", "iframe", "noembed", "noframes"];
+
+/// `html` without scripts (JSON-LD kept), styles, comments and unread attributes.
 pub(crate) fn strip_inert(html: &str) -> String {
+    strip(html, true)
+}
+
+/// The scan; `filter_attrs` false keeps every attribute (for comparisons in tests).
+pub(crate) fn strip(html: &str, filter_attrs: bool) -> String {
     let b = html.as_bytes();
-    let mut out = String::with_capacity(html.len());
+    let mut out = String::with_capacity(html.len() / 2);
     let mut copied = 0; // html[copied..pos] not yet copied
     let mut pos = 0;
-    while let Some(off) = html[pos..].find('<') {
+    let mut dropped: Vec<(usize, usize)> = Vec::new();
+    while let Some(off) = memchr::memchr(b'<', &b[pos..]) {
         let i = pos + off;
         let rest = &b[i..];
-        // only `<!--`, `<script`, `<style`, `<svg` and `<link` matter: most tags are none
-        if !matches!(rest.get(1), Some(b'!' | b's' | b'S' | b'l' | b'L')) {
-            pos = i + 1;
+        if rest.starts_with(b"<!--") {
+            let end = html[i + 4..]
+                .find("-->")
+                .map_or(html.len(), |e| i + 4 + e + 3);
+            out.push_str(&html[copied..i]);
+            copied = end;
+            pos = end;
             continue;
         }
-        if starts_tag(rest, b"link") {
+        let end_tag = rest.get(1) == Some(&b'/');
+        let name_at = i + 1 + usize::from(end_tag);
+        if !b.get(name_at).is_some_and(u8::is_ascii_alphabetic) {
+            pos = i + 1; // `<!DOCTYPE`, `<?xml`, a `<` in text
+            continue;
+        }
+        let mut name_end = name_at + 1;
+        while name_end < b.len() && !matches!(b[name_end], b'/' | b'>') && !is_space(b[name_end]) {
+            name_end += 1;
+        }
+        let name = &html[name_at..name_end];
+        if !end_tag && name.eq_ignore_ascii_case("link") {
             // stylesheets, preloads, icons, feeds: never text; a canonical or author link is
             // metadata and stays
             let end = html[i..].find('>').map_or(html.len(), |e| i + e + 1);
@@ -33,52 +112,114 @@ pub(crate) fn strip_inert(html: &str) -> String {
             pos = end.max(i + 1);
             continue;
         }
-        if rest.starts_with(b"<!--") {
-            let end = html[i + 4..]
-                .find("-->")
-                .map_or(html.len(), |e| i + 4 + e + 3);
-            out.push_str(&html[copied..i]);
-            copied = end;
-            pos = end;
+        let inert = ["script", "style", "svg"]
+            .into_iter()
+            .find(|t| !end_tag && name.eq_ignore_ascii_case(t));
+        if let Some(tag) = inert {
+            // `svg`: inline icons, never text, often large paths
+            let open_end = html[i..].find('>').map_or(html.len(), |e| i + e + 1);
+            let close = find_close(html, open_end, tag);
+            let end = html[close..]
+                .find('>')
+                .map_or(html.len(), |e| close + e + 1);
+            let keep =
+                tag == "script" && html[i..open_end].to_ascii_lowercase().contains("ld+json");
+            if !keep {
+                out.push_str(&html[copied..i]);
+                copied = end;
+            }
+            pos = end.max(i + 1);
             continue;
         }
-        let tag = if starts_tag(rest, b"script") {
-            Some("script")
-        } else if starts_tag(rest, b"style") {
-            Some("style")
-        } else if starts_tag(rest, b"svg") {
-            Some("svg") // inline icons: never text, often large paths
-        } else {
-            None
+        dropped.clear();
+        let filter = filter_attrs && !end_tag;
+        let Some(tag_end) = scan_attrs(b, name_end, filter.then_some(&mut dropped)) else {
+            break; // a tag that never ends: the rest is copied as it is
         };
-        let Some(tag) = tag else {
-            pos = i + 1;
-            continue;
-        };
-        let open_end = html[i..].find('>').map_or(html.len(), |e| i + e + 1);
-        let close = find_close(html, open_end, tag);
-        let end = html[close..]
-            .find('>')
-            .map_or(html.len(), |e| close + e + 1);
-        let keep = tag == "script" && html[i..open_end].to_ascii_lowercase().contains("ld+json");
-        if !keep {
-            out.push_str(&html[copied..i]);
-            copied = end;
+        for &(from, to) in &dropped {
+            out.push_str(&html[copied..from]);
+            // `a="1"b="2"` without `a`: `b` must not join the name before it
+            if to < tag_end && !matches!(b[to], b'/' | b'>') && !is_space(b[to]) {
+                out.push(' ');
+            }
+            copied = to;
         }
-        pos = end.max(i + 1);
+        pos = tag_end;
+        if end_tag {
+            continue;
+        }
+        if name.eq_ignore_ascii_case("plaintext") {
+            break; // everything after it is text
+        }
+        if let Some(raw) = RAW_TEXT.iter().find(|t| name.eq_ignore_ascii_case(t)) {
+            pos = find_close(html, tag_end, raw).max(tag_end);
+        }
     }
     out.push_str(&html[copied.min(html.len())..]);
     out
 }
 
-/// `<name` followed by whitespace, `>` or `/`, case-insensitively.
-fn starts_tag(rest: &[u8], name: &[u8]) -> bool {
-    rest.len() > name.len() + 1
-        && rest[1..=name.len()].eq_ignore_ascii_case(name)
-        && matches!(
-            rest[name.len() + 1],
-            b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'>' | b'/'
-        )
+/// HTML's whitespace (tab, LF, FF, CR, space).
+fn is_space(c: u8) -> bool {
+    matches!(c, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c')
+}
+
+/// Reads a tag's attributes from `from` (just after its name) to its `>`, as the tokenizer
+/// does, and returns the offset just past the `>`, or `None` when the input ends first. With
+/// `drop`, the ranges of attributes not in [`READ_ATTRS`] (each with the whitespace before
+/// it) are pushed there.
+fn scan_attrs(b: &[u8], from: usize, mut drop: Option<&mut Vec<(usize, usize)>>) -> Option<usize> {
+    let n = b.len();
+    let mut p = from;
+    loop {
+        let lead = p;
+        while p < n && (is_space(b[p]) || b[p] == b'/') {
+            p += 1;
+        }
+        if p >= n {
+            return None;
+        }
+        if b[p] == b'>' {
+            return Some(p + 1);
+        }
+        let name_start = p;
+        p += 1; // the first character is the name's, even `=`
+        while p < n && !matches!(b[p], b'/' | b'>' | b'=') && !is_space(b[p]) {
+            p += 1;
+        }
+        let name = &b[name_start..p];
+        let mut q = p;
+        while q < n && is_space(b[q]) {
+            q += 1;
+        }
+        if q < n && b[q] == b'=' {
+            q += 1;
+            while q < n && is_space(b[q]) {
+                q += 1;
+            }
+            match b.get(q) {
+                None => return None,
+                Some(&quote @ (b'"' | b'\'')) => {
+                    p = q + 1 + memchr::memchr(quote, &b[q + 1..])? + 1;
+                }
+                Some(b'>') => p = q, // `a=>`: no value, the tag ends
+                Some(_) => {
+                    while q < n && b[q] != b'>' && !is_space(b[q]) {
+                        q += 1;
+                    }
+                    p = q;
+                }
+            }
+        }
+        if let Some(d) = drop.as_deref_mut() {
+            if !READ_ATTRS
+                .iter()
+                .any(|k| k.as_bytes().eq_ignore_ascii_case(name))
+            {
+                d.push((lead, p));
+            }
+        }
+    }
 }
 
 /// Offset of the closing `</tag` at or after `from` (the end of the input when missing).
@@ -113,7 +254,8 @@ mod tests {
                     <script type=\"application/ld+json\">{\"@type\":\"Article\"}</script><p>b</p><script>never closed";
         assert_eq!(strip_inert(html), "<p>a</p><scripts>kept</scripts><script type=\"application/ld+json\">{\"@type\":\"Article\"}</script><p>b</p>");
         assert_eq!(strip_inert("<!-- open"), "");
-        assert_eq!(strip_inert("x < y <script"), "x < y <script");
+        // a tag cut off by the end of the page is dropped, as the tokenizer drops it
+        assert_eq!(strip_inert("x < y <script"), "x < y ");
         assert_eq!(strip_inert("é<style>ü</style>ß"), "éß");
         assert_eq!(
             strip_inert("<p>a<svg viewBox=\"0 0 9 9\"><path d=\"M0 0\"/></svg>b</p>"),
@@ -123,5 +265,133 @@ mod tests {
             strip_inert("<head><LINK rel=stylesheet href=a.css><link rel=\"canonical\" href=\"/c\"><link rel=author href=/me><links>x</links></head>"),
             "<head><link rel=\"canonical\" href=\"/c\"><link rel=author href=/me><links>x</links></head>"
         );
+    }
+
+    #[test]
+    fn drops_unread_attributes_as_the_tokenizer_reads_them() {
+        let cases = [
+            // unread attributes go, read ones stay in their order and spelling
+            (
+                r#"<div data-x="1" class="a b" onclick='go()' ID=main>t</div>"#,
+                r#"<div class="a b" ID=main>t</div>"#,
+            ),
+            // a `>` or a quote inside a quoted value does not end the tag
+            (
+                r#"<a data-tip="1 > 0 'q'" class="x" title='say "hi" >'>t</a>"#,
+                r#"<a class="x" title='say "hi" >'>t</a>"#,
+            ),
+            // a link's target is never read; a canonical <link> stays whole
+            (
+                r#"<a href="/a">a</a><LINK HREF="/c" rel=canonical data-x=1>"#,
+                r#"<a>a</a><LINK HREF="/c" rel=canonical data-x=1>"#,
+            ),
+            // values without quotes end at whitespace or `>`; names without values
+            (
+                "<input disabled value=a>b checked><p hidden data-n=3>",
+                "<input>b checked><p hidden>",
+            ),
+            // no whitespace between attributes: the next one must not join the name
+            (r#"<img data-a="1"src="/i.png">"#, r#"<img src="/i.png">"#),
+            (r#"<img src="/i.png"data-a="1"/>"#, r#"<img src="/i.png"/>"#),
+            // spaces around `=`, `/` between attributes, uppercase names
+            (
+                "<td colspan = 2 / CLASS = c STYLE='x'>",
+                "<td / CLASS = c STYLE='x'>",
+            ),
+            // end tags keep what they have (the parser ignores it)
+            ("</div data-x=1>", "</div data-x=1>"),
+            // an attribute named `=x` (the tokenizer's reading of `<b =x>`)
+            ("<b =x class=k>", "<b class=k>"),
+        ];
+        for (html, want) in cases {
+            assert_eq!(strip_inert(html), want, "{html}");
+            assert_eq!(strip(html, false), html, "{html}");
+        }
+    }
+
+    #[test]
+    fn raw_text_and_unfinished_tags_are_copied_as_they_are() {
+        // a title's and a textarea's content are text, not tags
+        let html =
+            r#"<title>a <b data-x=1> c</title><textarea><i data-y=2></textarea><p data-z=3>"#;
+        assert_eq!(
+            strip_inert(html),
+            r#"<title>a <b data-x=1> c</title><textarea><i data-y=2></textarea><p>"#
+        );
+        // everything after <plaintext> is text
+        assert_eq!(
+            strip_inert("<plaintext><b data-x=1>"),
+            "<plaintext><b data-x=1>"
+        );
+        // the page ends inside a tag or inside a quoted value: the rest stays as it is
+        assert_eq!(
+            strip_inert("<p data-a=1>x<div data-b=\"open"),
+            "<p>x<div data-b=\"open"
+        );
+        assert_eq!(strip_inert("<p data-a=1>x<div data-b"), "<p>x<div data-b");
+        // a `<script` inside an attribute value is not a script
+        assert_eq!(
+            strip_inert(r#"<div data-t="<script>x</script>" class=c>y</div>"#),
+            r#"<div class=c>y</div>"#
+        );
+        // `<` not starting a tag, doctype and processing instructions
+        assert_eq!(
+            strip_inert("<!DOCTYPE html><?xml v?>1 < 2 <3 <p data-a=1>"),
+            "<!DOCTYPE html><?xml v?>1 < 2 <3 <p>"
+        );
+    }
+
+    #[test]
+    fn multibyte_text_and_values_survive() {
+        let html = "<p data-ü=\"ö\" title=\"日本\">ß</p><a data-€='€'>€</a>";
+        assert_eq!(strip_inert(html), "<p title=\"日本\">ß</p><a>€</a>");
+    }
+
+    /// Needs `../shared/testdata/extract` (skipped when absent): every labelled page
+    /// extracts to the same text, images, title, metadata and page type with and without
+    /// the attribute filter, so [`READ_ATTRS`] holds every attribute the extractor reads.
+    #[test]
+    fn strip_keeps_what_extraction_reads() {
+        let manifest = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it");
+        let root = std::path::Path::new(&manifest).join("../../shared/testdata/extract");
+        let Ok(sets) = std::fs::read_dir(&root) else {
+            eprintln!("{} not found: skipped", root.display());
+            return;
+        };
+        let mut pages: Vec<std::path::PathBuf> = sets
+            .filter_map(|d| std::fs::read_dir(d.ok()?.path().join("html")).ok())
+            .flatten()
+            .filter_map(|e| Some(e.ok()?.path()))
+            .collect();
+        pages.sort();
+        let mut compared = 0;
+        for path in &pages {
+            let html =
+                String::from_utf8_lossy(&std::fs::read(path).expect("read page")).into_owned();
+            let run = |filter| {
+                crate::dom::extract(
+                    &strip(&html, filter),
+                    "https://h.example/page",
+                    true,
+                    None,
+                    None,
+                )
+                .unwrap_or_else(|_| panic!("no deadline: {}", path.display()))
+            };
+            let (a, b) = (run(true), run(false));
+            let what = path.display();
+            assert_eq!(a.text, b.text, "{what}");
+            assert_eq!(a.images, b.images, "{what}");
+            assert_eq!(a.meta, b.meta, "{what}");
+            assert_eq!((&a.title, &a.html_lang), (&b.title, &b.html_lang), "{what}");
+            assert_eq!(
+                (a.noai, a.noimageai, a.noindex),
+                (b.noai, b.noimageai, b.noindex),
+                "{what}"
+            );
+            assert_eq!(a.page_type, b.page_type, "{what}");
+            compared += 1;
+        }
+        assert!(compared > 300, "{compared} pages compared");
     }
 }
