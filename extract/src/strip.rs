@@ -15,7 +15,9 @@
 //! - the content of the raw-text elements (`title`, `textarea`, `iframe`, ...) is copied as it
 //!   is, because the tokenizer does not read tags there;
 //! - a tag that never ends (its `>` or a quote is missing) stops the scan: the rest of the page
-//!   is copied as it is, as the tokenizer would swallow it into that tag anyway.
+//!   is copied as it is, as the tokenizer would swallow it into that tag anyway;
+//! - whitespace alone between two tags (indentation, a sixth of the markup left) becomes one
+//!   space or newline, except inside `<pre>`: the walk collapses it there anyway.
 
 /// Every attribute the extractor reads (`score::Attrs`, `meta::page_meta`, the walk's
 /// images and dates, the `<html lang>`): the scan keeps these and drops all others. Not
@@ -63,25 +65,37 @@ pub(crate) const READ_ATTRS: &[&str] = &[
 /// scanned like the rest of the page.
 const RAW_TEXT: &[&str] = &["title", "textarea", "xmp", "iframe", "noembed", "noframes"];
 
-/// `html` without scripts (JSON-LD kept), styles, comments and unread attributes.
+/// `html` without scripts (JSON-LD kept), styles, comments, unread attributes and
+/// indentation.
 pub(crate) fn strip_inert(html: &str) -> String {
     strip(html, true)
 }
 
-/// The scan; `filter_attrs` false keeps every attribute (for comparisons in tests).
-pub(crate) fn strip(html: &str, filter_attrs: bool) -> String {
+/// The scan; `minify` false keeps every attribute and all whitespace (for comparisons in
+/// tests).
+pub(crate) fn strip(html: &str, minify: bool) -> String {
     let b = html.as_bytes();
     let mut out = String::with_capacity(html.len() / 2);
     let mut copied = 0; // html[copied..pos] not yet copied
     let mut pos = 0;
     let mut dropped: Vec<(usize, usize)> = Vec::new();
+    let mut pre = 0usize; // open <pre> and <listing> elements
     while let Some(off) = memchr::memchr(b'<', &b[pos..]) {
         let i = pos + off;
+        if minify && pre == 0 && off >= 2 && b[pos..i].iter().all(|&c| is_space(c)) {
+            // indentation between tags: one character says as much outside <pre>
+            out.push_str(&html[copied..pos]);
+            out.push(if b[pos..i].iter().any(|&c| c == b'\n' || c == b'\r') {
+                '\n'
+            } else {
+                ' '
+            });
+            copied = i;
+        }
         let rest = &b[i..];
         if rest.starts_with(b"<!--") {
-            let end = html[i + 4..]
-                .find("-->")
-                .map_or(html.len(), |e| i + 4 + e + 3);
+            let end =
+                memchr::memmem::find(&b[i + 4..], b"-->").map_or(html.len(), |e| i + 4 + e + 3);
             out.push_str(&html[copied..i]);
             copied = end;
             pos = end;
@@ -132,7 +146,7 @@ pub(crate) fn strip(html: &str, filter_attrs: bool) -> String {
             continue;
         }
         dropped.clear();
-        let filter = filter_attrs && !end_tag;
+        let filter = minify && !end_tag;
         let Some(tag_end) = scan_attrs(b, name_end, filter.then_some(&mut dropped)) else {
             break; // a tag that never ends: the rest is copied as it is
         };
@@ -145,6 +159,13 @@ pub(crate) fn strip(html: &str, filter_attrs: bool) -> String {
             copied = to;
         }
         pos = tag_end;
+        if name.eq_ignore_ascii_case("pre") || name.eq_ignore_ascii_case("listing") {
+            pre = if end_tag {
+                pre.saturating_sub(1)
+            } else {
+                pre + 1
+            };
+        }
         if end_tag {
             continue;
         }
@@ -226,7 +247,7 @@ fn scan_attrs(b: &[u8], from: usize, mut drop: Option<&mut Vec<(usize, usize)>>)
 fn find_close(html: &str, from: usize, tag: &str) -> usize {
     let b = html.as_bytes();
     let mut p = from;
-    while let Some(off) = html[p..].find("</") {
+    while let Some(off) = memchr::memmem::find(&b[p..], b"</") {
         let i = p + off;
         let after = i + 2 + tag.len();
         if b.len() >= after
@@ -342,6 +363,16 @@ mod tests {
     }
 
     #[test]
+    fn indentation_between_tags_shrinks_outside_pre() {
+        let html = "<ul>\n    <li>a</li>\t\t<li> b  c </li>  </ul>\n<pre>\n  <b>x</b>\n    <i>y</i></pre>\n\n<p>";
+        assert_eq!(
+            strip_inert(html),
+            "<ul>\n<li>a</li> <li> b  c </li> </ul>\n<pre>\n  <b>x</b>\n    <i>y</i></pre>\n<p>"
+        );
+        assert_eq!(strip(html, false), html);
+    }
+
+    #[test]
     fn multibyte_text_and_values_survive() {
         let html = "<p data-ü=\"ö\" title=\"日本\">ß</p><a data-€='€'>€</a>";
         assert_eq!(strip_inert(html), "<p title=\"日本\">ß</p><a>€</a>");
@@ -349,7 +380,8 @@ mod tests {
 
     /// Needs `../shared/testdata/extract` (skipped when absent): every labelled page
     /// extracts to the same text, images, title, metadata and page type with and without
-    /// the attribute filter, so [`READ_ATTRS`] holds every attribute the extractor reads.
+    /// the minifying (so [`READ_ATTRS`] holds every attribute the extractor reads, and the
+    /// whitespace that goes never mattered).
     #[test]
     fn strip_keeps_what_extraction_reads() {
         let manifest = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it");
