@@ -14,67 +14,94 @@
 pub const BROWSER_MAX_DEPTH: usize = 512;
 
 /// Elements without content: never on the stack of open elements.
-const VOID: &[&str] = &[
-    "area", "base", "br", "col", "embed", "hr", "img", "input", "keygen", "link", "meta", "param",
-    "source", "track", "wbr", "basefont", "bgsound", "frame", "image", "command",
-];
+fn void(name: &str) -> bool {
+    matches!(
+        name,
+        "area"
+            | "base"
+            | "br"
+            | "col"
+            | "embed"
+            | "hr"
+            | "img"
+            | "input"
+            | "keygen"
+            | "link"
+            | "meta"
+            | "param"
+            | "source"
+            | "track"
+            | "wbr"
+            | "basefont"
+            | "bgsound"
+            | "frame"
+            | "image"
+            | "command"
+    )
+}
 
 /// Elements whose content is raw text up to their own end tag.
-const RAW_TEXT: &[&str] = &[
-    "script",
-    "style",
-    "textarea",
-    "title",
-    "xmp",
-    "iframe",
-    "noembed",
-    "noframes",
-    "plaintext",
-];
+fn raw_text(name: &str) -> bool {
+    matches!(
+        name,
+        "script"
+            | "style"
+            | "textarea"
+            | "title"
+            | "xmp"
+            | "iframe"
+            | "noembed"
+            | "noframes"
+            | "plaintext"
+    )
+}
 
 /// Start tags that close an open `<p>` (HTML's "close a p element in button scope").
-const CLOSES_P: &[&str] = &[
-    "address",
-    "article",
-    "aside",
-    "blockquote",
-    "center",
-    "details",
-    "dialog",
-    "dir",
-    "div",
-    "dl",
-    "fieldset",
-    "figcaption",
-    "figure",
-    "footer",
-    "form",
-    "h1",
-    "h2",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "header",
-    "hgroup",
-    "hr",
-    "li",
-    "main",
-    "menu",
-    "nav",
-    "ol",
-    "p",
-    "pre",
-    "section",
-    "summary",
-    "table",
-    "ul",
-    "dd",
-    "dt",
-    "listing",
-    "xmp",
-    "plaintext",
-];
+fn closes_p(name: &str) -> bool {
+    matches!(
+        name,
+        "address"
+            | "article"
+            | "aside"
+            | "blockquote"
+            | "center"
+            | "details"
+            | "dialog"
+            | "dir"
+            | "div"
+            | "dl"
+            | "fieldset"
+            | "figcaption"
+            | "figure"
+            | "footer"
+            | "form"
+            | "h1"
+            | "h2"
+            | "h3"
+            | "h4"
+            | "h5"
+            | "h6"
+            | "header"
+            | "hgroup"
+            | "hr"
+            | "li"
+            | "main"
+            | "menu"
+            | "nav"
+            | "ol"
+            | "p"
+            | "pre"
+            | "section"
+            | "summary"
+            | "table"
+            | "ul"
+            | "dd"
+            | "dt"
+            | "listing"
+            | "xmp"
+            | "plaintext"
+    )
+}
 
 /// For a start tag that implicitly closes an open element of its own family: the family,
 /// and the elements at which the search down the stack stops.
@@ -245,20 +272,20 @@ pub fn max_depth_exceeds(html: &str, cap: usize) -> bool {
             stack.end(name);
             continue;
         }
-        if name.is(CLOSES_P) {
+        if closes_p(n) {
             stack.close(&["p"], &["button", "table", "td", "th", "body"]);
         }
         if let Some((family, stop)) = implied_close(n) {
             stack.close(family, stop);
         }
-        if name.is(RAW_TEXT) {
+        if raw_text(n) {
             if n == "plaintext" {
                 break;
             }
             i = find_end_tag(b, i, n);
             continue;
         }
-        if name.is(VOID) || self_closing {
+        if void(n) || self_closing {
             continue;
         }
         stack.push(name);

@@ -228,10 +228,6 @@ impl Extractor {
             return Err(reasons::TOO_LARGE);
         }
         let started = std::time::Instant::now();
-        let text = strip::strip_inert(&charset::decode(html, declared));
-        if trawl_core::html::max_depth_exceeds(&text, self.cfg.max_depth) {
-            return Err(reasons::TOO_DEEP);
-        }
         let llm = self.llm.as_ref().filter(|l| {
             url::Url::parse(url)
                 .ok()
@@ -243,14 +239,19 @@ impl Extractor {
         // the LLM's round trip has its own timeout and is not charged to the page's budget
         let deadline = (self.cfg.max_page_ms > 0 && choose.is_none())
             .then(|| started + std::time::Duration::from_millis(self.cfg.max_page_ms));
-        let mut out = dom::extract(
-            &text,
-            url,
-            self.cfg.keep_images,
-            choose.as_ref().map(|c| c as dom::Chooser<'_>),
-            deadline,
-        )
-        .map_err(|dom::Overrun| reasons::EXTRACT_TIMEOUT)?;
+        let mut out = strip::with_stripped(&charset::decode(html, declared), |text| {
+            if trawl_core::html::max_depth_exceeds(text, self.cfg.max_depth) {
+                return Err(reasons::TOO_DEEP);
+            }
+            dom::extract(
+                text,
+                url,
+                self.cfg.keep_images,
+                choose.as_ref().map(|c| c as dom::Chooser<'_>),
+                deadline,
+            )
+            .map_err(|dom::Overrun| reasons::EXTRACT_TIMEOUT)
+        })?;
         let method = out.llm.take();
         if let Some(Err(why)) = &method {
             tracing::debug!(url, reason = %why, "LLM extraction failed; the rule-based result stands");

@@ -65,17 +65,44 @@ pub(crate) const READ_ATTRS: &[&str] = &[
 /// scanned like the rest of the page.
 const RAW_TEXT: &[&str] = &["title", "textarea", "xmp", "iframe", "noembed", "noframes"];
 
-/// `html` without scripts (JSON-LD kept), styles, comments, unread attributes and
-/// indentation.
+/// Bytes of stripped markup a thread keeps allocated between pages.
+const KEEP_BYTES: usize = 16 << 20;
+
+/// Runs `f` on `html` without scripts (JSON-LD kept), styles, comments, unread attributes
+/// and indentation. The text is built in a buffer the thread keeps between pages: fresh
+/// memory for every page costs as much again in the kernel's page zeroing.
+pub(crate) fn with_stripped<R>(html: &str, f: impl FnOnce(&str) -> R) -> R {
+    thread_local!(static BUF: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) });
+    BUF.with_borrow_mut(|buf| {
+        buf.clear();
+        strip_into(html, true, buf);
+        let r = f(buf);
+        if buf.capacity() > KEEP_BYTES {
+            *buf = String::new();
+        }
+        r
+    })
+}
+
+/// [`with_stripped`]'s text as a new string.
+#[cfg(test)]
 pub(crate) fn strip_inert(html: &str) -> String {
     strip(html, true)
 }
 
-/// The scan; `minify` false keeps every attribute and all whitespace (for comparisons in
-/// tests).
+/// The scan into a new string; `minify` false keeps every attribute and all whitespace (for
+/// comparisons in tests).
+#[cfg(test)]
 pub(crate) fn strip(html: &str, minify: bool) -> String {
+    let mut out = String::new();
+    strip_into(html, minify, &mut out);
+    out
+}
+
+/// The scan, appended to `out`.
+fn strip_into(html: &str, minify: bool, out: &mut String) {
     let b = html.as_bytes();
-    let mut out = String::with_capacity(html.len() / 2);
+    out.reserve(html.len() / 2);
     let mut copied = 0; // html[copied..pos] not yet copied
     let mut pos = 0;
     let mut dropped: Vec<(usize, usize)> = Vec::new();
@@ -177,7 +204,6 @@ pub(crate) fn strip(html: &str, minify: bool) -> String {
         }
     }
     out.push_str(&html[copied.min(html.len())..]);
-    out
 }
 
 /// HTML's whitespace (tab, LF, FF, CR, space).
