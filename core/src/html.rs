@@ -130,7 +130,7 @@ const SEARCH: usize = 64;
 
 /// A tag name, ASCII-lowercased, as the scan keeps it: names longer than the buffer are cut
 /// (custom elements; only equality between them matters, and a cut name still equals itself).
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 struct Name {
     buf: [u8; 24],
     len: u8,
@@ -162,7 +162,7 @@ impl Name {
 
 /// The open-element stack of the scan, with a count per name so an end tag without an open
 /// element of its name costs nothing.
-#[derive(Default)]
+#[derive(Default, Debug)]
 struct Stack {
     names: Vec<Name>,
     open: rustc_hash::FxHashMap<Name, usize>,
@@ -226,12 +226,70 @@ impl Stack {
     }
 }
 
+/// The depth of the tree html5ever would build, followed tag by tag: [`max_depth_exceeds`]
+/// feeds it from its own scan, and a caller that already scans every tag (the extractor's
+/// pre-parse pass) feeds it from there instead of scanning the page twice.
+#[derive(Debug)]
+pub struct DepthScan {
+    stack: Stack,
+    cap: usize,
+    exceeded: bool,
+}
+
+impl DepthScan {
+    /// A scan that reports a depth over `cap`.
+    pub fn new(cap: usize) -> DepthScan {
+        DepthScan {
+            stack: Stack::default(),
+            cap,
+            exceeded: false,
+        }
+    }
+
+    /// Whether the depth went over the cap at any point so far.
+    pub fn exceeded(&self) -> bool {
+        self.exceeded
+    }
+
+    /// A start tag. Returns true when its content is raw text up to its own end tag (the
+    /// caller skips it: tags there are text) or, for `plaintext`, up to the end of the page.
+    pub fn start(&mut self, raw_name: &[u8], self_closing: bool) -> bool {
+        let name = Name::new(raw_name);
+        let n = name.as_str();
+        if closes_p(n) {
+            self.stack
+                .close(&["p"], &["button", "table", "td", "th", "body"]);
+        }
+        if let Some((family, stop)) = implied_close(n) {
+            self.stack.close(family, stop);
+        }
+        if raw_text(n) {
+            return true;
+        }
+        if !(void(n) || self_closing) {
+            self.stack.push(name);
+            self.exceeded |= self.stack.names.len() > self.cap;
+        }
+        false
+    }
+
+    /// An end tag.
+    pub fn end(&mut self, raw_name: &[u8]) {
+        let name = Name::new(raw_name);
+        let n = name.as_str();
+        if n == "br" || n == "p" && !self.stack.is_open("p") {
+            return; // </br> and </p> without a <p> insert an element and close it
+        }
+        self.stack.end(name);
+    }
+}
+
 /// Whether the tree html5ever would build from `html` nests deeper than `cap` elements.
 /// One pass over the bytes with a stack of open element names: linear in the page size
 /// whatever its shape.
 pub fn max_depth_exceeds(html: &str, cap: usize) -> bool {
     let b = html.as_bytes();
-    let mut stack = Stack::default();
+    let mut depth = DepthScan::new(cap);
     let mut i = 0;
     while let Some(p) = memchr::memchr(b'<', &b[i..]) {
         i += p + 1;
@@ -261,35 +319,20 @@ pub fn max_depth_exceeds(html: &str, cap: usize) -> bool {
         let Some(tag_end) = tag_end(b, name_end) else {
             break;
         };
-        let name = Name::new(&b[start..name_end]);
-        let self_closing = b[..tag_end].ends_with(b"/>");
+        let raw_name = &b[start..name_end];
         i = tag_end;
-        let n = name.as_str();
         if closing {
-            if n == "br" || n == "p" && !stack.is_open("p") {
-                continue; // </br> and </p> without a <p> insert an element and close it
-            }
-            stack.end(name);
+            depth.end(raw_name);
             continue;
         }
-        if closes_p(n) {
-            stack.close(&["p"], &["button", "table", "td", "th", "body"]);
-        }
-        if let Some((family, stop)) = implied_close(n) {
-            stack.close(family, stop);
-        }
-        if raw_text(n) {
-            if n == "plaintext" {
+        if depth.start(raw_name, b[..tag_end].ends_with(b"/>")) {
+            if raw_name.eq_ignore_ascii_case(b"plaintext") {
                 break;
             }
-            i = find_end_tag(b, i, n);
-            continue;
+            let n = Name::new(raw_name);
+            i = find_end_tag(b, i, n.as_str());
         }
-        if void(n) || self_closing {
-            continue;
-        }
-        stack.push(name);
-        if stack.names.len() > cap {
+        if depth.exceeded() {
             return true;
         }
     }

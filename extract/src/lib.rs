@@ -239,8 +239,9 @@ impl Extractor {
         // the LLM's round trip has its own timeout and is not charged to the page's budget
         let deadline = (self.cfg.max_page_ms > 0 && choose.is_none())
             .then(|| started + std::time::Duration::from_millis(self.cfg.max_page_ms));
-        let mut out = strip::with_stripped(&charset::decode(html, declared), |text| {
-            if trawl_core::html::max_depth_exceeds(text, self.cfg.max_depth) {
+        let decoded = charset::decode(html, declared);
+        let mut out = strip::with_stripped(&decoded, self.cfg.max_depth, |text, too_deep| {
+            if too_deep {
                 return Err(reasons::TOO_DEEP);
             }
             dom::extract(
@@ -301,6 +302,37 @@ mod tests {
             headers: vec![("content-type".into(), ct.into())],
             body,
             ..Default::default()
+        }
+    }
+
+    #[test]
+    fn depth_is_followed_in_the_pre_parse_pass() {
+        let ex = Extractor::new(ExtractConfig {
+            min_text_chars: 0,
+            max_depth: 100,
+            ..Default::default()
+        });
+        let prose = "A paragraph of ordinary prose about rivers and the towns along them. ";
+        let deep = |open: &str, n: usize| {
+            format!("<html><body>{}<p>{prose}</p></body></html>", open.repeat(n)).into_bytes()
+        };
+        let run = |html: Vec<u8>| ex.extract_html("http://a.test/x", &html, None);
+        assert_eq!(
+            run(deep("<div class=a data-x=1>", 120)).err(),
+            Some(reasons::TOO_DEEP)
+        );
+        assert_eq!(run(deep("<ul><li>", 60)).err(), Some(reasons::TOO_DEEP));
+        // elements the parser closes itself, void and self-closed ones, and the unread tags
+        // inside raw text or removed scripts do not nest
+        for shallow in [
+            deep("<p>x", 500),
+            deep("<li>x", 500),
+            deep("<br><img src=a.png><hr/>", 500),
+            deep("<title><div><div></title>", 200),
+            deep("<script><div><div></script><svg><g><g></svg>", 200),
+            deep("<div></div>", 500),
+        ] {
+            assert!(run(shallow).is_ok());
         }
     }
 

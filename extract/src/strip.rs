@@ -69,14 +69,18 @@ const RAW_TEXT: &[&str] = &["title", "textarea", "xmp", "iframe", "noembed", "no
 const KEEP_BYTES: usize = 16 << 20;
 
 /// Runs `f` on `html` without scripts (JSON-LD kept), styles, comments, unread attributes
-/// and indentation. The text is built in a buffer the thread keeps between pages: fresh
-/// memory for every page costs as much again in the kernel's page zeroing.
-pub(crate) fn with_stripped<R>(html: &str, f: impl FnOnce(&str) -> R) -> R {
+/// and indentation, and on whether the parsed page would nest deeper than `max_depth`
+/// elements (then the text is cut where that became clear). The depth is followed in the
+/// same pass ([`trawl_core::html::DepthScan`]). The text is built in a buffer the thread
+/// keeps between pages: fresh memory for every page costs as much again in the kernel's page
+/// zeroing.
+pub(crate) fn with_stripped<R>(html: &str, max_depth: usize, f: impl FnOnce(&str, bool) -> R) -> R {
     thread_local!(static BUF: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) });
     BUF.with_borrow_mut(|buf| {
         buf.clear();
-        strip_into(html, true, buf);
-        let r = f(buf);
+        let mut depth = trawl_core::html::DepthScan::new(max_depth);
+        strip_into(html, true, buf, Some(&mut depth));
+        let r = f(buf, depth.exceeded());
         if buf.capacity() > KEEP_BYTES {
             *buf = String::new();
         }
@@ -95,12 +99,18 @@ pub(crate) fn strip_inert(html: &str) -> String {
 #[cfg(test)]
 pub(crate) fn strip(html: &str, minify: bool) -> String {
     let mut out = String::new();
-    strip_into(html, minify, &mut out);
+    strip_into(html, minify, &mut out, None);
     out
 }
 
-/// The scan, appended to `out`.
-fn strip_into(html: &str, minify: bool, out: &mut String) {
+/// The scan, appended to `out`; with `depth`, every tag goes to it too, and the scan stops
+/// once the depth is over its cap.
+fn strip_into(
+    html: &str,
+    minify: bool,
+    out: &mut String,
+    mut depth: Option<&mut trawl_core::html::DepthScan>,
+) {
     let b = html.as_bytes();
     out.reserve(html.len() / 2);
     let mut copied = 0; // html[copied..pos] not yet copied
@@ -192,6 +202,16 @@ fn strip_into(html: &str, minify: bool, out: &mut String) {
             } else {
                 pre + 1
             };
+        }
+        if let Some(d) = depth.as_deref_mut() {
+            if end_tag {
+                d.end(name.as_bytes());
+            } else {
+                d.start(name.as_bytes(), b[..tag_end].ends_with(b"/>"));
+                if d.exceeded() {
+                    break;
+                }
+            }
         }
         if end_tag {
             continue;
