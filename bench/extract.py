@@ -8,6 +8,10 @@ trafilatura pages). Speed: pages/s and MB/s on one core (each extractor pinned t
 taskset), counting only the extraction of pages already in memory (parse + extract; trawl
 reports its own time, the Python tools are timed around their call), median of REPEAT runs.
 
+Each figure is also given for the tuning and the validation part of the pages (the split of
+bench/wcxb_split.py: sha1("trawl-split:" + "<dataset>/<id>"), 2/3 tuning): rules are changed
+looking at tuning pages only, and a change that lifts tuning but not validation stays out.
+
 Usage: bench/extract.py --trawl PATH [--data DIR] [--repeat 3] [--only trawl]
        [--keep PRED_DIR]
 """
@@ -22,6 +26,8 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from wcxb_split import part_of  # noqa: E402
 ap = argparse.ArgumentParser()
 ap.add_argument("--trawl", required=True)
 ap.add_argument("--data", default=os.path.join(HERE, "..", "..", "shared", "testdata", "extract"))
@@ -93,13 +99,33 @@ def run_ref(name, out):
     return j["pages"], j["bytes"], j["secs"]
 
 
-def score(name, out):
-    j = os.path.join(pred_root, name + ".score.json")
-    r = subprocess.run([sys.executable, os.path.join(data, "score.py"), out, "--data", data, "--json", j, "--name", name], capture_output=True, text=True)
+def part_ids(part):
+    """`<dataset>/<id>` of every labelled page in `part` ("tune" or "valid"), as score.py's
+    --ids file."""
+    path = os.path.join(pred_root, f"{part}.ids")
+    with open(path, "w") as f:
+        for ds in datasets:
+            for fn in os.listdir(os.path.join(data, ds, "html")):
+                pid = f"{ds}/{fn.rsplit('.', 1)[0]}"
+                if part_of(pid) == part:
+                    f.write(pid + "\n")
+    return path
+
+
+def score(name, out, part=None):
+    j = os.path.join(pred_root, f"{name}.{part or 'all'}.score.json")
+    cmd = [sys.executable, os.path.join(data, "score.py"), out, "--data", data, "--json", j, "--name", name]
+    if part:
+        cmd += ["--ids", part_ids(part)]
+    r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         sys.exit(f"score.py failed:\n{r.stderr}")
-    print(r.stdout, flush=True)
-    return json.load(open(j))
+    if part is None:
+        print(r.stdout, flush=True)
+    s = json.load(open(j))
+    tok = s["token"].get("overall", {}).get("mean_f1", float("nan"))
+    snip = s["snippet"].get("trafilatura", {}).get("F1", float("nan"))
+    return tok, snip
 
 
 KNOWN = ["trawl", "trafilatura", "resiliparse", "readability"]
@@ -119,15 +145,17 @@ try:
         out = os.path.join(pred_root, name)
         pages, nbytes = runs[name][0][0], runs[name][0][1]
         secs = statistics.median(r[2] for r in runs[name])
-        s = score(name, out)
-        tok = s["token"].get("overall", {}).get("mean_f1", float("nan"))
-        snip = s["snippet"].get("trafilatura", {}).get("F1", float("nan"))
-        rows.append((name, tok, snip, pages / secs, nbytes / 1e6 / secs))
+        tok, snip = score(name, out)
+        parts = [score(name, out, part) for part in ("tune", "valid")]
+        rows.append((name, tok, snip, pages / secs, nbytes / 1e6 / secs, parts))
     print(f"{'extractor':<12} {'token F1':>9} {'snippet F1':>11} {'pages/s':>9} {'MB/s':>7}   (one core; scrapinghub+readability token F1, trafilatura snippet F1)")
-    for name, tok, snip, pps, mbs in rows:
+    for name, tok, snip, pps, mbs, _ in rows:
         print(f"{name:<12} {tok:9.3f} {snip:11.3f} {pps:9.0f} {mbs:7.1f}")
+    print(f"\n{'extractor':<12} {'tune token':>11} {'tune snip':>10} {'valid token':>12} {'valid snip':>11}   (tuning / validation part)")
+    for name, _, _, _, _, ((tt, ts), (vt, vs)) in rows:
+        print(f"{name:<12} {tt:11.3f} {ts:10.3f} {vt:12.3f} {vs:11.3f}")
     if len(rows) > 1 and rows[0][0] == "trawl":
-        for name, _, _, pps, _ in rows[1:]:
+        for name, _, _, pps, _, _ in rows[1:]:
             per_round = [round((r[2] / r[0]) / (t[2] / t[0]), 2) for t, r in zip(runs["trawl"], runs[name])]
             print(f"speed trawl/{name}: {rows[0][3] / pps:.2f}x (per round: {per_round})")
 finally:
