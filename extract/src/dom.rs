@@ -1071,7 +1071,7 @@ fn is_caption(e: &ElementRef<'_>) -> bool {
 }
 
 /// Lazy-loading attributes carrying the real image URL (`src` is often a placeholder).
-const LAZY_ATTRS: &[&str] = &[
+pub(crate) const LAZY_ATTRS: &[&str] = &[
     "data-src",
     "data-lazy-src",
     "data-original",

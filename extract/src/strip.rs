@@ -22,7 +22,8 @@
 /// Every attribute the extractor reads (`score::Attrs`, `meta::page_meta`, the walk's
 /// images and dates, the `<html lang>`): the scan keeps these and drops all others. Not
 /// `href`: a link's target is never read (and `<a href>` is a sixth of the bytes left);
-/// the canonical `<link>` is kept whole. A new reader of an attribute adds its name here;
+/// the canonical `<link>` is kept whole. The lazy-loading image attributes are
+/// `dom::LAZY_ATTRS`'s. A new reader of an attribute adds its name here;
 /// `strip_keeps_what_extraction_reads` compares the extraction of the labelled pages with
 /// and without the filter.
 pub(crate) const READ_ATTRS: &[&str] = &[
@@ -46,13 +47,6 @@ pub(crate) const READ_ATTRS: &[&str] = &[
     "srcset",
     "data-srcset",
     "data-lazy-srcset",
-    "data-src",
-    "data-lazy-src",
-    "data-original",
-    "data-url",
-    "data-hi-res-src",
-    "data-full-src",
-    "data-lazy",
     "alt",
     "title",
     "width",
@@ -281,6 +275,7 @@ fn scan_attrs(b: &[u8], from: usize, mut drop: Option<&mut Vec<(usize, usize)>>)
         if let Some(d) = drop.as_deref_mut() {
             if !READ_ATTRS
                 .iter()
+                .chain(crate::dom::LAZY_ATTRS)
                 .any(|k| k.as_bytes().eq_ignore_ascii_case(name))
             {
                 d.push((lead, p));
