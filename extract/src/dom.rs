@@ -1178,20 +1178,18 @@ const UNRENDERED: &[&str] = &["noscript", "script", "style", "template"];
 
 /// The text of `e` as a browser shows it: without [`UNRENDERED`] elements.
 fn rendered_text(e: ElementRef<'_>) -> String {
-    // recursion depth is bounded by the parse's (`Config::max_depth`)
-    fn push(e: ElementRef<'_>, out: &mut String) {
-        for c in e.children() {
-            match c.value() {
-                Node::Text(t) => out.push_str(t),
-                Node::Element(el) if !UNRENDERED.contains(&el.name()) => {
-                    push(ElementRef::wrap(c).expect("an element"), out)
-                }
-                _ => {}
+    // in document order, without recursion (the depth is the page's)
+    let mut out = String::new();
+    let mut stack: Vec<ego_tree::NodeRef<'_, Node>> = e.children().rev().collect();
+    while let Some(n) = stack.pop() {
+        match n.value() {
+            Node::Text(t) => out.push_str(t),
+            Node::Element(el) if !UNRENDERED.contains(&el.name()) => {
+                stack.extend(n.children().rev())
             }
+            _ => {}
         }
     }
-    let mut out = String::new();
-    push(e, &mut out);
     out
 }
 

@@ -2,7 +2,7 @@
 //! reader needs), `<style>`, inline `<svg>`, `<link>` (except canonical and author links),
 //! comments, and every attribute the extractor never reads ([`READ_ATTRS`]). On real pages
 //! these are most of the bytes (on the WCXB pages, scripts, styles and comments are half, and
-//! unread attributes two thirds of what is left), and the HTML tokenizer would otherwise
+//! the unread attributes a third of what is left), and the HTML tokenizer would otherwise
 //! walk every one of them.
 //!
 //! The scan follows the tokenizer's own rules (WHATWG HTML 13.2.5) closely enough that the
@@ -64,8 +64,8 @@ const KEEP_BYTES: usize = 16 << 20;
 
 /// Runs `f` on `html` without scripts (JSON-LD kept), styles, comments, unread attributes
 /// and indentation, and on whether the parsed page would nest deeper than `max_depth`
-/// elements (then the text is cut where that became clear). The depth is followed in the
-/// same pass ([`trawl_core::html::DepthScan`]). The text is built in a buffer the thread
+/// elements (such a page is not to be parsed; the pass stops reading tags where that became
+/// clear). The depth is followed in the same pass ([`trawl_core::html::DepthScan`]). The text is built in a buffer the thread
 /// keeps between pages: fresh memory for every page costs as much again in the kernel's page
 /// zeroing.
 pub(crate) fn with_stripped<R>(html: &str, max_depth: usize, f: impl FnOnce(&str, bool) -> R) -> R {
@@ -97,8 +97,8 @@ pub(crate) fn strip(html: &str, minify: bool) -> String {
     out
 }
 
-/// The scan, appended to `out`; with `depth`, every tag goes to it too, and the scan stops
-/// once the depth is over its cap.
+/// The scan, appended to `out`; with `depth`, every tag goes to it too, and once the depth is
+/// over its cap the rest of the page is copied as it is.
 fn strip_into(
     html: &str,
     minify: bool,
