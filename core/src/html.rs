@@ -226,6 +226,12 @@ impl Stack {
     }
 }
 
+/// Whether the element named `raw_name` (any case) holds raw text up to its own end tag:
+/// the tokenizer reads no tags inside it.
+pub fn is_raw_text(raw_name: &[u8]) -> bool {
+    raw_text(Name::new(raw_name).as_str())
+}
+
 /// The depth of the tree html5ever would build, followed tag by tag: [`max_depth_exceeds`]
 /// feeds it from its own scan, and a caller that already scans every tag (the extractor's
 /// pre-parse pass) feeds it from there instead of scanning the page twice.

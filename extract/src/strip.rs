@@ -53,12 +53,6 @@ pub(crate) const READ_ATTRS: &[&str] = &[
     "height",
 ];
 
-/// Elements whose content the tokenizer reads as text, not tags (RCDATA and RAWTEXT);
-/// `script` and `style` are removed before this matters. `noscript` is raw text to the
-/// parser too, but the walk parses its markup again (`dom::noscript_markup`), so it is
-/// scanned like the rest of the page.
-const RAW_TEXT: &[&str] = &["title", "textarea", "xmp", "iframe", "noembed", "noframes"];
-
 /// Bytes of stripped markup a thread keeps allocated between pages.
 const KEEP_BYTES: usize = 16 << 20;
 
@@ -213,8 +207,11 @@ fn strip_into(
         if name.eq_ignore_ascii_case("plaintext") {
             break; // everything after it is text
         }
-        if let Some(raw) = RAW_TEXT.iter().find(|t| name.eq_ignore_ascii_case(t)) {
-            pos = find_close(html, tag_end, raw).max(tag_end);
+        // the tokenizer reads no tags in a title, a textarea, an iframe, ... (scripts and
+        // styles are gone by now; `noscript` is raw text to the parser too, but the walk
+        // parses its markup again, `dom::noscript_markup`, so it is scanned like the page)
+        if trawl_core::html::is_raw_text(name.as_bytes()) {
+            pos = find_close(html, tag_end, name).max(tag_end);
         }
     }
     out.push_str(&html[copied.min(html.len())..]);
