@@ -422,12 +422,7 @@ impl Crawler {
         let mut own_seeds: Vec<Url> = Vec::new();
         for s in &seeds {
             if let Some(u) = canonicalize(s, None, strip) {
-                if owns(&u)
-                    && frontier
-                        .mark_seen(u.as_str())
-                        .map_err(CrawlError::Journal)?
-                {
-                    frontier.queue(0, &u, 0).map_err(CrawlError::Journal)?;
+                if owns(&u) && frontier.queue_new(0, &u, 0).map_err(CrawlError::Journal)? {
                     own_seeds.push(u);
                 }
             }
@@ -451,11 +446,8 @@ impl Crawler {
                     frontier
                         .send(0, o, u.as_str(), 0)
                         .map_err(CrawlError::Journal)?;
-                } else if frontier
-                    .mark_seen(u.as_str())
-                    .map_err(CrawlError::Journal)?
-                {
-                    frontier.queue(0, &u, 0).map_err(CrawlError::Journal)?;
+                } else {
+                    frontier.queue_new(0, &u, 0).map_err(CrawlError::Journal)?;
                 }
             }
         }
@@ -527,12 +519,9 @@ impl Crawler {
                 }
                 for (s, d) in incoming {
                     if let Ok(u) = Url::parse(&s) {
-                        if frontier
-                            .mark_seen(u.as_str())
-                            .map_err(CrawlError::Journal)?
-                        {
-                            frontier.queue(round, &u, d).map_err(CrawlError::Journal)?;
-                        }
+                        frontier
+                            .queue_new(round, &u, d)
+                            .map_err(CrawlError::Journal)?;
                     }
                 }
             } else if frontier.queued(round) == 0 && carried.is_empty() {
@@ -782,12 +771,9 @@ impl Crawler {
                                 frontier
                                     .send(round + 1, o, link.as_str(), depth + 1)
                                     .map_err(CrawlError::Journal)?;
-                            } else if frontier
-                                .mark_seen(link.as_str())
-                                .map_err(CrawlError::Journal)?
-                            {
+                            } else {
                                 frontier
-                                    .queue(round + 1, &link, depth + 1)
+                                    .queue_new(round + 1, &link, depth + 1)
                                     .map_err(CrawlError::Journal)?;
                             }
                         }

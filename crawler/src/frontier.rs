@@ -96,20 +96,40 @@ impl Frontier {
             .map_err(|e| format!("crawl frontier write failed: {e}"))
     }
 
-    fn seen_key(url: &str) -> [u8; 17] {
+    /// A URL's 128-bit fingerprint, as the seen set holds it.
+    fn fingerprint(url: &str) -> u128 {
+        xxhash_rust::xxh3::xxh3_128(url.as_bytes())
+    }
+
+    /// The store's key for a fingerprint in the seen set.
+    fn seen_key(fingerprint: u128) -> [u8; 17] {
         let mut k = [0u8; 17];
         k[0] = b'S';
-        k[1..].copy_from_slice(&xxhash_rust::xxh3::xxh3_128(url.as_bytes()).to_be_bytes());
+        k[1..].copy_from_slice(&fingerprint.to_be_bytes());
         k
     }
 
-    /// Adds a URL to the seen set; false when it was there already. URLs are compared by
-    /// their 128-bit fingerprint (a collision among 10^12 URLs has odds below 10^-14).
-    pub(crate) fn mark_seen(&mut self, url: &str) -> Result<bool, String> {
-        let k = Self::seen_key(url);
-        if let Some(set) = &mut self.seen {
-            return Ok(set.insert(u128::from_be_bytes(k[1..].try_into().expect("16 bytes"))));
+    /// Queues a URL for `round` unless it was seen before (then false), and marks it seen:
+    /// with the seen set on disk, both keys go in one write.
+    pub(crate) fn queue_new(&mut self, round: u32, u: &Url, depth: u32) -> Result<bool, String> {
+        let mut b = WriteBatch::default();
+        if !self.mark_seen_in(u.as_str(), &mut b)? {
+            return Ok(false);
         }
+        self.queue_in(round, u, depth, &mut b);
+        self.write(b)?;
+        Ok(true)
+    }
+
+    /// Adds a URL to the seen set (on disk: a put in `b`); false when it was there already.
+    /// URLs are compared by their 128-bit fingerprint (a collision among 10^12 URLs has odds
+    /// below 10^-14).
+    fn mark_seen_in(&mut self, url: &str, b: &mut WriteBatch) -> Result<bool, String> {
+        let fp = Self::fingerprint(url);
+        if let Some(set) = &mut self.seen {
+            return Ok(set.insert(fp));
+        }
+        let k = Self::seen_key(fp);
         if self
             .db
             .get_pinned(k)
@@ -118,32 +138,44 @@ impl Frontier {
         {
             return Ok(false);
         }
-        let mut b = WriteBatch::default();
         b.put(k, []);
-        self.write(b)?;
         Ok(true)
     }
 
     /// Whether a URL is in the seen set.
     pub(crate) fn was_seen(&self, url: &str) -> bool {
-        let k = Self::seen_key(url);
+        let fp = Self::fingerprint(url);
         match &self.seen {
-            Some(set) => set.contains(&u128::from_be_bytes(k[1..].try_into().expect("16 bytes"))),
-            None => matches!(self.db.get_pinned(k), Ok(Some(_))),
+            Some(set) => set.contains(&fp),
+            None => matches!(self.db.get_pinned(Self::seen_key(fp)), Ok(Some(_))),
         }
     }
 
-    /// Queues a URL (not seen before) for `round`.
-    pub(crate) fn queue(&mut self, round: u32, u: &Url, depth: u32) -> Result<(), String> {
+    /// Puts a URL in `round`'s queue (in `b`), counted.
+    fn queue_in(&mut self, round: u32, u: &Url, depth: u32, b: &mut WriteBatch) {
         let mut k = key(b'A', round);
         k.extend_from_slice(authority(u).as_bytes());
         k.push(0);
         k.extend_from_slice(u.as_str().as_bytes());
-        let mut b = WriteBatch::default();
         b.put(k, depth.to_le_bytes());
-        self.write(b)?;
         *self.queued.entry(round).or_default() += 1;
-        Ok(())
+    }
+
+    /// [`Frontier::mark_seen_in`] on its own (the tests' view of the seen set).
+    #[cfg(test)]
+    fn mark_seen(&mut self, url: &str) -> Result<bool, String> {
+        let mut b = WriteBatch::default();
+        let new = self.mark_seen_in(url, &mut b)?;
+        self.write(b)?;
+        Ok(new)
+    }
+
+    /// [`Frontier::queue_in`] on its own, seen or not (the tests' view of the queue).
+    #[cfg(test)]
+    fn queue(&mut self, round: u32, u: &Url, depth: u32) -> Result<(), String> {
+        let mut b = WriteBatch::default();
+        self.queue_in(round, u, depth, &mut b);
+        self.write(b)
     }
 
     /// URLs queued for `round` so far.
