@@ -181,6 +181,7 @@ fn extract_parsed(
         crate::score::Declared {
             product: crate::pagetype::declares_product(&meta),
             article: declared_article,
+            thread: crate::pagetype::declares_thread(&meta),
         },
     );
     check(deadline)?;

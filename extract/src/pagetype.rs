@@ -138,6 +138,12 @@ pub(crate) fn declares_product(meta: &crate::meta::PageMeta) -> bool {
             .is_some_and(|t| t.contains("product"))
 }
 
+/// Whether the page declares a discussion thread or a question with its answers (not a
+/// `Question` alone: an FAQ page's questions are declared so).
+pub(crate) fn declares_thread(meta: &crate::meta::PageMeta) -> bool {
+    count(&meta.types, &["discussionforumposting", "qapage"]) > 0
+}
+
 /// Whether the page declares an article: a schema.org article type, `og:type` article, or a
 /// publication date.
 pub(crate) fn declares_article(meta: &crate::meta::PageMeta) -> bool {

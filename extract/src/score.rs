@@ -497,6 +497,9 @@ pub(crate) struct Declared {
     pub product: bool,
     /// The page declares an article (or a publication date): its prose is one piece.
     pub article: bool,
+    /// The page declares a discussion thread or a question with answers: its content is
+    /// every post.
+    pub thread: bool,
 }
 
 /// Scores the document and picks the content root under `body`.
@@ -516,6 +519,8 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
     let mut landmark: Vec<bool> = Vec::new();
     let mut is_blk: Vec<bool> = Vec::new();
     let mut sig: Vec<u64> = Vec::new();
+    // tag + first class token, wherever it sits (0: no class, nothing to match on)
+    let mut comp: Vec<u64> = Vec::new();
     let mut has_class: Vec<bool> = Vec::new();
     // whether the first text inside each element is link text (a headline link)
     let mut first_link: Vec<bool> = Vec::new();
@@ -571,6 +576,11 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
                     .and_then(|c| c.split_ascii_whitespace().next())
                     .unwrap_or("");
                 std::hash::Hash::hash(component, &mut h);
+                comp.push(if component.is_empty() && name != "article" {
+                    0
+                } else {
+                    std::hash::Hasher::finish(&h)
+                });
                 if parent != u32::MAX {
                     std::hash::Hash::hash(&sig[parent as usize], &mut h);
                 }
@@ -900,7 +910,15 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
         } else {
             None
         };
-        spread.or_else(|| sibling_sections(&order, &size, &stats, &sig, root).map(|w| (w, false)))
+        let thread = if declared.thread {
+            thread_posts(&order, &size, &stats, &comp, root)
+        } else {
+            None
+        };
+        thread
+            .map(|w| (w, false))
+            .or(spread)
+            .or_else(|| sibling_sections(&order, &size, &stats, &sig, root).map(|w| (w, false)))
     });
     let wider = wider.filter(|(w, _)| within.as_ref().is_none_or(|m| m.contains(&(*w as usize))));
     if let Some((wider, spread)) = wider {
@@ -1142,6 +1160,57 @@ fn sibling_sections(
             return None;
         }
         r = parent as usize;
+    }
+}
+
+/// A thread's posts: the root is one post's body (the question, the longest answer), and
+/// the other posts are elements of the same component (tag and first class token: the
+/// `s-prose` of every answer, each post's `messageContent`), wherever they sit: the
+/// question and the answers often hang under different parents. The component is taken
+/// from the root or the nearest ancestor that adds little prose to it (the post block
+/// around the body), and the content is the nearest element holding every post of it.
+/// Only for pages that declare a thread (the caller checks): elsewhere a repeated body
+/// class is as likely the next story of an infinite scroll.
+fn thread_posts(
+    order: &[(NodeId, u32)],
+    size: &[u32],
+    stats: &[Stat],
+    comp: &[u64],
+    root: u32,
+) -> Option<u32> {
+    let prose = stats[root as usize].prose;
+    let mut at = root as usize;
+    loop {
+        if comp[at] != 0 {
+            let posts: Vec<usize> = (0..order.len())
+                .filter(|&i| comp[i] == comp[at] && !stats[i].boiler && stats[i].prose > 0.0)
+                .collect();
+            // posts nested in one another (a quote inside a post) count once: the outer one
+            let outer = posts
+                .iter()
+                .filter(|&&i| {
+                    !posts
+                        .iter()
+                        .any(|&o| o != i && o < i && i < o + size[o] as usize)
+                })
+                .count();
+            if outer >= 2 {
+                let (first, last) = (posts[0], posts[posts.len() - 1]);
+                let mut c = first;
+                while c != u32::MAX as usize && !(c..c + size[c] as usize).contains(&last) {
+                    c = order[c].1 as usize;
+                }
+                if c != u32::MAX as usize && !stats[c].boiler && c != at {
+                    return Some(c as u32);
+                }
+                return None;
+            }
+        }
+        let parent = order[at].1;
+        if parent == u32::MAX || stats[parent as usize].prose > 1.1 * prose {
+            return None;
+        }
+        at = parent as usize;
     }
 }
 
