@@ -1151,6 +1151,7 @@ fn sibling_sections(
                 && sig[i] == sig[r]
                 && !stats[i].boiler
                 && stats[i].prose >= SIBLING_SHARE * prose
+                && stats[i].mass >= SIBLING_SHARE * stats[r].mass
         });
         if joins {
             return Some(parent);
