@@ -891,7 +891,8 @@ impl Walker<'_> {
                 self.flush();
             }
             "ul" | "ol" => {
-                if self.prune != Prune::Items && link_dense_list(e) {
+                let intro = self.scores.get(e.id()).is_some_and(|s| s.intro);
+                if self.prune != Prune::Items && !intro && link_dense_list(e) {
                     return;
                 }
                 self.flush();
@@ -1977,6 +1978,99 @@ mod tests {
         let x = extract(&html, "https://h.example/docs/files", true, None, None).unwrap();
         assert_eq!(x.page_type.0, crate::PageType::Documentation);
         assert!(x.text.contains("io.readline"), "{}", x.text);
+    }
+
+    /// A question page: the question under one parent, the answers under another, every
+    /// body of one class and marked as the text (microdata), so the long answer's body is
+    /// the best root.
+    fn question_page(declared: bool) -> String {
+        let ld = if declared {
+            r#"<script type="application/ld+json">{"@context":"https://schema.org","@type":"QAPage","mainEntity":{"@type":"Question","name":"Boiling rice"}}</script>"#
+        } else {
+            ""
+        };
+        let body = |id: &str, text: String| {
+            format!(
+                r#"<div class="post" id="{id}"><div class="votes">12</div><div class="post-body" itemprop="text">{text}</div><div class="post-user"><a href="/u/{id}">user {id}</a></div></div>"#
+            )
+        };
+        let question = body(
+            "q",
+            format!("<p>The question: {}</p>", sentences("rice", 2)),
+        );
+        let long = body(
+            "a1",
+            format!("<p>The long answer: {}</p>", sentences("pot", 14)),
+        );
+        let short = body(
+            "a2",
+            format!("<p>The short answer: {}</p>", sentences("lid", 2)),
+        );
+        format!(
+            r#"<html><head><title>Boiling rice</title>{ld}</head><body><nav><a href="/">Home</a> <a href="/q">Questions</a></nav>
+            <div id="mainbar"><div class="question">{question}</div><div id="answers"><h2>2 answers</h2>{long}{short}</div></div>
+            <div class="sidebar"><ul><li><a href="/q/1">Another question about rice</a></li><li><a href="/q/2">A question about pasta</a></li></ul></div></body></html>"#
+        )
+    }
+
+    #[test]
+    fn a_declared_thread_keeps_the_question_and_every_answer() {
+        let x = extract(
+            &question_page(true),
+            "https://h.example/q/7",
+            true,
+            None,
+            None,
+        )
+        .unwrap();
+        for post in ["The question:", "The long answer:", "The short answer:"] {
+            assert!(x.text.contains(post), "{post} missing: {}", x.text);
+        }
+        assert!(!x.text.contains("A question about pasta"), "{}", x.text);
+        assert_eq!(x.page_type.0, crate::PageType::Forum);
+        // undeclared, the long answer is read as the page's article (the thread widening
+        // needs the declaration: a repeated body class is as likely an infinite scroll of
+        // stories)
+        let x = extract(
+            &question_page(false),
+            "https://h.example/q/7",
+            true,
+            None,
+            None,
+        )
+        .unwrap();
+        assert!(x.text.contains("The long answer:"), "{}", x.text);
+        assert!(!x.text.contains("The question:"), "{}", x.text);
+    }
+
+    #[test]
+    fn a_list_introduced_by_a_sentence_keeps_its_links() {
+        let tasks: String = [
+            "Create a table",
+            "Load data",
+            "Run a query",
+            "Export results",
+            "Share a dataset",
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, t)| format!("<li><a href='/docs/t{i}'>{t}</a></li>"))
+        .collect();
+        let more: String = (0..5)
+            .map(|i| format!("<li><a href='/blog/{i}'>Blog post number {i}</a></li>"))
+            .collect();
+        let html = format!(
+            r#"<html><head><title>Guide</title></head><body><main><h1>Guide</h1><p>{}</p>
+            <p>The console lets you do each of the following tasks without writing code:</p><ul>{tasks}</ul>
+            <p>{}</p><p>Read more:</p><ul>{more}</ul></main><footer>Copyright</footer></body></html>"#,
+            sentences("console", 6),
+            sentences("query", 4)
+        );
+        let x = extract(&html, "https://h.example/guide", true, None, None).unwrap();
+        assert!(x.text.contains("Run a query"), "{}", x.text);
+        assert!(x.text.contains("Share a dataset"), "{}", x.text);
+        // a label is not a sentence: its link list stays a link list
+        assert!(!x.text.contains("Blog post number 3"), "{}", x.text);
     }
 
     #[test]

@@ -36,6 +36,8 @@ pub(crate) struct Stat {
     /// Sum of the positive block values outside boilerplate in the subtree (its prose,
     /// whatever link lists around it cost).
     pub prose: f32,
+    /// A list introduced by a sentence ending in a colon: its links are the text.
+    pub intro: bool,
 }
 
 pub(crate) struct Scores {
@@ -525,6 +527,11 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
     // whether the first text inside each element is link text (a headline link)
     let mut first_link: Vec<bool> = Vec::new();
     let mut pending = 0usize;
+    // lists introduced by a sentence ending in a colon (`... to do the following:`): their
+    // links are the text, not a link list beside it
+    let mut introduced: Vec<bool> = Vec::new();
+    // the block that holds the last text seen, and whether that text ended in a colon
+    let (mut last_owner, mut last_colon) = (u32::MAX, false);
     let root = doc.tree.root();
     let mut stack: Vec<(ego_tree::NodeRef<'_, Node>, u32, u32, bool)> =
         vec![(root, u32::MAX, u32::MAX, false)];
@@ -587,6 +594,16 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
                 sig.push(std::hash::Hasher::finish(&h));
                 has_class.push(attrs.class.is_some_and(|c| !c.trim().is_empty()));
                 first_link.push(false);
+                introduced.push(
+                    matches!(name, "ul" | "ol" | "dl")
+                        && last_colon
+                        && last_owner != u32::MAX
+                        && own[last_owner as usize].text >= INTRO_TEXT
+                        && !matches!(
+                            els[last_owner as usize].name(),
+                            "h1" | "h2" | "h3" | "h4" | "h5" | "h6"
+                        ),
+                );
                 let owner = if blk || owner == u32::MAX {
                     slot
                 } else {
@@ -621,6 +638,8 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
                         *f = in_link;
                     }
                     pending = first_link.len();
+                    last_owner = owner;
+                    last_colon = t.trim_end().ends_with([':', '\u{ff1a}']);
                 }
                 o.text += n;
                 if in_link {
@@ -665,8 +684,13 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
             sub_link[p as usize] += sub_link[i];
         }
     }
+    // an item of an introduced list
+    let in_intro = |i: usize| {
+        els[i].name() == "li" && order[i].1 != u32::MAX && introduced[order[i].1 as usize]
+    };
     let teaser = |i: usize| {
-        is_blk[i]
+        !in_intro(i)
+            && is_blk[i]
             && first_link[i]
             && sub_text[i] >= 40
             && sub_text[i] < 1500
@@ -689,7 +713,13 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
         let link = o.link as f32;
         // a list item that annotates its link with a sentence (`<a>Sandbox</a>: get started
         // at no cost.`) is prose at half a sentence's length
+        let in_intro = in_intro(i);
         let annotated = els[i].name() == "li" && o.link > 0 && nonlink >= 30.0 && o.punct >= 2;
+        let (nonlink, link) = if in_intro {
+            (o.text as f32 * 0.5, 0.0)
+        } else {
+            (nonlink, link)
+        };
         let mut v = if o.text == 0 {
             0.0
         } else if (nonlink >= 60.0 || annotated) && o.punct >= 1 {
@@ -728,6 +758,7 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
         if o.text > 0
             && o.text < 120
             && has_class[i]
+            && !in_intro
             && sig_count.get(&sig[i]).copied().unwrap_or(0) >= 6
             && o.punct <= 1
             && o.link * 2 >= o.text
@@ -741,6 +772,7 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
             mass: v,
             boiler: false,
             prose: 0.0,
+            intro: introduced[i],
         };
     }
     // a repeated teaser: its whole subtree weighs against the list holding it
@@ -973,6 +1005,10 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
         text: total_text,
     }
 }
+
+/// Non-space characters a block needs for its closing colon to introduce a list (a
+/// sentence, not a `Read more:` label).
+const INTRO_TEXT: u32 = 40;
 
 /// Adds each element's value into its parent's, children first (the elements are in
 /// pre-order): afterwards each holds the sum over its subtree.
