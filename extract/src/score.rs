@@ -178,7 +178,7 @@ fn word_kind(w: &[u8]) -> Option<WordKind> {
         | b"breadcrumbs" | b"related" | b"newsletter" | b"subscribe" | b"skip" | b"pagination"
         | b"pager" | b"toolbar" | b"sponsored" | b"outbrain" | b"taboola" | b"recommended"
         | b"trending" | b"popular" | b"signup" | b"tagcloud" | b"footnav" | b"sitemap"
-        | b"copyright" => WordKind::Strong,
+        | b"copyright" | b"signature" => WordKind::Strong,
         b"ad" | b"ads" | b"advert" | b"advertisement" | b"banner" | b"promo" | b"popup"
         | b"modal" | b"widget" | b"masthead" | b"topbar" | b"paywall" | b"tags" | b"legal"
         | b"rail" | b"byline" => WordKind::Weak,
