@@ -2044,6 +2044,30 @@ mod tests {
     }
 
     #[test]
+    fn poster_cards_and_signatures_are_not_the_posts() {
+        // phpBB and XenForo shapes: a profile column or a `user-details` block beside each
+        // post, a signature under it
+        let posts: String = (0..4)
+            .map(|i| {
+                let card = if i % 2 == 0 {
+                    format!(r#"<dl class="postprofile"><dt><a href="/u/{i}">poster{i}</a></dt><dd>Rank {i}, Full Member</dd><dd>Joined: {i} Mar 2019</dd></dl>"#)
+                } else {
+                    format!(r#"<div class="user-details"><a href="/u/{i}">poster{i}</a><span>Full Member since {i} March</span></div>"#)
+                };
+                format!(r#"<div class="post">{card}<div class="postbody"><p>Reply {i}: {}</p></div><div class="signature">Proud owner of {i} rescued cats and a very patient dog.</div></div>"#, sentences("kernel", 2))
+            })
+            .collect();
+        let html = format!(r#"<html><body><div id="page-body">{posts}</div></body></html>"#);
+        let x = extract(&html, "https://h.example/t/9", true, None, None).unwrap();
+        for i in 0..4 {
+            assert!(x.text.contains(&format!("Reply {i}:")), "{}", x.text);
+        }
+        assert!(!x.text.contains("Joined:"), "{}", x.text);
+        assert!(!x.text.contains("Full Member"), "{}", x.text);
+        assert!(!x.text.contains("rescued cats"), "{}", x.text);
+    }
+
+    #[test]
     fn a_list_introduced_by_a_sentence_keeps_its_links() {
         let tasks: String = [
             "Create a table",

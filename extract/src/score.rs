@@ -179,6 +179,9 @@ fn word_kind(w: &[u8]) -> Option<WordKind> {
         | b"pager" | b"toolbar" | b"sponsored" | b"outbrain" | b"taboola" | b"recommended"
         | b"trending" | b"popular" | b"signup" | b"tagcloud" | b"footnav" | b"sitemap"
         | b"copyright" | b"signature" => WordKind::Strong,
+        // a forum post's poster card (name, rank, join date, post count, badges)
+        b"userinfo" | b"userdetails" | b"userextras" | b"usertitle" | b"userbanner"
+        | b"userstats" | b"postprofile" | b"posterinfo" => WordKind::Strong,
         b"ad" | b"ads" | b"advert" | b"advertisement" | b"banner" | b"promo" | b"popup"
         | b"modal" | b"widget" | b"masthead" | b"topbar" | b"paywall" | b"tags" | b"legal"
         | b"rail" | b"byline" => WordKind::Weak,
@@ -217,12 +220,24 @@ fn class_words(a: &Attrs<'_>, reviews: bool) -> ClassWords {
             c.cmp |= m.pattern().as_usize() >= FIRST_CMP;
         }
         // words split at ASCII whitespace, `-`, `_`, `:` (bytes: class values are ASCII in
-        // practice, and a word with other bytes matches no listed word anyway)
+        // practice, and a word with other bytes matches no listed word anyway); `user-info`
+        // is read as `userinfo`
+        let mut user = false;
         for w in v
             .as_bytes()
             .split(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0c | b'-' | b'_' | b':'))
             .filter(|w| !w.is_empty())
         {
+            let card = user
+                && matches!(
+                    w.to_ascii_lowercase().as_slice(),
+                    b"info" | b"details" | b"extras" | b"stats" | b"card"
+                );
+            user = w.eq_ignore_ascii_case(b"user");
+            if card {
+                c.strong = true;
+                continue;
+            }
             match word_kind(w) {
                 Some(WordKind::Layout) => c.layout = true,
                 Some(WordKind::Disclosure) => c.disclosure = true,
