@@ -2068,6 +2068,30 @@ mod tests {
     }
 
     #[test]
+    fn a_declared_discussion_keeps_the_replies_its_classes_call_comments() {
+        let page = |ld: &str| {
+            let replies: String = (0..3)
+                .map(|i| format!(r#"<div class="comment reply-box"><a href="/u/{i}">member{i}</a><div class="comment-body"><p>Reply {i}: {}</p></div></div>"#, sentences("smoker", 5)))
+                .collect();
+            format!(
+                r#"<html><head><title>Smoker temperatures</title>{ld}</head><body><nav><a href="/">Forum</a></nav>
+                <div class="topic"><div class="first-post"><p>The opening post: {}</p></div>{replies}</div></body></html>"#,
+                sentences("brisket", 16)
+            )
+        };
+        let ld = r#"<script type="application/ld+json">{"@context":"https://schema.org","@type":"DiscussionForumPosting","headline":"Smoker temperatures"}</script>"#;
+        let x = extract(&page(ld), "https://h.example/t/5", true, None, None).unwrap();
+        assert!(x.text.contains("The opening post:"), "{}", x.text);
+        for i in 0..3 {
+            assert!(x.text.contains(&format!("Reply {i}:")), "{}", x.text);
+        }
+        // the same page without the declaration: a post and the comments under it
+        let x = extract(&page(""), "https://h.example/t/5", true, None, None).unwrap();
+        assert!(x.text.contains("The opening post:"), "{}", x.text);
+        assert!(!x.text.contains("Reply 1:"), "{}", x.text);
+    }
+
+    #[test]
     fn a_list_introduced_by_a_sentence_keeps_its_links() {
         let tasks: String = [
             "Create a table",

@@ -209,7 +209,7 @@ struct ClassWords {
 
 /// `reviews`: whether customer reviews are comments (on a product's page; elsewhere a
 /// `review` is as likely the content: a critic's review).
-fn class_words(a: &Attrs<'_>, reviews: bool) -> ClassWords {
+fn class_words(a: &Attrs<'_>, reviews: bool, thread: bool) -> ClassWords {
     let mut c = ClassWords::default();
     // an id of many words is a heading's slug (`receive-and-reply-to-an-inbound-sms`), which
     // names the section's topic, not a component: its words say nothing of the region
@@ -242,6 +242,9 @@ fn class_words(a: &Attrs<'_>, reviews: bool) -> ClassWords {
                 Some(WordKind::Layout) => c.layout = true,
                 Some(WordKind::Disclosure) => c.disclosure = true,
                 Some(WordKind::Content) => c.content = true,
+                // on a page that declares a discussion, the comments are its posts: only
+                // those without much prose (a remark under an answer) are left out
+                Some(WordKind::Comment) if thread => c.weak = true,
                 Some(WordKind::Comment) => c.comment = true,
                 Some(WordKind::Review) => c.comment |= reviews,
                 Some(WordKind::Strong) => c.strong = true,
@@ -560,7 +563,7 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
                 let slot = order.len() as u32;
                 // own flag here; whether it holds is decided once sizes are known
                 let attrs = Attrs::of(e);
-                let cw = class_words(&attrs, product);
+                let cw = class_words(&attrs, product, declared.thread);
                 let b = if matches!(name, "html" | "body") {
                     Boiler::No
                 } else {
