@@ -1236,39 +1236,51 @@ fn thread_posts(
     root: u32,
 ) -> Option<u32> {
     let prose = stats[root as usize].prose;
+    // the root and its ancestors that add little prose to it, those with a component
+    let mut chain: Vec<usize> = Vec::new();
     let mut at = root as usize;
     loop {
         if comp[at] != 0 {
-            let posts: Vec<usize> = (0..order.len())
-                .filter(|&i| comp[i] == comp[at] && !stats[i].boiler && stats[i].prose > 0.0)
-                .collect();
-            // posts nested in one another (a quote inside a post) count once: the outer one
-            let outer = posts
-                .iter()
-                .filter(|&&i| {
-                    !posts
-                        .iter()
-                        .any(|&o| o != i && o < i && i < o + size[o] as usize)
-                })
-                .count();
-            if outer >= 2 {
-                let (first, last) = (posts[0], posts[posts.len() - 1]);
-                let mut c = first;
-                while c != u32::MAX as usize && !(c..c + size[c] as usize).contains(&last) {
-                    c = order[c].1 as usize;
-                }
-                if c != u32::MAX as usize && !stats[c].boiler && c != at {
-                    return Some(c as u32);
-                }
-                return None;
-            }
+            chain.push(at);
         }
         let parent = order[at].1;
         if parent == u32::MAX || stats[parent as usize].prose > 1.1 * prose {
-            return None;
+            break;
         }
         at = parent as usize;
     }
+    // per component of the chain, in one pass: the posts not nested in another post of it (a
+    // quote inside a post counts once), the first and the last, where the open post ends
+    let mut posts: FxHashMap<u64, (u32, usize, usize, usize)> = chain
+        .iter()
+        .map(|&c| (comp[c], (0, usize::MAX, 0, 0)))
+        .collect();
+    for i in 0..order.len() {
+        if comp[i] == 0 || stats[i].boiler || stats[i].prose <= 0.0 {
+            continue;
+        }
+        if let Some(g) = posts.get_mut(&comp[i]) {
+            if i >= g.3 {
+                g.0 += 1;
+                g.3 = i + size[i] as usize;
+            }
+            g.1 = g.1.min(i);
+            g.2 = i;
+        }
+    }
+    let at = chain.into_iter().find(|c| posts[&comp[*c]].0 >= 2)?;
+    let (_, first, last, _) = posts[&comp[at]];
+    // the nearest element holding the first and the last post holds every post between them
+    // (a subtree is a range of slots)
+    let mut c = first;
+    while !(c..c + size[c] as usize).contains(&last) {
+        let p = order[c].1;
+        if p == u32::MAX {
+            return None;
+        }
+        c = p as usize;
+    }
+    (!stats[c].boiler && c != at).then_some(c as u32)
 }
 
 /// What [`items`] reads of the scoring pass.
