@@ -155,7 +155,8 @@ pub(crate) fn declares_article(meta: &crate::meta::PageMeta) -> bool {
 /// The page's type and how sure the classifier is (0..1): declared types count most.
 pub(crate) fn classify(e: &Evidence<'_>) -> (PageType, f32) {
     let og = e.og_type.unwrap_or("");
-    if e.count(FORUM_TYPES) > 0 {
+    // (an FAQ page declares its questions and answers too)
+    if e.count(FORUM_TYPES) > 0 && e.count(&["faqpage"]) == 0 {
         return (PageType::Forum, 0.9);
     }
     let products = e.count(PRODUCT_TYPES);
@@ -246,6 +247,14 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(classify(&e), (PageType::Article, 0.8));
+        // an FAQ page declares its questions (`mainEntity`) but is no thread
+        let t = types(&[("faqpage", 1), ("question", 6), ("article", 1)]);
+        let e = Evidence {
+            types: &t,
+            prose: 3000.0,
+            ..Default::default()
+        };
+        assert_eq!(classify(&e).0, PageType::Article);
     }
 
     #[test]
