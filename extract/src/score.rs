@@ -613,7 +613,7 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
                 has_class.push(attrs.class.is_some_and(|c| !c.trim().is_empty()));
                 first_link.push(false);
                 introduced.push(
-                    matches!(name, "ul" | "ol" | "dl")
+                    matches!(name, "ul" | "ol")
                         && last_colon
                         && last_owner != u32::MAX
                         && own[last_owner as usize].text >= INTRO_TEXT
@@ -1150,10 +1150,10 @@ const SPREAD_COVER: f32 = 0.9;
 /// Landing, service and builder pages spread their text over many sections of similar
 /// weight (a feature, a pricing table, a FAQ), separated by headings, buttons and images
 /// that cost more than one section's prose brings, so the best root is one section. When
-/// that root holds under [`SPREAD_SHARE`] of the page's prose (the positive block values outside
-/// boilerplate regions), the tightest ancestor holding [`SPREAD_COVER`] of it is the content; the
-/// walker still drops the link lists and boilerplate inside it. Only for pages without an
-/// article-sized root (the caller checks).
+/// that root holds under [`SPREAD_SHARE`] of the page's prose (the positive block values
+/// outside boilerplate regions), the tightest ancestor holding [`SPREAD_COVER`] of it is the
+/// content; the walker still drops the link lists and boilerplate inside it. Only for pages
+/// without an article-sized root (the caller checks).
 fn spread(order: &[(NodeId, u32)], stats: &[Stat], root: u32) -> Option<u32> {
     let pos = |i: u32| stats[i as usize].prose;
     let all = stats.first().map_or(0.0, |s| s.prose);
