@@ -533,7 +533,12 @@ const STOP_LABELS: &[&str] = &[
 /// "Most Popular") in the second half of the text.
 fn stop_label_cut(text: &str) -> usize {
     let mut pos = 0;
-    for b in trawl_core::text::split_paragraphs(text) {
+    let blocks: Vec<&str> = trawl_core::text::split_paragraphs(text).collect();
+    for (b, code) in blocks.iter().zip(in_code(&blocks)) {
+        if code {
+            pos += b.len() + 2;
+            continue;
+        }
         // "Comments (12)", "Kommentare: 3" count as the label
         let label = b
             .trim_start_matches(['#', ' '])
@@ -564,6 +569,21 @@ fn stop_label_cut(text: &str) -> usize {
         pos += b.len() + 2;
     }
     text.len()
+}
+
+/// Per block, whether it is part of a code block: blank lines inside a fenced block split it
+/// into several blocks, and no line of code is a label, a teaser heading or a fragment.
+fn in_code(blocks: &[&str]) -> Vec<bool> {
+    let mut open = false;
+    blocks
+        .iter()
+        .map(|b| {
+            let fences = b.matches("```").count();
+            let code = open || fences > 0;
+            open ^= fences % 2 == 1;
+            code
+        })
+        .collect()
 }
 
 /// A short label standing alone inside the content ("Advertisement:", "Credit:", "Twitter",
@@ -626,8 +646,9 @@ fn tidy(text: &str, images: Vec<ImageRef>, title: Option<&str>) -> (String, Vec<
             break;
         }
     }
+    let code = in_code(&blocks.iter().map(|(_, b)| *b).collect::<Vec<_>>());
     for (i, k) in keep.iter_mut().enumerate() {
-        *k = *k && i >= lo && i < hi && !label_block(blocks[i].1);
+        *k = *k && i >= lo && i < hi && (code[i] || !label_block(blocks[i].1));
     }
     let kept: usize = blocks
         .iter()
@@ -2089,6 +2110,31 @@ mod tests {
         let x = extract(&page(""), "https://h.example/t/5", true, None, None).unwrap();
         assert!(x.text.contains("The opening post:"), "{}", x.text);
         assert!(!x.text.contains("Reply 1:"), "{}", x.text);
+    }
+
+    #[test]
+    fn lines_inside_a_code_block_are_never_labels() {
+        // blank lines split a `<pre>` into several blocks; a line of it that reads like a
+        // teaser label ("Comments?") or a stand-alone label (`}`) is still code
+        let code = "static int probe(void)\n{\n\treturn 0;\n}\n\n}\n\nComments, ideas, improvements?\n\nint attach(void);";
+        let html = format!(
+            r#"<html><body><article><p>{}</p><pre>{code}</pre><p>The day after, I was satisfied with the driver and sent it for review.</p></article></body></html>"#,
+            sentences("driver", 8)
+        );
+        let x = extract(&html, "https://h.example/log", true, None, None).unwrap();
+        assert!(
+            x.text.contains("Comments, ideas, improvements?"),
+            "{}",
+            x.text
+        );
+        assert!(x.text.contains("int attach(void);"), "{}", x.text);
+        assert!(x.text.contains("The day after"), "{}", x.text);
+        assert_eq!(
+            x.text.lines().filter(|l| l.trim() == "}").count(),
+            2,
+            "{}",
+            x.text
+        );
     }
 
     #[test]
