@@ -16,6 +16,7 @@ Usage: bench/extract.py --trawl PATH [--data DIR] [--repeat 3] [--only trawl]
        [--keep PRED_DIR]
 """
 import argparse
+import functools
 import json
 import os
 import re
@@ -99,6 +100,7 @@ def run_ref(name, out):
     return j["pages"], j["bytes"], j["secs"]
 
 
+@functools.cache
 def part_ids(part):
     """`<dataset>/<id>` of every labelled page in `part` ("tune" or "valid"), as score.py's
     --ids file."""

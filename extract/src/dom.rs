@@ -530,13 +530,11 @@ const STOP_LABELS: &[&str] = &[
 ];
 
 /// Where the content ends at a teaser-section label (a heading or a short line like
-/// "Most Popular") in the second half of the text.
-fn stop_label_cut(text: &str) -> usize {
-    let mut pos = 0;
-    let blocks: Vec<&str> = trawl_core::text::split_paragraphs(text).collect();
-    for (b, code) in blocks.iter().zip(in_code(&blocks)) {
+/// "Most Popular") in the second half of the text: the text's blocks with their offsets
+/// ([`split_blocks`]), which of them are code ([`in_code`]), and the text's length.
+fn stop_label_cut(blocks: &[(usize, &str)], code: &[bool], len: usize) -> usize {
+    for (&(pos, b), &code) in blocks.iter().zip(code) {
         if code {
-            pos += b.len() + 2;
             continue;
         }
         // "Comments (12)", "Kommentare: 3" count as the label
@@ -563,21 +561,20 @@ fn stop_label_cut(text: &str) -> usize {
                             .trim_start()
                             .starts_with(|c: char| !c.is_alphanumeric())))
         });
-        if pos * 2 >= text.len() && heading_like && hit {
+        if pos * 2 >= len && heading_like && hit {
             return pos.saturating_sub(2);
         }
-        pos += b.len() + 2;
     }
-    text.len()
+    len
 }
 
 /// Per block, whether it is part of a code block: blank lines inside a fenced block split it
 /// into several blocks, and no line of code is a label, a teaser heading or a fragment.
-fn in_code(blocks: &[&str]) -> Vec<bool> {
+fn in_code(blocks: &[(usize, &str)]) -> Vec<bool> {
     let mut open = false;
     blocks
         .iter()
-        .map(|b| {
+        .map(|(_, b)| {
             let fences = b.matches("```").count();
             let code = open || fences > 0;
             open ^= fences % 2 == 1;
@@ -606,8 +603,9 @@ fn label_block(block: &str) -> bool {
 /// (trailing headings, labels, credits, bylines, the title repeated, leading headings) and
 /// labels standing alone inside; image offsets follow their text. Never removes the bulk.
 fn tidy(text: &str, images: Vec<ImageRef>, title: Option<&str>) -> (String, Vec<ImageRef>) {
-    let cut = stop_label_cut(text);
     let blocks = split_blocks(text);
+    let code = in_code(&blocks);
+    let cut = stop_label_cut(&blocks, &code, text.len());
     let mut keep: Vec<bool> = blocks.iter().map(|(p, _)| *p < cut).collect();
     let n = keep.iter().filter(|k| **k).count();
     let (mut lo, mut hi) = (0usize, n);
@@ -646,7 +644,6 @@ fn tidy(text: &str, images: Vec<ImageRef>, title: Option<&str>) -> (String, Vec<
             break;
         }
     }
-    let code = in_code(&blocks.iter().map(|(_, b)| *b).collect::<Vec<_>>());
     for (i, k) in keep.iter_mut().enumerate() {
         *k = *k && i >= lo && i < hi && (code[i] || !label_block(blocks[i].1));
     }

@@ -229,10 +229,9 @@ fn class_words(a: &Attrs<'_>, reviews: bool, thread: bool) -> ClassWords {
             .filter(|w| !w.is_empty())
         {
             let card = user
-                && matches!(
-                    w.to_ascii_lowercase().as_slice(),
-                    b"info" | b"details" | b"extras" | b"stats" | b"card"
-                );
+                && [&b"info"[..], b"details", b"extras", b"stats", b"card"]
+                    .iter()
+                    .any(|c| w.eq_ignore_ascii_case(c));
             user = w.eq_ignore_ascii_case(b"user");
             if card {
                 c.strong = true;

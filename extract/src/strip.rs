@@ -59,9 +59,9 @@ const KEEP_BYTES: usize = 16 << 20;
 /// Runs `f` on `html` without scripts (JSON-LD kept), styles, comments, unread attributes
 /// and indentation, and on whether the parsed page would nest deeper than `max_depth`
 /// elements (such a page is not to be parsed; the pass stops reading tags where that became
-/// clear). The depth is followed in the same pass ([`trawl_core::html::DepthScan`]). The text is built in a buffer the thread
-/// keeps between pages: fresh memory for every page costs as much again in the kernel's page
-/// zeroing.
+/// clear). The depth is followed in the same pass ([`trawl_core::html::DepthScan`]). The
+/// text is built in a buffer the thread keeps between pages: fresh memory for every page
+/// costs as much again in the kernel's page zeroing.
 pub(crate) fn with_stripped<R>(html: &str, max_depth: usize, f: impl FnOnce(&str, bool) -> R) -> R {
     thread_local!(static BUF: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) });
     BUF.with_borrow_mut(|buf| {
@@ -191,26 +191,30 @@ fn strip_into(
                 pre + 1
             };
         }
-        if let Some(d) = depth.as_deref_mut() {
-            if end_tag {
-                d.end(name.as_bytes());
-            } else {
-                d.start(name.as_bytes(), b[..tag_end].ends_with(b"/>"));
-                if d.exceeded() {
-                    break;
-                }
-            }
-        }
         if end_tag {
+            if let Some(d) = depth.as_deref_mut() {
+                d.end(name.as_bytes());
+            }
             continue;
-        }
-        if name.eq_ignore_ascii_case("plaintext") {
-            break; // everything after it is text
         }
         // the tokenizer reads no tags in a title, a textarea, an iframe, ... (scripts and
         // styles are gone by now; `noscript` is raw text to the parser too, but the walk
-        // parses its markup again, `dom::noscript_markup`, so it is scanned like the page)
-        if trawl_core::html::is_raw_text(name.as_bytes()) {
+        // parses its markup again, `dom::noscript_markup`, so it is scanned like the page);
+        // the depth scan says so of each start tag it is given
+        let raw = match depth.as_deref_mut() {
+            Some(d) => {
+                let raw = d.start(name.as_bytes(), b[..tag_end].ends_with(b"/>"));
+                if d.exceeded() {
+                    break;
+                }
+                raw
+            }
+            None => trawl_core::html::is_raw_text(name.as_bytes()),
+        };
+        if name.eq_ignore_ascii_case("plaintext") {
+            break; // everything after it is text
+        }
+        if raw {
             pos = find_close(html, tag_end, name).max(tag_end);
         }
     }
