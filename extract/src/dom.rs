@@ -210,6 +210,7 @@ fn extract_parsed(
         prune,
         quotes: 0,
         said: Default::default(),
+        written: Default::default(),
     };
     let mut llm = None;
     if let Some(choose) = choose {
@@ -733,7 +734,14 @@ struct Walker<'s> {
     quotes: usize,
     /// Hashes of the blocks written so far (those of [`QUOTE_MIN_BYTES`] or more).
     said: rustc_hash::FxHashSet<u64>,
+    /// Hashes of the containers written so far (those of [`COPY_MIN_BYTES`] or more, of more
+    /// than one block), with where each ends in `out`.
+    written: rustc_hash::FxHashMap<u64, usize>,
 }
+
+/// A container's text this long, of more than one block, that repeats an earlier
+/// container's is a copy of it (a section served once per screen size).
+const COPY_MIN_BYTES: usize = 200;
 
 /// A quoted block this long that repeats a block already written is a quotation of the
 /// page's own text (a forum reply quoting the post above): written once.
@@ -995,10 +1003,36 @@ impl Walker<'_> {
             }
             n if BLOCK_TAGS.contains(&n) => {
                 self.flush();
+                let (start, first_image) = (self.out.len(), self.images.len());
                 self.walk(e, list_depth);
                 self.flush();
+                self.drop_copy(start, first_image);
             }
             _ => self.walk(e, list_depth),
+        }
+    }
+
+    /// A container whose text repeats a container written before it, word for word, is a
+    /// copy: page builders serve one copy of a section per screen size and let the style
+    /// sheet hide all but one. The copy goes (with its images).
+    fn drop_copy(&mut self, start: usize, first_image: usize) {
+        let text = self.out[start..].trim_start_matches('\n');
+        if text.len() < COPY_MIN_BYTES || !text.contains("\n\n") {
+            return;
+        }
+        let hash = std::hash::BuildHasher::hash_one(&rustc_hash::FxBuildHasher, text);
+        let end = self.out.len();
+        match self.written.get(&hash) {
+            // an earlier container that ends before this one starts (not a wrapper's child)
+            Some(&prev_end) if prev_end <= start => {
+                tracing::trace!(bytes = text.len(), "walker drops a copy of a container");
+                self.out.truncate(start);
+                self.images.truncate(first_image);
+            }
+            Some(_) => {}
+            None => {
+                self.written.insert(hash, end);
+            }
         }
     }
 
@@ -1922,6 +1956,37 @@ mod tests {
             assert!(x.text.contains(t), "{}", x.text);
         }
         assert!(!x.text.contains("Search the forums"), "{}", x.text);
+    }
+
+    #[test]
+    fn a_section_served_once_per_screen_size_is_read_once() {
+        // a page builder's three copies of one section (desktop, tablet, phone), each hidden
+        // by the style sheet at the other sizes; and a short note the text really repeats
+        let section = "<h2>Choosing a heat pump</h2>\
+            <p>A heat pump moves heat rather than making it, so its running cost depends on the \
+            gap between the outdoor and the indoor temperature more than on the unit itself.</p>\
+            <p>Size it to the house's heat loss on a cold day, not to the floor area alone.</p>";
+        let copies: String = ["desktop", "tablet", "phone"]
+            .iter()
+            .map(|v| format!("<div class='variant hidden-{v}'>{section}</div>"))
+            .collect();
+        let note =
+            "<div class='note'><p>Note</p><p>Ask for the installer's heat-loss figures.</p></div>";
+        let html = format!(
+            r#"<html><head><title>Heat pumps</title></head><body><main>
+            <h1>Heat pumps, a buyer's guide</h1>{copies}
+            <p>Installers quote a flow temperature: the lower it is, the cheaper the heat.</p>{note}
+            <p>Radiators sized for a boiler may need replacing for a low flow temperature.</p>{note}
+            </main></body></html>"#
+        );
+        let x = extract(&html, "https://h.example/guide", true, None, None).unwrap();
+        assert_eq!(
+            x.text.matches("Size it to the house").count(),
+            1,
+            "{}",
+            x.text
+        );
+        assert_eq!(x.text.matches("heat-loss figures").count(), 2, "{}", x.text);
     }
 
     #[test]
