@@ -1632,6 +1632,25 @@ mod tests {
     }
 
     #[test]
+    fn a_utility_class_with_an_expression_names_no_region() {
+        // `pt-[calc(var(--banner-height))]` sets a padding; the word `banner` inside its
+        // expression does not make the section a banner
+        let para = "Our crews insulate lofts and cavity walls in a day, and the survey before the work is free of charge. ";
+        let html = format!(
+            r#"<html><body><main>
+            <section class="stack"><h2>Insulation</h2><p>{a}</p></section>
+            <section class="stack lg:pt-[calc(var(--banner-height)+2rem)]"><h2>Heating</h2>
+            <p>We fit heat pumps and service the boilers we installed.</p>
+            <p>Every job comes with a two-year warranty on the labour.</p>
+            <p>Quotes are fixed, and we tidy up before we leave.</p></section>
+            </main></body></html>"#,
+            a = para.repeat(5),
+        );
+        let x = extract(&html, "https://h.example/", true, None, None).unwrap();
+        assert!(x.text.contains("two-year warranty"), "{}", x.text);
+    }
+
+    #[test]
     fn kicker_above_the_title_heading_is_dropped() {
         let para = "Good hay is the staple food of horses, and haylage has a worse reputation among riders. ".repeat(3);
         let text = format!("### Read a sample: the perfect dinner\n\nNew\n\n# Haylage: better than its reputation?\n\n{para}\n\n{para}");

@@ -221,11 +221,14 @@ fn class_words(a: &Attrs<'_>, reviews: bool, thread: bool) -> ClassWords {
         }
         // words split at ASCII whitespace, `-`, `_`, `:` (bytes: class values are ASCII in
         // practice, and a word with other bytes matches no listed word anyway); `user-info`
-        // is read as `userinfo`
+        // is read as `userinfo`. A class holding an expression (a utility class with an
+        // arbitrary value, `pt-[calc(var(--banner-height))]`) names a style, not a region.
         let mut user = false;
         for w in v
             .as_bytes()
-            .split(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0c | b'-' | b'_' | b':'))
+            .split(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0c))
+            .filter(|t| !t.contains(&b'[') && !t.contains(&b'('))
+            .flat_map(|t| t.split(|b| matches!(b, b'-' | b'_' | b':')))
             .filter(|w| !w.is_empty())
         {
             let card = user
