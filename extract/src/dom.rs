@@ -914,6 +914,11 @@ impl Walker<'_> {
                 self.cur.push_str(&"#".repeat(level));
                 self.cur.push(' ');
                 self.walk(e, list_depth);
+                // a heading is one line: its line breaks (`<h3><br>Step 1</h3>`) are spaces
+                if self.cur.contains('\n') {
+                    let line = self.cur.split_whitespace().collect::<Vec<_>>().join(" ");
+                    self.cur = line;
+                }
                 self.flush();
             }
             "ul" | "ol" => {
@@ -1648,6 +1653,18 @@ mod tests {
         );
         let x = extract(&html, "https://h.example/", true, None, None).unwrap();
         assert!(x.text.contains("two-year warranty"), "{}", x.text);
+    }
+
+    #[test]
+    fn a_heading_with_a_line_break_is_one_line() {
+        let para =
+            "Place the screen at arm's length, with its top edge at the height of your eyes. ";
+        let html = format!(
+            "<html><body><article><h1>Desk setup</h1><p>{p}</p><h3>\n<br>Step 1:<br>the monitor</h3><p>{p}</p></article></body></html>",
+            p = para.repeat(3)
+        );
+        let x = extract(&html, "https://h.example/", true, None, None).unwrap();
+        assert!(x.text.contains("\n### Step 1: the monitor\n"), "{}", x.text);
     }
 
     #[test]
