@@ -12,6 +12,11 @@ pub(crate) struct PageMeta {
     pub site_name: Option<String>,
     pub description: Option<String>,
     pub canonical_url: Option<String>,
+    /// `og:url`, resolved like the canonical URL.
+    pub og_url: Option<String>,
+    /// `<meta name="generator">`, lowercased (the site generator: `mkdocs-1.6`,
+    /// `Docusaurus v3`).
+    pub generator: Option<String>,
     /// The article's JSON-LD `articleBody` as paragraphs (plain-text bodies only).
     pub article_body: Option<String>,
     /// The schema.org types the page declares (JSON-LD `@type`, also of a `mainEntity`, and
@@ -256,10 +261,13 @@ pub(crate) fn page_meta(doc: &Html, base: Option<&url::Url>) -> PageMeta {
         "twitter:description",
     ]))
     .or_else(|| clean(ld_str("description")));
-    let canonical_url = canonical.and_then(|h| match base {
+    let resolve = |h: String| match base {
         Some(b) => b.join(h.trim()).ok().map(|u| u.to_string()),
         None => url::Url::parse(h.trim()).ok().map(|u| u.to_string()),
-    });
+    };
+    let canonical_url = canonical.and_then(resolve);
+    let og_url = get(&["og:url"]).and_then(resolve);
+    let generator = get(&["generator"]).map(|g| g.trim().to_ascii_lowercase());
     for o in &ld {
         ld_types(o, &mut types);
         if let Some(m) = o.get("mainEntity") {
@@ -278,6 +286,8 @@ pub(crate) fn page_meta(doc: &Html, base: Option<&url::Url>) -> PageMeta {
         site_name,
         description,
         canonical_url,
+        og_url,
+        generator,
         article_body,
         types,
         og_type,

@@ -72,6 +72,74 @@ pub(crate) struct Evidence<'a> {
     pub code_blocks: u32,
     /// Visible characters in the body.
     pub text: u32,
+    /// The page says it is documentation: its site generator is a documentation
+    /// generator, or its URL is a documentation URL (see [`docs_signal`]).
+    pub docs: bool,
+}
+
+/// Site generators that build documentation (`<meta name="generator">`), as words in the
+/// lowercased value.
+const DOC_GENERATORS: &[&str] = &[
+    "antora",
+    "bookdown",
+    "docsy",
+    "docusaurus",
+    "docutils",
+    "doxygen",
+    "gitbook",
+    "javadoc",
+    "mdbook",
+    "mkdocs",
+    "nextra",
+    "rustdoc",
+    "sphinx",
+    "starlight",
+    "vitepress",
+];
+
+/// First host labels of documentation sites (`docs.`, `developer.`).
+const DOC_HOSTS: &[&str] = &["doc", "docs", "developer", "developers", "devdocs"];
+
+/// Path segments (among the first three) of documentation sections (`/docs/`, `/manual/`).
+const DOC_PATHS: &[&str] = &[
+    "doc",
+    "docs",
+    "documentation",
+    "handbook",
+    "manual",
+    "reference",
+];
+
+/// Whether the page says it is documentation: built by a documentation generator, or at a
+/// documentation URL (its own URL, its canonical URL or its `og:url`: a page saved to a file
+/// still names where it lives).
+pub(crate) fn docs_signal(meta: &crate::meta::PageMeta, url: &str) -> bool {
+    let generator = meta.generator.as_deref().is_some_and(|g| {
+        g.split(|c: char| !c.is_ascii_alphanumeric())
+            .any(|w| DOC_GENERATORS.contains(&w))
+    });
+    let docs_url = |u: &str| {
+        let Ok(u) = url::Url::parse(u) else {
+            return false;
+        };
+        if !matches!(u.scheme(), "http" | "https") {
+            return false;
+        }
+        let host = u
+            .host_str()
+            .and_then(|h| h.split('.').next())
+            .is_some_and(|l| DOC_HOSTS.contains(&l.to_ascii_lowercase().as_str()));
+        host || u.path_segments().is_some_and(|mut s| {
+            s.by_ref()
+                .take(3)
+                .any(|seg| DOC_PATHS.contains(&seg.to_ascii_lowercase().as_str()))
+        })
+    };
+    generator
+        || std::iter::once(url)
+            .chain(meta.canonical_url.as_deref())
+            .chain(meta.og_url.as_deref())
+            .any(docs_url)
 }
 
 impl Evidence<'_> {
@@ -168,6 +236,9 @@ pub(crate) fn classify(e: &Evidence<'_>) -> (PageType, f32) {
     }
     if e.count(DOC_TYPES) > 0 {
         return (PageType::Documentation, 0.8);
+    }
+    if e.docs {
+        return (PageType::Documentation, 0.7);
     }
     // comments under an article are `Comment` items too: a thread is many of them and
     // little prose of its own
@@ -289,5 +360,59 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(classify(&landing).0, PageType::Service);
+    }
+
+    #[test]
+    fn documentation_by_its_generator_or_its_url() {
+        let meta = |generator: Option<&str>, canonical: Option<&str>| crate::meta::PageMeta {
+            generator: generator.map(str::to_string),
+            canonical_url: canonical.map(str::to_string),
+            ..Default::default()
+        };
+        let file = "file:///data/pages/0001.html";
+        assert!(docs_signal(
+            &meta(Some("mkdocs-1.6.1, mkdocs-material-9.7.1"), None),
+            file
+        ));
+        assert!(docs_signal(&meta(Some("docusaurus v3.5.2"), None), file));
+        assert!(!docs_signal(&meta(Some("wordpress 6.4"), None), file));
+        assert!(!docs_signal(&meta(Some("hugo 0.120"), None), file));
+        // the page's own URL, or where a saved page says it lives
+        assert!(docs_signal(
+            &meta(None, None),
+            "https://docs.example.org/start/"
+        ));
+        assert!(docs_signal(
+            &meta(None, None),
+            "https://example.org/en/docs/install"
+        ));
+        assert!(docs_signal(
+            &meta(None, Some("https://example.org/manual/ch01.html")),
+            file
+        ));
+        assert!(!docs_signal(
+            &meta(None, None),
+            "https://example.org/news/2024/docs-leak"
+        ));
+        assert!(!docs_signal(
+            &meta(None, None),
+            "https://example.org/a/b/c/docs/"
+        ));
+        assert!(!docs_signal(&meta(None, Some("/docs/relative")), file));
+        // a declared article at a documentation URL is documentation; a declared product not
+        let e = Evidence {
+            og_type: Some("article"),
+            docs: true,
+            prose: 3000.0,
+            ..Default::default()
+        };
+        assert_eq!(classify(&e).0, PageType::Documentation);
+        let t = types(&[("product", 1)]);
+        let e = Evidence {
+            types: &t,
+            docs: true,
+            ..Default::default()
+        };
+        assert_eq!(classify(&e).0, PageType::Product);
     }
 }
