@@ -1674,6 +1674,20 @@ mod tests {
     }
 
     #[test]
+    fn legal_small_print_under_the_text_is_not_the_text() {
+        let para = "Index funds follow a market benchmark as closely as they can, which keeps their costs low and their returns close to the market's. ";
+        let html = format!(
+            r#"<html><body><main><h1>Index funds</h1><p>{p}</p><p>{p}</p>
+            <div class="cmp-richtext--disclaimer"><p>All investing is subject to risk, including loss.</p>
+            <p>Past performance is no guarantee of future results.</p></div></main></body></html>"#,
+            p = para.repeat(2)
+        );
+        let x = extract(&html, "https://h.example/", true, None, None).unwrap();
+        assert!(x.text.contains("market benchmark"), "{}", x.text);
+        assert!(!x.text.contains("Past performance"), "{}", x.text);
+    }
+
+    #[test]
     fn kicker_above_the_title_heading_is_dropped() {
         let para = "Good hay is the staple food of horses, and haylage has a worse reputation among riders. ".repeat(3);
         let text = format!("### Read a sample: the perfect dinner\n\nNew\n\n# Haylage: better than its reputation?\n\n{para}\n\n{para}");

@@ -185,6 +185,9 @@ fn word_kind(w: &[u8]) -> Option<WordKind> {
         b"ad" | b"ads" | b"advert" | b"advertisement" | b"banner" | b"promo" | b"popup"
         | b"modal" | b"widget" | b"masthead" | b"topbar" | b"paywall" | b"tags" | b"legal"
         | b"rail" | b"byline" => WordKind::Weak,
+        // legal small print under the text (`disclaimer`, `disclosures`; the singular
+        // `disclosure` also names a show-and-hide widget)
+        b"disclaimer" | b"disclaimers" | b"disclosures" => WordKind::Weak,
         _ => return None,
     })
 }
