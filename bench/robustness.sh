@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Extraction without the names it may have learnt: the 1,358 WCXB development pages rewritten
+# three ways (bench/wcxb.py --perturb: class/id tokens hashed; sectioning tags made divs and
+# roles dropped; both), word F1 per page type on the tuning and the validation part, trawl
+# beside rs-trafilatura. Quality only: one round each, speed lines not comparable.
+# Extra args go to bench/wcxb.py (e.g. --only trawl).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/trawl/target}"
+[ -d ../shared/testdata/wcxb-dev ] || { echo "bench/robustness.sh: ../shared/testdata/wcxb-dev not found" >&2; exit 1; }
+scripts/setup.sh test
+VENV="${TRAWL_CACHE:-$HOME/.cache/trawl}/venv"
+"$VENV/bin/python" -c 'import rs_trafilatura' 2>/dev/null || "$VENV/bin/pip" install --quiet rs-trafilatura
+cargo build --release --locked --quiet --bin trawl
+for mode in names tags both; do
+    echo "=== --perturb $mode"
+    python3 bench/wcxb.py --trawl "$CARGO_TARGET_DIR/release/trawl" --repeat 1 \
+        --only trawl,rs-trafilatura --perturb "$mode" "$@" | sed '/pages\/s/,$d'
+done
