@@ -309,7 +309,8 @@ fn extract_parsed(
     }
     check(deadline)?;
     tracing::trace!(chars = w.out.len(), "walked");
-    let (mut text, mut images) = tidy(&w.out, w.images, title.as_deref());
+    let thread = crate::pagetype::declares_thread(&meta);
+    let (mut text, mut images) = tidy(&w.out, w.images, title.as_deref(), thread);
     tracing::trace!(chars = text.len(), "tidied");
     // Pages that render their article from JSON leave a teaser in the elements, and often
     // the whole text in JSON-LD's `articleBody`: taken when it is much longer than the walk's
@@ -516,7 +517,11 @@ const STOP_LABELS: &[&str] = &[
     "zum weiterlesen",
     "lesen sie auch",
     "top themen",
-    // the comment section closes the article too
+];
+
+/// Labels of a comment section, which closes an article too (but not a thread, where each
+/// answer carries its comments and the next answer follows).
+const COMMENT_LABELS: &[&str] = &[
     "comments",
     "comment",
     "leave a reply",
@@ -539,7 +544,8 @@ const STOP_LABELS: &[&str] = &[
 /// Where the content ends at a teaser-section label (a heading or a short line like
 /// "Most Popular") in the second half of the text: the text's blocks with their offsets
 /// ([`split_blocks`]), which of them are code ([`in_code`]), and the text's length.
-fn stop_label_cut(blocks: &[(usize, &str)], code: &[bool], len: usize) -> usize {
+fn stop_label_cut(blocks: &[(usize, &str)], code: &[bool], len: usize, thread: bool) -> usize {
+    let comments: &[&str] = if thread { &[] } else { COMMENT_LABELS };
     for (&(pos, b), &code) in blocks.iter().zip(code) {
         if code {
             continue;
@@ -557,7 +563,7 @@ fn stop_label_cut(blocks: &[(usize, &str)], code: &[bool], len: usize) -> usize 
             b.starts_with('#') || (label.chars().count() <= 40 && !label.contains('.'));
         // exact, or a multi-word label heading a longer title ("Most popular diets")
         // or followed by a separator and a gloss ("Related — 有關", "Comments | 3")
-        let hit = STOP_LABELS.iter().any(|l| {
+        let hit = STOP_LABELS.iter().chain(comments).any(|l| {
             label == *l
                 || (label.len() <= l.len() + 30
                     && label.starts_with(l)
@@ -609,10 +615,15 @@ fn label_block(block: &str) -> bool {
 /// Cleans the walked text: cuts at a teaser-section label, drops fragments at both edges
 /// (trailing headings, labels, credits, bylines, the title repeated, leading headings) and
 /// labels standing alone inside; image offsets follow their text. Never removes the bulk.
-fn tidy(text: &str, images: Vec<ImageRef>, title: Option<&str>) -> (String, Vec<ImageRef>) {
+fn tidy(
+    text: &str,
+    images: Vec<ImageRef>,
+    title: Option<&str>,
+    thread: bool,
+) -> (String, Vec<ImageRef>) {
     let blocks = split_blocks(text);
     let code = in_code(&blocks);
-    let cut = stop_label_cut(&blocks, &code, text.len());
+    let cut = stop_label_cut(&blocks, &code, text.len(), thread);
     let mut keep: Vec<bool> = blocks.iter().map(|(p, _)| *p < cut).collect();
     let n = keep.iter().filter(|k| **k).count();
     let (mut lo, mut hi) = (0usize, n);
@@ -1596,7 +1607,7 @@ mod tests {
         // so the guard keeps the fringes, but still not the teasers after "Mehr zum Thema"
         let labels: Vec<String> = (0..30).map(|i| format!("Label {i}")).collect();
         let text = format!("A paragraph of the article that ends with a full stop.\n\n{}\n\n## Mehr zum Thema\n\nTeaser one about something else.\n\nTeaser two about another thing.", labels.join("\n\n"));
-        let (out, _) = tidy(&text, Vec::new(), None);
+        let (out, _) = tidy(&text, Vec::new(), None, false);
         assert!(out.contains("A paragraph of the article"), "{out}");
         assert!(
             !out.contains("Teaser one") && !out.contains("Mehr zum Thema"),
@@ -1612,7 +1623,7 @@ mod tests {
         ] {
             let text =
                 format!("{para}\n\n{para}\n\n{label}\n\nRead further in the pursuit of knowledge.");
-            let (out, _) = tidy(&text, Vec::new(), None);
+            let (out, _) = tidy(&text, Vec::new(), None, false);
             assert!(
                 !out.contains("pursuit") && out.contains("foundation welcomed"),
                 "{label}: {out}"
@@ -1695,6 +1706,7 @@ mod tests {
             &text,
             Vec::new(),
             Some("Haylage: better than its reputation? | Riders Review"),
+            false,
         );
         assert!(out.starts_with("Good hay"), "{out}");
         // a lead paragraph above the title stays
@@ -1704,6 +1716,7 @@ mod tests {
             &text,
             Vec::new(),
             Some("Haylage: better than its reputation?"),
+            false,
         );
         assert!(out.starts_with("A long lead"), "{out}");
     }
@@ -2180,6 +2193,23 @@ mod tests {
         .unwrap();
         assert!(x.text.contains("The long answer:"), "{}", x.text);
         assert!(!x.text.contains("The question:"), "{}", x.text);
+    }
+
+    #[test]
+    fn a_comments_label_ends_an_article_but_not_a_thread() {
+        // a Q&A page puts a "Comments" heading under each answer; the next answer follows
+        let answer =
+            |n: usize| format!("The answer number {n} explains how to cook rice well. ").repeat(4);
+        let text = format!(
+            "{}\n\n{}\n\n## Comments\n\n{}\n\n## Comments\n\nthanks",
+            answer(1),
+            answer(2),
+            answer(3)
+        );
+        let (thread, _) = tidy(&text, Vec::new(), None, true);
+        assert!(thread.contains("answer number 3"), "{thread}");
+        let (article, _) = tidy(&text, Vec::new(), None, false);
+        assert!(!article.contains("answer number 3"), "{article}");
     }
 
     #[test]
