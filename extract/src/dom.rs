@@ -751,14 +751,16 @@ struct Walker<'s> {
     quotes: usize,
     /// Hashes of the blocks written so far (those of [`QUOTE_MIN_BYTES`] or more).
     said: rustc_hash::FxHashSet<u64>,
-    /// Hashes of the containers written so far (those of [`COPY_MIN_BYTES`] or more, of more
-    /// than one block), with where each ends in `out`.
-    written: rustc_hash::FxHashMap<u64, usize>,
+    /// The containers written so far (those of [`COPY_MIN_BYTES`] or more, of more than one
+    /// block), where their text lies in `out`, by a key of its length and edges.
+    written: rustc_hash::FxHashMap<u64, Vec<(usize, usize)>>,
 }
 
 /// A container's text this long, of more than one block, that repeats an earlier
 /// container's is a copy of it (a section served once per screen size).
 const COPY_MIN_BYTES: usize = 200;
+/// Bytes at each edge of a container's text that key it (with its length).
+const COPY_EDGE: usize = 32;
 
 /// A quoted block this long that repeats a block already written is a quotation of the
 /// page's own text (a forum reply quoting the post above): written once.
@@ -1042,19 +1044,27 @@ impl Walker<'_> {
         if text.len() < COPY_MIN_BYTES || !text.contains("\n\n") {
             return;
         }
-        let hash = std::hash::BuildHasher::hash_one(&rustc_hash::FxBuildHasher, text);
-        let end = self.out.len();
-        match self.written.get(&hash) {
-            // an earlier container that ends before this one starts (not a wrapper's child)
-            Some(&prev_end) if prev_end <= start => {
-                tracing::trace!(bytes = text.len(), "walker drops a copy of a container");
-                self.out.truncate(start);
-                self.images.truncate(first_image);
-            }
-            Some(_) => {}
-            None => {
-                self.written.insert(hash, end);
-            }
+        // keyed by length and edges, so a container costs the same however long its text
+        // (wrappers nest deep); equal keys compare the text itself
+        let (b, n) = (text.as_bytes(), text.len());
+        let key = std::hash::BuildHasher::hash_one(
+            &rustc_hash::FxBuildHasher,
+            (n, &b[..COPY_EDGE], &b[n - COPY_EDGE..]),
+        );
+        let at = self.out.len() - n;
+        let earlier = self.written.get(&key).and_then(|ranges| {
+            ranges.iter().find(|&&(s, e)| {
+                // an earlier container that ends before this one starts (not a wrapper's
+                // child), its text still in place
+                e <= start && self.out.get(s..e) == Some(text)
+            })
+        });
+        if earlier.is_some() {
+            tracing::trace!(bytes = n, "walker drops a copy of a container");
+            self.out.truncate(start);
+            self.images.truncate(first_image);
+        } else {
+            self.written.entry(key).or_default().push((at, at + n));
         }
     }
 
