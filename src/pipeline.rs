@@ -30,8 +30,9 @@ pub struct Pipeline {
     tokenizer: Option<Tokenizer>,
 }
 
-pub fn jsonl_name(stage: &str, name: &str) -> String {
-    format!("{stage}/{name}.jsonl.zst")
+/// The object holding shard `name`'s JSON Lines under `prefix` (`captions/pairs/00003.jsonl.zst`).
+pub fn jsonl_name(prefix: &str, name: &str) -> String {
+    trawl_storage::docs::DocFormat::Jsonl.object(prefix, name)
 }
 
 impl Pipeline {

@@ -108,7 +108,7 @@ pub fn fetch(
                 st.nanos = t0.elapsed().as_nanos() as u64;
                 let counts = (st.kept, st.seen - st.kept);
                 w.output(format!("images/{name}.tar"), tar.finish()?);
-                w.output(format!("images/{name}.jsonl.zst"), index.finish());
+                w.output(crate::pipeline::jsonl_name("images", &name), index.finish());
                 anyhow::Ok(counts)
             })
             .with_context(|| format!("writing shard {name}"))?;

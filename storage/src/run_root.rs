@@ -44,7 +44,7 @@ impl RunRoot {
 
 /// The object holding `stage`'s exclusion records of shard `shard`.
 pub fn exclusions_object(stage: &str, shard: &str) -> String {
-    format!("excluded/{stage}/{shard}.jsonl.zst")
+    DocFormat::Jsonl.object(&format!("excluded/{stage}"), shard)
 }
 
 impl ShardStore for RunRoot {
