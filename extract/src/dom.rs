@@ -192,13 +192,8 @@ fn extract_parsed(
         prose: scores.prose,
         code_blocks: scores.code_blocks,
         text: scores.text,
-        docs: crate::pagetype::docs_signal(&meta, base_url),
+        docs: crate::pagetype::docs_signal(&meta, base.as_ref()),
     });
-    let page_type = match std::env::var("XT").as_deref() {
-        Ok("documentation") => (crate::PageType::Documentation, 1.0),
-        Ok("service") => (crate::PageType::Service, 1.0),
-        _ => page_type,
-    };
     let body_sel = &*BODY;
     let body = doc
         .select(body_sel)

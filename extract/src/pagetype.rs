@@ -113,15 +113,12 @@ const DOC_PATHS: &[&str] = &[
 /// Whether the page says it is documentation: built by a documentation generator, or at a
 /// documentation URL (its own URL, its canonical URL or its `og:url`: a page saved to a file
 /// still names where it lives).
-pub(crate) fn docs_signal(meta: &crate::meta::PageMeta, url: &str) -> bool {
+pub(crate) fn docs_signal(meta: &crate::meta::PageMeta, url: Option<&url::Url>) -> bool {
     let generator = meta.generator.as_deref().is_some_and(|g| {
         g.split(|c: char| !c.is_ascii_alphanumeric())
             .any(|w| DOC_GENERATORS.contains(&w))
     });
-    let docs_url = |u: &str| {
-        let Ok(u) = url::Url::parse(u) else {
-            return false;
-        };
+    let docs_url = |u: &url::Url| {
         if !matches!(u.scheme(), "http" | "https") {
             return false;
         }
@@ -135,11 +132,15 @@ pub(crate) fn docs_signal(meta: &crate::meta::PageMeta, url: &str) -> bool {
                 .any(|seg| DOC_PATHS.contains(&seg.to_ascii_lowercase().as_str()))
         })
     };
+    let declared = |u: &Option<String>| {
+        u.as_deref()
+            .and_then(|u| url::Url::parse(u).ok())
+            .is_some_and(|u| docs_url(&u))
+    };
     generator
-        || std::iter::once(url)
-            .chain(meta.canonical_url.as_deref())
-            .chain(meta.og_url.as_deref())
-            .any(docs_url)
+        || url.is_some_and(docs_url)
+        || declared(&meta.canonical_url)
+        || declared(&meta.og_url)
 }
 
 impl Evidence<'_> {
@@ -369,36 +370,43 @@ mod tests {
             canonical_url: canonical.map(str::to_string),
             ..Default::default()
         };
-        let file = "file:///data/pages/0001.html";
+        let parsed = |u: &str| url::Url::parse(u).unwrap();
+        let file = &parsed("file:///data/pages/0001.html");
         assert!(docs_signal(
             &meta(Some("mkdocs-1.6.1, mkdocs-material-9.7.1"), None),
-            file
+            Some(file)
         ));
-        assert!(docs_signal(&meta(Some("docusaurus v3.5.2"), None), file));
-        assert!(!docs_signal(&meta(Some("wordpress 6.4"), None), file));
-        assert!(!docs_signal(&meta(Some("hugo 0.120"), None), file));
+        assert!(docs_signal(
+            &meta(Some("docusaurus v3.5.2"), None),
+            Some(file)
+        ));
+        assert!(!docs_signal(&meta(Some("wordpress 6.4"), None), Some(file)));
+        assert!(!docs_signal(&meta(Some("hugo 0.120"), None), Some(file)));
         // the page's own URL, or where a saved page says it lives
         assert!(docs_signal(
             &meta(None, None),
-            "https://docs.example.org/start/"
+            Some(&parsed("https://docs.example.org/start/"))
         ));
         assert!(docs_signal(
             &meta(None, None),
-            "https://example.org/en/docs/install"
+            Some(&parsed("https://example.org/en/docs/install"))
         ));
         assert!(docs_signal(
             &meta(None, Some("https://example.org/manual/ch01.html")),
-            file
+            Some(file)
         ));
         assert!(!docs_signal(
             &meta(None, None),
-            "https://example.org/news/2024/docs-leak"
+            Some(&parsed("https://example.org/news/2024/docs-leak"))
         ));
         assert!(!docs_signal(
             &meta(None, None),
-            "https://example.org/a/b/c/docs/"
+            Some(&parsed("https://example.org/a/b/c/docs/"))
         ));
-        assert!(!docs_signal(&meta(None, Some("/docs/relative")), file));
+        assert!(!docs_signal(
+            &meta(None, Some("/docs/relative")),
+            Some(file)
+        ));
         // a declared article at a documentation URL is documentation; a declared product not
         let e = Evidence {
             og_type: Some("article"),
