@@ -176,12 +176,13 @@ fn extract_parsed(
     let (noai, noimageai, noindex) = (meta.noai, meta.noimageai, meta.noindex);
 
     let declared_article = crate::pagetype::declares_article(&meta);
+    let thread = crate::pagetype::declares_thread(&meta);
     let scores = crate::score::score(
         &doc,
         crate::score::Declared {
             product: crate::pagetype::declares_product(&meta),
             article: declared_article,
-            thread: crate::pagetype::declares_thread(&meta),
+            thread,
         },
     );
     check(deadline)?;
@@ -304,7 +305,6 @@ fn extract_parsed(
     }
     check(deadline)?;
     tracing::trace!(chars = w.out.len(), "walked");
-    let thread = crate::pagetype::declares_thread(&meta);
     let (mut text, mut images) = tidy(&w.out, w.images, title.as_deref(), thread);
     tracing::trace!(chars = text.len(), "tidied");
     // Pages that render their article from JSON leave a teaser in the elements, and often
@@ -930,8 +930,7 @@ impl Walker<'_> {
                 self.walk(e, list_depth);
                 // a heading is one line: its line breaks (`<h3><br>Step 1</h3>`) are spaces
                 if self.cur.contains('\n') {
-                    let line = self.cur.split_whitespace().collect::<Vec<_>>().join(" ");
-                    self.cur = line;
+                    self.cur = collapse(&self.cur);
                 }
                 self.flush();
             }
