@@ -194,6 +194,7 @@ fn extract_parsed(
         code_blocks: scores.code_blocks,
         text: scores.text,
         docs: crate::pagetype::docs_signal(&meta, base.as_ref()),
+        landing: crate::pagetype::landing_signal(&meta, base.as_ref()),
     });
     let body_sel = &*BODY;
     let body = doc

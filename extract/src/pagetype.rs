@@ -75,6 +75,9 @@ pub(crate) struct Evidence<'a> {
     /// The page says it is documentation: its site generator is a documentation
     /// generator, or its URL is a documentation URL (see [`docs_signal`]).
     pub docs: bool,
+    /// The page's URL is a landing page's: a site's front page or a section of its
+    /// offerings, and no article's (see [`landing_signal`]).
+    pub landing: bool,
 }
 
 /// Site generators that build documentation (`<meta name="generator">`), as words in the
@@ -132,15 +135,81 @@ pub(crate) fn docs_signal(meta: &crate::meta::PageMeta, url: Option<&url::Url>) 
                 .any(|seg| DOC_PATHS.contains(&seg.to_ascii_lowercase().as_str()))
         })
     };
-    let declared = |u: &Option<String>| {
-        u.as_deref()
-            .and_then(|u| url::Url::parse(u).ok())
-            .is_some_and(|u| docs_url(&u))
+    generator || page_urls(meta, url).any(|u| docs_url(&u))
+}
+
+/// The page's web addresses: its own URL, its canonical URL and its `og:url` (a page saved
+/// to a file still names where it lives), those over HTTP(S).
+fn page_urls<'a>(
+    meta: &'a crate::meta::PageMeta,
+    url: Option<&'a url::Url>,
+) -> impl Iterator<Item = std::borrow::Cow<'a, url::Url>> {
+    let declared = [&meta.canonical_url, &meta.og_url]
+        .into_iter()
+        .filter_map(|u| url::Url::parse(u.as_deref()?).ok())
+        .map(std::borrow::Cow::Owned);
+    url.map(std::borrow::Cow::Borrowed)
+        .into_iter()
+        .chain(declared)
+        .filter(|u| matches!(u.scheme(), "http" | "https"))
+}
+
+/// Path segments (among the first three) of the sections where a site presents what it
+/// offers (`/services/`, `/solutions/`, `/pricing`).
+const LANDING_PATHS: &[&str] = &[
+    "capabilities",
+    "consulting",
+    "expertise",
+    "features",
+    "platform",
+    "pricing",
+    "service",
+    "services",
+    "solution",
+    "solutions",
+    "what-we-do",
+];
+
+/// Path segments of the sections where a site publishes articles.
+const ARTICLE_PATHS: &[&str] = &[
+    "article", "articles", "blog", "blogs", "news", "post", "posts", "stories",
+];
+
+/// Words in a path segment from which it is an article's slug
+/// (`/10-easy-steps-for-a-great-interior-design`).
+const ARTICLE_SLUG_WORDS: usize = 5;
+
+/// Whether the page's URL is a landing page's: the site's front page, or a page under a
+/// section of what the site offers (`/services/...`), unless the URL is also an article's
+/// (a blog section, a dated path, a slug of many words). Pages that declare nothing and
+/// hold a good deal of prose are read as articles unless this holds.
+pub(crate) fn landing_signal(meta: &crate::meta::PageMeta, url: Option<&url::Url>) -> bool {
+    let urls: Vec<_> = page_urls(meta, url).collect();
+    let segments = |u: &url::Url| -> Vec<String> {
+        u.path_segments()
+            .map(|s| {
+                s.filter(|s| !s.is_empty())
+                    .map(|s| s.to_ascii_lowercase())
+                    .collect()
+            })
+            .unwrap_or_default()
     };
-    generator
-        || url.is_some_and(docs_url)
-        || declared(&meta.canonical_url)
-        || declared(&meta.og_url)
+    let article = urls.iter().any(|u| {
+        segments(u).iter().any(|seg| {
+            ARTICLE_PATHS.contains(&seg.as_str())
+                || (seg.len() == 4 && seg.bytes().all(|b| b.is_ascii_digit()))
+                || seg.split(['-', '_']).filter(|w| !w.is_empty()).count() >= ARTICLE_SLUG_WORDS
+        })
+    });
+    !article
+        && urls.iter().any(|u| {
+            let segs = segments(u);
+            segs.is_empty()
+                || segs
+                    .iter()
+                    .take(3)
+                    .any(|seg| LANDING_PATHS.contains(&seg.as_str()))
+        })
 }
 
 impl Evidence<'_> {
@@ -260,7 +329,7 @@ pub(crate) fn classify(e: &Evidence<'_>) -> (PageType, f32) {
     if e.count(LIST_TYPES) > 0 {
         return (PageType::Listing, 0.5);
     }
-    if e.prose >= 1000.0 {
+    if e.prose >= 1000.0 && !e.landing {
         return (PageType::Article, 0.5);
     }
     if e.count(SERVICE_TYPES) > 0 {
@@ -422,5 +491,53 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(classify(&e).0, PageType::Product);
+    }
+
+    #[test]
+    fn a_landing_url_makes_an_undeclared_page_of_prose_a_service_page() {
+        let meta = |canonical: Option<&str>| crate::meta::PageMeta {
+            canonical_url: canonical.map(str::to_string),
+            ..Default::default()
+        };
+        let parsed = |u: &str| url::Url::parse(u).unwrap();
+        let landing = |u: &str| landing_signal(&meta(None), Some(&parsed(u)));
+        // a front page, a section of what the site offers
+        assert!(landing("https://example.com/"));
+        assert!(landing("https://example.com/services/tax-advice"));
+        assert!(landing("https://example.com/en/solutions/analytics/"));
+        assert!(landing("https://example.com/pricing"));
+        // a saved page by where it says it lives
+        assert!(landing_signal(
+            &meta(Some("https://example.com/what-we-do/audit.html")),
+            Some(&parsed("file:///data/0001.html"))
+        ));
+        // articles: a blog section, a dated path, a slug of many words
+        assert!(!landing("https://example.com/blog/services-we-offer"));
+        assert!(!landing("https://example.com/2024/05/new-pricing"));
+        assert!(!landing(
+            "https://example.com/services/how-to-choose-a-tax-advisor-this-year"
+        ));
+        // neither
+        assert!(!landing("https://example.com/about/team"));
+        assert!(!landing("https://example.com/a/b/c/services"));
+        assert!(!landing_signal(
+            &meta(None),
+            Some(&parsed("file:///data/0001.html"))
+        ));
+        // an undeclared page of prose is an article unless its URL is a landing page's
+        let page = |landing| Evidence {
+            prose: 2500.0,
+            text: 4000,
+            landing,
+            ..Default::default()
+        };
+        assert_eq!(classify(&page(false)).0, PageType::Article);
+        assert_eq!(classify(&page(true)).0, PageType::Service);
+        // a declared article stays one
+        let declared = Evidence {
+            og_type: Some("article"),
+            ..page(true)
+        };
+        assert_eq!(classify(&declared).0, PageType::Article);
     }
 }
