@@ -186,6 +186,7 @@ fn extract_parsed(
         },
     );
     check(deadline)?;
+    let urls = crate::pagetype::page_urls(&meta, base.as_ref());
     let page_type = crate::pagetype::classify(&crate::pagetype::Evidence {
         types: &meta.types,
         og_type: meta.og_type.as_deref(),
@@ -193,8 +194,8 @@ fn extract_parsed(
         prose: scores.prose,
         code_blocks: scores.code_blocks,
         text: scores.text,
-        docs: crate::pagetype::docs_signal(&meta, base.as_ref()),
-        landing: crate::pagetype::landing_signal(&meta, base.as_ref()),
+        docs: crate::pagetype::docs_signal(&meta, &urls),
+        landing: crate::pagetype::landing_signal(&urls),
     });
     let body_sel = &*BODY;
     let body = doc

@@ -116,15 +116,12 @@ const DOC_PATHS: &[&str] = &[
 /// Whether the page says it is documentation: built by a documentation generator, or at a
 /// documentation URL (its own URL, its canonical URL or its `og:url`: a page saved to a file
 /// still names where it lives).
-pub(crate) fn docs_signal(meta: &crate::meta::PageMeta, url: Option<&url::Url>) -> bool {
+pub(crate) fn docs_signal(meta: &crate::meta::PageMeta, urls: &[url::Url]) -> bool {
     let generator = meta.generator.as_deref().is_some_and(|g| {
         g.split(|c: char| !c.is_ascii_alphanumeric())
             .any(|w| DOC_GENERATORS.contains(&w))
     });
     let docs_url = |u: &url::Url| {
-        if !matches!(u.scheme(), "http" | "https") {
-            return false;
-        }
         let host = u
             .host_str()
             .and_then(|h| h.split('.').next())
@@ -135,23 +132,21 @@ pub(crate) fn docs_signal(meta: &crate::meta::PageMeta, url: Option<&url::Url>) 
                 .any(|seg| DOC_PATHS.contains(&seg.to_ascii_lowercase().as_str()))
         })
     };
-    generator || page_urls(meta, url).any(|u| docs_url(&u))
+    generator || urls.iter().any(docs_url)
 }
 
 /// The page's web addresses: its own URL, its canonical URL and its `og:url` (a page saved
-/// to a file still names where it lives), those over HTTP(S).
-fn page_urls<'a>(
-    meta: &'a crate::meta::PageMeta,
-    url: Option<&'a url::Url>,
-) -> impl Iterator<Item = std::borrow::Cow<'a, url::Url>> {
+/// to a file still names where it lives), those over HTTP(S): parsed once for the signals
+/// below.
+pub(crate) fn page_urls(meta: &crate::meta::PageMeta, url: Option<&url::Url>) -> Vec<url::Url> {
     let declared = [&meta.canonical_url, &meta.og_url]
         .into_iter()
-        .filter_map(|u| url::Url::parse(u.as_deref()?).ok())
-        .map(std::borrow::Cow::Owned);
-    url.map(std::borrow::Cow::Borrowed)
+        .filter_map(|u| url::Url::parse(u.as_deref()?).ok());
+    url.cloned()
         .into_iter()
         .chain(declared)
         .filter(|u| matches!(u.scheme(), "http" | "https"))
+        .collect()
 }
 
 /// Path segments (among the first three) of the sections where a site presents what it
@@ -183,8 +178,7 @@ const ARTICLE_SLUG_WORDS: usize = 5;
 /// section of what the site offers (`/services/...`), unless the URL is also an article's
 /// (a blog section, a dated path, a slug of many words). Pages that declare nothing and
 /// hold a good deal of prose are read as articles unless this holds.
-pub(crate) fn landing_signal(meta: &crate::meta::PageMeta, url: Option<&url::Url>) -> bool {
-    let urls: Vec<_> = page_urls(meta, url).collect();
+pub(crate) fn landing_signal(urls: &[url::Url]) -> bool {
     let segments = |u: &url::Url| -> Vec<String> {
         u.path_segments()
             .map(|s| {
@@ -440,42 +434,38 @@ mod tests {
             ..Default::default()
         };
         let parsed = |u: &str| url::Url::parse(u).unwrap();
+        let docs =
+            |m: &crate::meta::PageMeta, u: Option<&url::Url>| docs_signal(m, &page_urls(m, u));
         let file = &parsed("file:///data/pages/0001.html");
-        assert!(docs_signal(
+        assert!(docs(
             &meta(Some("mkdocs-1.6.1, mkdocs-material-9.7.1"), None),
             Some(file)
         ));
-        assert!(docs_signal(
-            &meta(Some("docusaurus v3.5.2"), None),
-            Some(file)
-        ));
-        assert!(!docs_signal(&meta(Some("wordpress 6.4"), None), Some(file)));
-        assert!(!docs_signal(&meta(Some("hugo 0.120"), None), Some(file)));
+        assert!(docs(&meta(Some("docusaurus v3.5.2"), None), Some(file)));
+        assert!(!docs(&meta(Some("wordpress 6.4"), None), Some(file)));
+        assert!(!docs(&meta(Some("hugo 0.120"), None), Some(file)));
         // the page's own URL, or where a saved page says it lives
-        assert!(docs_signal(
+        assert!(docs(
             &meta(None, None),
             Some(&parsed("https://docs.example.org/start/"))
         ));
-        assert!(docs_signal(
+        assert!(docs(
             &meta(None, None),
             Some(&parsed("https://example.org/en/docs/install"))
         ));
-        assert!(docs_signal(
+        assert!(docs(
             &meta(None, Some("https://example.org/manual/ch01.html")),
             Some(file)
         ));
-        assert!(!docs_signal(
+        assert!(!docs(
             &meta(None, None),
             Some(&parsed("https://example.org/news/2024/docs-leak"))
         ));
-        assert!(!docs_signal(
+        assert!(!docs(
             &meta(None, None),
             Some(&parsed("https://example.org/a/b/c/docs/"))
         ));
-        assert!(!docs_signal(
-            &meta(None, Some("/docs/relative")),
-            Some(file)
-        ));
+        assert!(!docs(&meta(None, Some("/docs/relative")), Some(file)));
         // a declared article at a documentation URL is documentation; a declared product not
         let e = Evidence {
             og_type: Some("article"),
@@ -500,14 +490,16 @@ mod tests {
             ..Default::default()
         };
         let parsed = |u: &str| url::Url::parse(u).unwrap();
-        let landing = |u: &str| landing_signal(&meta(None), Some(&parsed(u)));
+        let signal =
+            |m: &crate::meta::PageMeta, u: Option<&url::Url>| landing_signal(&page_urls(m, u));
+        let landing = |u: &str| signal(&meta(None), Some(&parsed(u)));
         // a front page, a section of what the site offers
         assert!(landing("https://example.com/"));
         assert!(landing("https://example.com/services/tax-advice"));
         assert!(landing("https://example.com/en/solutions/analytics/"));
         assert!(landing("https://example.com/pricing"));
         // a saved page by where it says it lives
-        assert!(landing_signal(
+        assert!(signal(
             &meta(Some("https://example.com/what-we-do/audit.html")),
             Some(&parsed("file:///data/0001.html"))
         ));
@@ -520,7 +512,7 @@ mod tests {
         // neither
         assert!(!landing("https://example.com/about/team"));
         assert!(!landing("https://example.com/a/b/c/services"));
-        assert!(!landing_signal(
+        assert!(!signal(
             &meta(None),
             Some(&parsed("file:///data/0001.html"))
         ));
