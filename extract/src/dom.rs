@@ -176,6 +176,7 @@ fn extract_parsed(
     let (noai, noimageai, noindex) = (meta.noai, meta.noimageai, meta.noindex);
 
     let declared_article = crate::pagetype::declares_article(&meta);
+    let urls = crate::pagetype::page_urls(&meta, base.as_ref());
     let thread = crate::pagetype::declares_thread(&meta);
     let scores = crate::score::score(
         &doc,
@@ -186,7 +187,6 @@ fn extract_parsed(
         },
     );
     check(deadline)?;
-    let urls = crate::pagetype::page_urls(&meta, base.as_ref());
     let page_type = crate::pagetype::classify(&crate::pagetype::Evidence {
         types: &meta.types,
         og_type: meta.og_type.as_deref(),
@@ -196,6 +196,7 @@ fn extract_parsed(
         text: scores.text,
         docs: crate::pagetype::docs_signal(&meta, &urls),
         landing: crate::pagetype::landing_signal(&urls),
+        forum: crate::pagetype::forum_signal(&urls),
     });
     let body_sel = &*BODY;
     let body = doc

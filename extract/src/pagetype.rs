@@ -78,6 +78,8 @@ pub(crate) struct Evidence<'a> {
     /// The page's URL is a landing page's: a site's front page or a section of its
     /// offerings, and no article's (see [`landing_signal`]).
     pub landing: bool,
+    /// The page's URL is a forum thread's (see [`forum_signal`]).
+    pub forum: bool,
 }
 
 /// Site generators that build documentation (`<meta name="generator">`), as words in the
@@ -164,6 +166,52 @@ const LANDING_PATHS: &[&str] = &[
     "solutions",
     "what-we-do",
 ];
+
+/// First host labels of forum sites (`forum.`, `bbs.`, `community.`).
+const FORUM_HOSTS: &[&str] = &[
+    "bbs",
+    "board",
+    "boards",
+    "community",
+    "discourse",
+    "discuss",
+    "discussion",
+    "discussions",
+    "forum",
+    "forums",
+];
+
+/// Path segments of a forum thread (`/threads/<slug>`, phpBB's `viewtopic.php`, vBulletin's
+/// `showthread.php`, a subreddit's `/comments/`).
+const THREAD_PATHS: &[&str] = &[
+    "comments",
+    "showthread.php",
+    "thread",
+    "threads",
+    "viewtopic.php",
+];
+
+/// Whether the page's URL is a forum thread's: on a forum host (`forum.`, `bbs.`,
+/// `community.`, ...) or at a thread path (`/threads/`, `viewtopic.php`, `showthread.php`,
+/// a subreddit's `/comments/`, Discourse's `/t/<slug>`).
+pub(crate) fn forum_signal(urls: &[url::Url]) -> bool {
+    urls.iter().any(|u| {
+        let host = u
+            .host_str()
+            .and_then(|h| h.split('.').next())
+            .is_some_and(|l| FORUM_HOSTS.contains(&l.to_ascii_lowercase().as_str()));
+        let segs: Vec<String> = u
+            .path_segments()
+            .map(|s| {
+                s.filter(|s| !s.is_empty())
+                    .map(|s| s.to_ascii_lowercase())
+                    .collect()
+            })
+            .unwrap_or_default();
+        host || segs.iter().any(|s| THREAD_PATHS.contains(&s.as_str()))
+            || (segs.len() >= 2 && segs[0] == "t")
+    })
+}
 
 /// Path segments of the sections where a site publishes articles.
 const ARTICLE_PATHS: &[&str] = &[
@@ -303,6 +351,10 @@ pub(crate) fn classify(e: &Evidence<'_>) -> (PageType, f32) {
     }
     if e.docs {
         return (PageType::Documentation, 0.7);
+    }
+    // a forum that declares nothing (most forum software declares no types)
+    if e.forum {
+        return (PageType::Forum, 0.6);
     }
     // comments under an article are `Comment` items too: a thread is many of them and
     // little prose of its own
@@ -531,5 +583,40 @@ mod tests {
             ..page(true)
         };
         assert_eq!(classify(&declared).0, PageType::Article);
+    }
+
+    #[test]
+    fn a_thread_url_makes_an_undeclared_page_a_forum() {
+        let parsed = |u: &str| url::Url::parse(u).unwrap();
+        let forum = |u: &str| forum_signal(&[parsed(u)]);
+        assert!(forum("https://forum.example.org/some-question"));
+        assert!(forum("https://bbs.example.org/viewtopic.php?id=309936"));
+        assert!(forum("https://example.org/threads/best-hosts-2025.691400/"));
+        assert!(forum(
+            "https://example.org/community/showthread.php?t=186269"
+        ));
+        assert!(forum(
+            "https://example.org/r/science/comments/1rku5x9/title/"
+        ));
+        assert!(forum("https://example.org/t/whats-your-range/3275"));
+        assert!(!forum("https://example.org/topic/car-rental"));
+        assert!(!forum("https://example.org/blog/forum-software-compared"));
+        assert!(!forum("https://example.org/t"));
+        let page = |forum| Evidence {
+            prose: 2500.0,
+            text: 4000,
+            og_type: Some("article"),
+            forum,
+            ..Default::default()
+        };
+        assert_eq!(classify(&page(false)).0, PageType::Article);
+        assert_eq!(classify(&page(true)).0, PageType::Forum);
+        // declared types still come first
+        let t = types(&[("product", 1)]);
+        let product = Evidence {
+            types: &t,
+            ..page(true)
+        };
+        assert_eq!(classify(&product).0, PageType::Product);
     }
 }
