@@ -197,6 +197,7 @@ fn extract_parsed(
         docs: crate::pagetype::docs_signal(&meta, &urls),
         landing: crate::pagetype::landing_signal(&urls),
         forum: crate::pagetype::forum_signal(&urls),
+        index: crate::pagetype::index_signal(&urls),
     });
     let body_sel = &*BODY;
     let body = doc

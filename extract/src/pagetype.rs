@@ -80,6 +80,9 @@ pub(crate) struct Evidence<'a> {
     pub landing: bool,
     /// The page's URL is a forum thread's (see [`forum_signal`]).
     pub forum: bool,
+    /// The page's URL is an index's: a listing's or a shop's collection (see
+    /// [`index_signal`]).
+    pub index: Option<PageType>,
 }
 
 /// Site generators that build documentation (`<meta name="generator">`), as words in the
@@ -213,6 +216,68 @@ pub(crate) fn forum_signal(urls: &[url::Url]) -> bool {
     })
 }
 
+/// Last path segments of a section's index (`/news`, `/blog/`).
+const INDEX_LAST: &[&str] = &[
+    "articles", "blog", "blogs", "episodes", "events", "news", "podcasts", "posts", "reviews",
+    "stories",
+];
+/// Path segments of an index of articles (`/category/...`, `/tag/...`).
+const LISTING_PATHS: &[&str] = &[
+    "archive",
+    "archives",
+    "categories",
+    "category",
+    "hub",
+    "tag",
+    "tags",
+];
+/// Path segments of a shop's collection (`/collections/...`, `/browse/...`).
+const COLLECTION_PATHS: &[&str] = &["browse", "collections"];
+
+/// Whether the page's URL is an index's: a section's index (`/news`, `/blog/`) or a
+/// category or tag archive (a listing), or a shop's collection (`/collections/`,
+/// `/browse/`, `/c/...`, `/shop`); not when the URL is also an article's (a year in the
+/// path, a slug of many words).
+pub(crate) fn index_signal(urls: &[url::Url]) -> Option<PageType> {
+    urls.iter().find_map(|u| {
+        let segs: Vec<String> = u
+            .path_segments()
+            .map(|s| {
+                s.filter(|s| !s.is_empty())
+                    .map(|s| s.to_ascii_lowercase())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let last = segs.last().map(String::as_str);
+        // a dated path or an article's slug: an article filed under the section
+        if segs.iter().any(|s| year(s)) || last.is_some_and(slug) {
+            return None;
+        }
+        if segs.iter().any(|s| COLLECTION_PATHS.contains(&s.as_str()))
+            || (segs.len() >= 2 && segs[0] == "c")
+            || last == Some("shop")
+        {
+            Some(PageType::Collection)
+        } else if last.is_some_and(|l| INDEX_LAST.contains(&l))
+            || segs.iter().any(|s| LISTING_PATHS.contains(&s.as_str()))
+        {
+            Some(PageType::Listing)
+        } else {
+            None
+        }
+    })
+}
+
+/// A path segment that is a year (`/2024/`): dated paths are articles'.
+fn year(seg: &str) -> bool {
+    seg.len() == 4 && seg.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// A path segment that is an article's slug: [`ARTICLE_SLUG_WORDS`] or more words.
+fn slug(seg: &str) -> bool {
+    seg.split(['-', '_']).filter(|w| !w.is_empty()).count() >= ARTICLE_SLUG_WORDS
+}
+
 /// Path segments of the sections where a site publishes articles.
 const ARTICLE_PATHS: &[&str] = &[
     "article", "articles", "blog", "blogs", "news", "post", "posts", "stories",
@@ -237,11 +302,9 @@ pub(crate) fn landing_signal(urls: &[url::Url]) -> bool {
             .unwrap_or_default()
     };
     let article = urls.iter().any(|u| {
-        segments(u).iter().any(|seg| {
-            ARTICLE_PATHS.contains(&seg.as_str())
-                || (seg.len() == 4 && seg.bytes().all(|b| b.is_ascii_digit()))
-                || seg.split(['-', '_']).filter(|w| !w.is_empty()).count() >= ARTICLE_SLUG_WORDS
-        })
+        segments(u)
+            .iter()
+            .any(|seg| ARTICLE_PATHS.contains(&seg.as_str()) || year(seg) || slug(seg))
     });
     !article
         && urls.iter().any(|u| {
@@ -360,6 +423,11 @@ pub(crate) fn classify(e: &Evidence<'_>) -> (PageType, f32) {
     // little prose of its own
     if e.count(&["comment"]) >= 3 && e.prose < 1000.0 {
         return (PageType::Forum, 0.7);
+    }
+    // an index by its URL, before the item-list decision (which cannot tell a shop's grid
+    // from a list of articles) and before `og:type` article (which CMSs give every page)
+    if let Some(t) = e.index {
+        return (t, 0.6);
     }
     let article = e.count(ARTICLE_TYPES) > 0 || og == "article";
     if e.listing {
@@ -583,6 +651,51 @@ mod tests {
             ..page(true)
         };
         assert_eq!(classify(&declared).0, PageType::Article);
+    }
+
+    #[test]
+    fn an_index_url_makes_a_listing_or_a_collection() {
+        let parsed = |u: &str| url::Url::parse(u).unwrap();
+        let index = |u: &str| index_signal(&[parsed(u)]);
+        assert_eq!(index("https://example.org/news"), Some(PageType::Listing));
+        assert_eq!(
+            index("https://example.org/en/blog/"),
+            Some(PageType::Listing)
+        );
+        assert_eq!(
+            index("https://example.org/category/recipes/air-fryer/"),
+            Some(PageType::Listing)
+        );
+        assert_eq!(
+            index("https://shop.example.org/collections/headphones"),
+            Some(PageType::Collection)
+        );
+        assert_eq!(
+            index("https://example.org/c/fire-pits"),
+            Some(PageType::Collection)
+        );
+        assert_eq!(
+            index("https://example.org/shop/"),
+            Some(PageType::Collection)
+        );
+        // an article filed under a section: a dated path, a slug of many words
+        assert_eq!(
+            index("https://example.org/archive/2014/04/plato/361373/"),
+            None
+        );
+        assert_eq!(
+            index("https://example.org/news/how-the-city-voted-on-the-new-budget"),
+            None
+        );
+        assert_eq!(index("https://example.org/about"), None);
+        // the URL decides over the item-list decision and og:type
+        let e = Evidence {
+            og_type: Some("article"),
+            listing: true,
+            index: Some(PageType::Collection),
+            ..Default::default()
+        };
+        assert_eq!(classify(&e).0, PageType::Collection);
     }
 
     #[test]
