@@ -120,7 +120,7 @@ const DOC_PATHS: &[&str] = &[
 
 /// Whether the page says it is documentation: built by a documentation generator, or at a
 /// documentation URL (its own URL, its canonical URL or its `og:url`: a page saved to a file
-/// still names where it lives).
+/// still names where it lives) outside a blog or news section.
 pub(crate) fn docs_signal(meta: &crate::meta::PageMeta, urls: &[url::Url]) -> bool {
     let generator = meta.generator.as_deref().is_some_and(|g| {
         g.split(|c: char| !c.is_ascii_alphanumeric())
@@ -137,7 +137,16 @@ pub(crate) fn docs_signal(meta: &crate::meta::PageMeta, urls: &[url::Url]) -> bo
                 .any(|seg| DOC_PATHS.contains(&seg.to_ascii_lowercase().as_str()))
         })
     };
-    generator || urls.iter().any(docs_url)
+    // a blog or news section of a documentation host (`developer.example.com/blog/...`)
+    let blog = |u: &url::Url| {
+        u.path_segments().is_some_and(|mut s| {
+            s.any(|seg| {
+                let seg = seg.to_ascii_lowercase();
+                ARTICLE_PATHS.contains(&seg.as_str()) || year(&seg)
+            })
+        })
+    };
+    generator || urls.iter().any(|u| docs_url(u) && !blog(u))
 }
 
 /// The page's web addresses: its own URL, its canonical URL and its `og:url` (a page saved
@@ -584,6 +593,15 @@ mod tests {
         assert!(!docs(
             &meta(None, None),
             Some(&parsed("https://example.org/a/b/c/docs/"))
+        ));
+        // a documentation host's blog
+        assert!(!docs(
+            &meta(None, None),
+            Some(&parsed("https://developer.example.com/blog/launch-week"))
+        ));
+        assert!(!docs(
+            &meta(None, None),
+            Some(&parsed("https://docs.example.com/news/2024/release"))
         ));
         assert!(!docs(&meta(None, Some("/docs/relative")), Some(file)));
         // a declared article at a documentation URL is documentation; a declared product not
