@@ -32,6 +32,7 @@ pub mod signals;
 mod stage;
 mod stage_id;
 mod stats;
+pub mod testdata;
 pub mod text;
 pub mod time;
 mod urls;

@@ -5,17 +5,8 @@ use serde_json::Value;
 
 /// The cases, or `None` (said on stderr) when the shared test data is not beside the clone.
 fn cases() -> Option<Value> {
-    let path = std::path::PathBuf::from(
-        std::env::var("CARGO_MANIFEST_DIR").expect("cargo test sets CARGO_MANIFEST_DIR"),
-    )
-    .join("../../shared/testdata/robots/cases.json");
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        eprintln!(
-            "SKIP: {} not found (the shared test data sits beside the clone)",
-            path.display()
-        );
-        return None;
-    };
+    let path = trawl_core::testdata::shared("robots/cases.json")?;
+    let text = std::fs::read_to_string(&path).unwrap();
     Some(serde_json::from_str(&text).unwrap())
 }
 

@@ -426,10 +426,10 @@ mod tests {
     /// whitespace that goes never mattered).
     #[test]
     fn strip_keeps_what_extraction_reads() {
-        let manifest = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it");
-        let root = std::path::Path::new(&manifest).join("../../shared/testdata/extract");
+        let Some(root) = trawl_core::testdata::shared("extract") else {
+            return;
+        };
         let Ok(sets) = std::fs::read_dir(&root) else {
-            eprintln!("{} not found: skipped", root.display());
             return;
         };
         let mut pages: Vec<std::path::PathBuf> = sets

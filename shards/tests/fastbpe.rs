@@ -29,12 +29,9 @@ fn corpus() -> Vec<Document> {
         .enumerate()
         .map(|(i, t)| Document::new(format!("s{i}"), t.repeat(3)))
         .collect();
-    if let Ok(rd) = std::fs::read_dir(
-        std::path::PathBuf::from(
-            std::env::var("CARGO_MANIFEST_DIR").expect("cargo test sets CARGO_MANIFEST_DIR"),
-        )
-        .join("../../shared/testdata/extract/scrapinghub/gt"),
-    ) {
+    if let Some(Ok(rd)) =
+        trawl_core::testdata::shared("extract/scrapinghub/gt").map(std::fs::read_dir)
+    {
         for e in rd.take(80) {
             let p = e.unwrap().path();
             docs.push(Document::new(

@@ -1,0 +1,50 @@
+//! Where tests and benchmarks find the shared test data: `../shared/testdata` beside the
+//! checkout (the labelled pages, WCXB, the robots.txt cases). A clone elsewhere has none, so
+//! a test that needs it asks [`shared`] and skips when the answer is `None`.
+
+use std::path::{Path, PathBuf};
+
+/// `rel` under the shared test data, or `None` (and a `SKIP:` line on stderr) when it is not
+/// there. The checkout is found from `CARGO_MANIFEST_DIR` read when the test runs (not
+/// `env!`, which names the checkout the binary was compiled in: cargo reuses test binaries
+/// between checkouts that share a target folder), walking up to the workspace root (the
+/// folder with `Cargo.lock`); outside cargo, from the working directory.
+pub fn shared(rel: &str) -> Option<PathBuf> {
+    let start = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .or_else(|| std::env::current_dir().ok())?;
+    let root = start
+        .ancestors()
+        .find(|d| d.join("Cargo.lock").is_file())
+        .unwrap_or(&start);
+    let path = shared_under(root, rel);
+    if path.exists() {
+        Some(path)
+    } else {
+        eprintln!(
+            "SKIP: {} not found (the shared test data sits beside the checkout)",
+            path.display()
+        );
+        None
+    }
+}
+
+/// `rel` under `<root>/../shared/testdata`.
+fn shared_under(root: &Path, rel: &str) -> PathBuf {
+    root.join("../shared/testdata").join(rel)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shared_data_sits_beside_the_workspace_root() {
+        assert_eq!(
+            shared_under(Path::new("/work/main"), "robots/cases.json"),
+            Path::new("/work/main/../shared/testdata/robots/cases.json")
+        );
+        // from a member crate, the root is found by its Cargo.lock; a missing path is None
+        assert_eq!(shared("no/such/file"), None);
+    }
+}
