@@ -139,12 +139,9 @@ pub(crate) fn docs_signal(meta: &crate::meta::PageMeta, urls: &[url::Url]) -> bo
     };
     // a blog or news section of a documentation host (`developer.example.com/blog/...`)
     let blog = |u: &url::Url| {
-        u.path_segments().is_some_and(|mut s| {
-            s.any(|seg| {
-                let seg = seg.to_ascii_lowercase();
-                ARTICLE_PATHS.contains(&seg.as_str()) || year(&seg)
-            })
-        })
+        segments(u)
+            .iter()
+            .any(|seg| ARTICLE_PATHS.contains(&seg.as_str()) || year(seg))
     };
     generator || urls.iter().any(|u| docs_url(u) && !blog(u))
 }
@@ -212,14 +209,7 @@ pub(crate) fn forum_signal(urls: &[url::Url]) -> bool {
             .host_str()
             .and_then(|h| h.split('.').next())
             .is_some_and(|l| FORUM_HOSTS.contains(&l.to_ascii_lowercase().as_str()));
-        let segs: Vec<String> = u
-            .path_segments()
-            .map(|s| {
-                s.filter(|s| !s.is_empty())
-                    .map(|s| s.to_ascii_lowercase())
-                    .collect()
-            })
-            .unwrap_or_default();
+        let segs = segments(u);
         host || segs.iter().any(|s| THREAD_PATHS.contains(&s.as_str()))
             || (segs.len() >= 2 && segs[0] == "t")
     })
@@ -249,14 +239,7 @@ const COLLECTION_PATHS: &[&str] = &["browse", "collections"];
 /// path, a slug of many words).
 pub(crate) fn index_signal(urls: &[url::Url]) -> Option<PageType> {
     urls.iter().find_map(|u| {
-        let segs: Vec<String> = u
-            .path_segments()
-            .map(|s| {
-                s.filter(|s| !s.is_empty())
-                    .map(|s| s.to_ascii_lowercase())
-                    .collect()
-            })
-            .unwrap_or_default();
+        let segs = segments(u);
         let last = segs.last().map(String::as_str);
         // a dated path or an article's slug: an article filed under the section
         if segs.iter().any(|s| year(s)) || last.is_some_and(slug) {
@@ -275,6 +258,17 @@ pub(crate) fn index_signal(urls: &[url::Url]) -> Option<PageType> {
             None
         }
     })
+}
+
+/// The URL's non-empty path segments, lowercased.
+fn segments(u: &url::Url) -> Vec<String> {
+    u.path_segments()
+        .map(|s| {
+            s.filter(|s| !s.is_empty())
+                .map(|s| s.to_ascii_lowercase())
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// A path segment that is a year (`/2024/`): dated paths are articles'.
@@ -301,15 +295,6 @@ const ARTICLE_SLUG_WORDS: usize = 5;
 /// (a blog section, a dated path, a slug of many words). Pages that declare nothing and
 /// hold a good deal of prose are read as articles unless this holds.
 pub(crate) fn landing_signal(urls: &[url::Url]) -> bool {
-    let segments = |u: &url::Url| -> Vec<String> {
-        u.path_segments()
-            .map(|s| {
-                s.filter(|s| !s.is_empty())
-                    .map(|s| s.to_ascii_lowercase())
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
     let article = urls.iter().any(|u| {
         segments(u)
             .iter()
