@@ -1050,14 +1050,14 @@ impl Walker<'_> {
             (n, &b[..COPY_EDGE], &b[n - COPY_EDGE..]),
         );
         let at = self.out.len() - n;
-        let earlier = self.written.get(&key).and_then(|ranges| {
-            ranges.iter().find(|&&(s, e)| {
+        let copy = self.written.get(&key).is_some_and(|ranges| {
+            ranges.iter().any(|&(s, e)| {
                 // an earlier container that ends before this one starts (not a wrapper's
                 // child), its text still in place
                 e <= start && self.out.get(s..e) == Some(text)
             })
         });
-        if earlier.is_some() {
+        if copy {
             tracing::trace!(bytes = n, "walker drops a copy of a container");
             self.out.truncate(start);
             self.images.truncate(first_image);

@@ -127,15 +127,12 @@ pub(crate) fn docs_signal(meta: &crate::meta::PageMeta, urls: &[url::Url]) -> bo
             .any(|w| DOC_GENERATORS.contains(&w))
     });
     let docs_url = |u: &url::Url| {
-        let host = u
-            .host_str()
-            .and_then(|h| h.split('.').next())
-            .is_some_and(|l| DOC_HOSTS.contains(&l.to_ascii_lowercase().as_str()));
-        host || u.path_segments().is_some_and(|mut s| {
-            s.by_ref()
-                .take(3)
-                .any(|seg| DOC_PATHS.contains(&seg.to_ascii_lowercase().as_str()))
-        })
+        first_label_in(u, DOC_HOSTS)
+            || u.path_segments().is_some_and(|mut s| {
+                s.by_ref()
+                    .take(3)
+                    .any(|seg| DOC_PATHS.contains(&seg.to_ascii_lowercase().as_str()))
+            })
     };
     // a blog or news section of a documentation host (`developer.example.com/blog/...`)
     let blog = |u: &url::Url| {
@@ -205,12 +202,9 @@ const THREAD_PATHS: &[&str] = &[
 /// a subreddit's `/comments/`, Discourse's `/t/<slug>`).
 pub(crate) fn forum_signal(urls: &[url::Url]) -> bool {
     urls.iter().any(|u| {
-        let host = u
-            .host_str()
-            .and_then(|h| h.split('.').next())
-            .is_some_and(|l| FORUM_HOSTS.contains(&l.to_ascii_lowercase().as_str()));
         let segs = segments(u);
-        host || segs.iter().any(|s| THREAD_PATHS.contains(&s.as_str()))
+        first_label_in(u, FORUM_HOSTS)
+            || segs.iter().any(|s| THREAD_PATHS.contains(&s.as_str()))
             || (segs.len() >= 2 && segs[0] == "t")
     })
 }
@@ -258,6 +252,13 @@ pub(crate) fn index_signal(urls: &[url::Url]) -> Option<PageType> {
             None
         }
     })
+}
+
+/// Whether the URL's host starts with one of `labels` (`docs.`, `forum.`).
+fn first_label_in(u: &url::Url, labels: &[&str]) -> bool {
+    u.host_str()
+        .and_then(|h| h.split('.').next())
+        .is_some_and(|l| labels.contains(&l.to_ascii_lowercase().as_str()))
 }
 
 /// The URL's non-empty path segments, lowercased.
@@ -571,23 +572,15 @@ mod tests {
             &meta(None, Some("https://example.org/manual/ch01.html")),
             Some(file)
         ));
-        assert!(!docs(
-            &meta(None, None),
-            Some(&parsed("https://example.org/news/2024/docs-leak"))
-        ));
-        assert!(!docs(
-            &meta(None, None),
-            Some(&parsed("https://example.org/a/b/c/docs/"))
-        ));
-        // a documentation host's blog
-        assert!(!docs(
-            &meta(None, None),
-            Some(&parsed("https://developer.example.com/blog/launch-week"))
-        ));
-        assert!(!docs(
-            &meta(None, None),
-            Some(&parsed("https://docs.example.com/news/2024/release"))
-        ));
+        for u in [
+            "https://example.org/news/2024/docs-leak",
+            "https://example.org/a/b/c/docs/",
+            // a documentation host's blog
+            "https://developer.example.com/blog/launch-week",
+            "https://docs.example.com/news/2024/release",
+        ] {
+            assert!(!docs(&meta(None, None), Some(&parsed(u))), "{u}");
+        }
         assert!(!docs(&meta(None, Some("/docs/relative")), Some(file)));
         // a declared article at a documentation URL is documentation; a declared product not
         let e = Evidence {
