@@ -167,10 +167,7 @@ fn extract_parsed(
     let base = url::Url::parse(base_url).ok();
     let meta = crate::meta::page_meta(&doc, base.as_ref());
     let title = meta.title.clone();
-    let html_lang = doc
-        .root_element()
-        .value()
-        .attr("lang")
+    let html_lang = attr(doc.root_element().value(), "lang")
         .map(|l| l.trim().to_ascii_lowercase())
         .filter(|l| !l.is_empty());
     let (noai, noimageai, noindex) = (meta.noai, meta.noimageai, meta.noindex);
@@ -355,11 +352,22 @@ fn noscript_markup(doc: &Html) -> String {
     out
 }
 
+/// An element's attribute (no namespace) by name: what `Element::attr` returns, found by
+/// comparing names instead of first interning `name` as an atom (a hash of the name on
+/// every call: a twentieth of the extraction's instructions, most of it in the metadata
+/// pass's lookups on every element).
+pub(crate) fn attr<'a>(e: &'a scraper::node::Element, name: &str) -> Option<&'a str> {
+    e.attrs
+        .iter()
+        .find(|(q, _)| q.ns.is_empty() && &*q.local == name)
+        .map(|(_, v)| &**v)
+}
+
 /// The nearest `<main>` (or `role=main`) element at or above `e`.
 fn main_region(e: ElementRef<'_>) -> Option<ElementRef<'_>> {
     std::iter::once(e)
         .chain(e.ancestors().filter_map(ElementRef::wrap))
-        .find(|a| a.value().name() == "main" || a.value().attr("role") == Some("main"))
+        .find(|a| a.value().name() == "main" || attr(a.value(), "role") == Some("main"))
 }
 
 /// Characters a JSON-LD `articleBody` needs before it can replace the extracted text.
@@ -545,19 +553,30 @@ const COMMENT_LABELS: &[&str] = &[
 /// ([`split_blocks`]), which of them are code ([`in_code`]), and the text's length.
 fn stop_label_cut(blocks: &[(usize, &str)], code: &[bool], len: usize, thread: bool) -> usize {
     let comments: &[&str] = if thread { &[] } else { COMMENT_LABELS };
+    // a hit is a label or a label and up to 30 bytes more; lowercasing shrinks a character
+    // to no less than a third of its bytes (the Kelvin sign's `k`): longer blocks cannot hit
+    let longest = STOP_LABELS
+        .iter()
+        .chain(comments)
+        .map(|l| l.len())
+        .max()
+        .unwrap_or(0);
     for (&(pos, b), &code) in blocks.iter().zip(code) {
-        if code {
+        if code || pos * 2 < len {
             continue;
         }
         // "Comments (12)", "Kommentare: 3" count as the label
-        let label = b
+        let raw = b
             .trim_start_matches(['#', ' '])
             .trim()
             .trim_end_matches(|c: char| {
                 c.is_ascii_digit() || matches!(c, ':' | '.' | '(' | ')' | ' ')
             })
-            .trim()
-            .to_lowercase();
+            .trim();
+        if raw.len() > 3 * (longest + 30) {
+            continue;
+        }
+        let label = raw.to_lowercase();
         let heading_like =
             b.starts_with('#') || (label.chars().count() <= 40 && !label.contains('.'));
         // exact, or a multi-word label heading a longer title ("Most popular diets")
@@ -573,7 +592,7 @@ fn stop_label_cut(blocks: &[(usize, &str)], code: &[bool], len: usize, thread: b
                             .trim_start()
                             .starts_with(|c: char| !c.is_alphanumeric())))
         });
-        if pos * 2 >= len && heading_like && hit {
+        if heading_like && hit {
             return pos.saturating_sub(2);
         }
     }
@@ -1107,15 +1126,13 @@ impl Walker<'_> {
             None => src.to_string(),
         };
         self.flush();
-        let dim = |k: &str| {
-            v.attr(k)
-                .and_then(|s| s.trim().trim_end_matches("px").parse::<u32>().ok())
-        };
+        let dim =
+            |k: &str| attr(v, k).and_then(|s| s.trim().trim_end_matches("px").parse::<u32>().ok());
         self.images.push(ImageRef {
             src: abs,
-            alt: collapse(v.attr("alt").unwrap_or("")),
+            alt: collapse(attr(v, "alt").unwrap_or("")),
             offset: self.out.len(),
-            title: v.attr("title").map(collapse).filter(|t| !t.is_empty()),
+            title: attr(v, "title").map(collapse).filter(|t| !t.is_empty()),
             caption,
             width: dim("width"),
             height: dim("height"),
@@ -1128,7 +1145,7 @@ impl Walker<'_> {
 /// card's `caption` with the item's name and price) is a text block, and a wrapper around
 /// an image and its caption (`wp-caption`) is walked into.
 fn is_caption(e: &ElementRef<'_>) -> bool {
-    let named = e.value().attr("class").is_some_and(|c| {
+    let named = attr(e.value(), "class").is_some_and(|c| {
         c.split(|ch: char| ch.is_whitespace() || ch == '-' || ch == '_')
             .any(|w| {
                 let w = w.to_ascii_lowercase();
@@ -1172,7 +1189,7 @@ fn image_source(e: ElementRef<'_>) -> Option<String> {
     let v = e.value();
     let mut sets: Vec<&str> = ["srcset", "data-srcset", "data-lazy-srcset"]
         .iter()
-        .filter_map(|k| v.attr(k))
+        .filter_map(|k| attr(v, k))
         .collect();
     if let Some(pic) = e
         .parent()
@@ -1184,7 +1201,7 @@ fn image_source(e: ElementRef<'_>) -> Option<String> {
             .filter_map(ElementRef::wrap)
             .filter(|c| c.value().name() == "source")
         {
-            let ty = src.value().attr("type").unwrap_or("");
+            let ty = attr(src.value(), "type").unwrap_or("");
             if ty.is_empty()
                 || ty.contains("jpeg")
                 || ty.contains("png")
@@ -1194,7 +1211,7 @@ fn image_source(e: ElementRef<'_>) -> Option<String> {
                 sets.extend(
                     ["srcset", "data-srcset"]
                         .iter()
-                        .filter_map(|k| src.value().attr(k)),
+                        .filter_map(|k| attr(src.value(), k)),
                 );
             }
         }
@@ -1222,13 +1239,13 @@ fn image_source(e: ElementRef<'_>) -> Option<String> {
     best.or_else(|| {
         LAZY_ATTRS
             .iter()
-            .filter_map(|k| v.attr(k))
+            .filter_map(|k| attr(v, k))
             .map(str::trim)
             .find(|s| !placeholder(s))
             .map(str::to_string)
     })
     .or_else(|| {
-        v.attr("src")
+        attr(v, "src")
             .map(str::trim)
             .filter(|s| !placeholder(s))
             .map(str::to_string)
@@ -1308,6 +1325,29 @@ fn render_table(t: ElementRef<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn attribute_lookup_matches_the_parsers_own() {
+        // plain attributes, a missing one, and namespaced ones on foreign elements (an SVG
+        // link's `xlink:href`, MathML's `xml:lang`): those are not the plain `href`/`lang`
+        let doc = Html::parse_document(
+            r#"<p class="a b" id=x data-n="1">t</p><svg><a xlink:href="/u" title="s">l</a></svg><math><mi xml:lang="de">x</mi></math><a href="/v" hidden>k</a>"#,
+        );
+        let mut seen = 0;
+        for node in doc.tree.root().descendants() {
+            let Some(e) = node.value().as_element() else {
+                continue;
+            };
+            for name in [
+                "class", "id", "data-n", "href", "title", "lang", "hidden", "nope",
+            ] {
+                assert_eq!(attr(e, name), e.attr(name), "<{}> {name}", e.name());
+                seen += usize::from(attr(e, name).is_some());
+            }
+        }
+        // class, id, data-n; title; href, hidden (not the SVG link's href, not xml:lang)
+        assert_eq!(seen, 6);
+    }
 
     #[test]
     fn structure_and_boilerplate() {

@@ -1,5 +1,6 @@
 //! Page metadata from `<meta>`, OpenGraph, `<link rel=canonical>` and JSON-LD.
 
+use crate::dom::attr;
 use scraper::Html;
 use serde_json::Value;
 
@@ -140,20 +141,19 @@ pub(crate) fn page_meta(doc: &Html, base: Option<&url::Url>) -> PageMeta {
             continue;
         };
         let v = el.value();
-        if let Some(t) = v.attr("itemtype") {
+        if let Some(t) = attr(v, "itemtype") {
             for t in t.split_ascii_whitespace() {
                 count_type(&mut types, t.rsplit('/').next().unwrap_or(t));
             }
         }
         match v.name() {
             "meta" => {
-                let Some(content) = v.attr("content") else {
+                let Some(content) = attr(v, "content") else {
                     continue;
                 };
-                let key = v
-                    .attr("property")
-                    .or_else(|| v.attr("name"))
-                    .or_else(|| v.attr("itemprop"))
+                let key = attr(v, "property")
+                    .or_else(|| attr(v, "name"))
+                    .or_else(|| attr(v, "itemprop"))
                     .unwrap_or("")
                     .to_ascii_lowercase();
                 if key == "robots" || key == "trawl" {
@@ -179,14 +179,13 @@ pub(crate) fn page_meta(doc: &Html, base: Option<&url::Url>) -> PageMeta {
             "title" if title_el.is_none() => title_el = Some(el.text().collect::<String>()),
             "link"
                 if canonical.is_none()
-                    && v.attr("rel")
-                        .is_some_and(|r| r.eq_ignore_ascii_case("canonical")) =>
+                    && attr(v, "rel").is_some_and(|r| r.eq_ignore_ascii_case("canonical")) =>
             {
-                canonical = v.attr("href").map(str::to_string)
+                canonical = attr(v, "href").map(str::to_string)
             }
             "script"
                 if ld_seen < 20
-                    && v.attr("type")
+                    && attr(v, "type")
                         .is_some_and(|t| t.eq_ignore_ascii_case("application/ld+json")) =>
             {
                 ld_seen += 1;
@@ -195,11 +194,11 @@ pub(crate) fn page_meta(doc: &Html, base: Option<&url::Url>) -> PageMeta {
                     ld_objects(&j, &mut ld);
                 }
             }
-            "time" if time_attr.is_none() => time_attr = v.attr("datetime").map(str::to_string),
+            "time" if time_attr.is_none() => time_attr = attr(v, "datetime").map(str::to_string),
             _ => {}
         }
         if author_el.is_none()
-            && (v.attr("rel") == Some("author") || v.attr("itemprop") == Some("author"))
+            && (attr(v, "rel") == Some("author") || attr(v, "itemprop") == Some("author"))
         {
             author_el = Some(el.text().collect::<String>());
         }

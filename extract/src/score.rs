@@ -1104,7 +1104,10 @@ fn building_blocks(
         let e = els[i];
         let mut h = rustc_hash::FxHasher::default();
         std::hash::Hash::hash(e.name(), &mut h);
-        for c in e.attr("class").unwrap_or("").split_ascii_whitespace() {
+        for c in crate::dom::attr(e, "class")
+            .unwrap_or("")
+            .split_ascii_whitespace()
+        {
             std::hash::Hash::hash(c, &mut h);
         }
         std::hash::Hasher::finish(&h)
