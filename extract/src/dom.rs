@@ -306,7 +306,13 @@ fn extract_parsed(
     }
     check(deadline)?;
     tracing::trace!(chars = w.out.len(), "walked");
-    let (mut text, mut images) = tidy(&w.out, w.images, title.as_deref(), thread);
+    // on listings and threads a run of short lines is an item's metadata (a date, a
+    // category, a reply count); elsewhere a table's or a card's cells (a plan, its price)
+    let cells = !matches!(
+        page_type.0,
+        crate::PageType::Listing | crate::PageType::Forum
+    );
+    let (mut text, mut images) = tidy(&w.out, w.images, title.as_deref(), thread, cells);
     tracing::trace!(chars = text.len(), "tidied");
     // Pages that render their article from JSON leave a teaser in the elements, and often
     // the whole text in JSON-LD's `articleBody`: taken when it is much longer than the walk's
@@ -632,12 +638,14 @@ fn label_block(block: &str) -> bool {
 
 /// Cleans the walked text: cuts at a teaser-section label, drops fragments at both edges
 /// (trailing headings, labels, credits, bylines, the title repeated, leading headings) and
-/// labels standing alone inside; image offsets follow their text. Never removes the bulk.
+/// labels standing alone inside (with `cells`, only those with no label beside them); image
+/// offsets follow their text. Never removes the bulk.
 fn tidy(
     text: &str,
     images: Vec<ImageRef>,
     title: Option<&str>,
     thread: bool,
+    cells: bool,
 ) -> (String, Vec<ImageRef>) {
     let blocks = split_blocks(text);
     let code = in_code(&blocks);
@@ -680,8 +688,18 @@ fn tidy(
             break;
         }
     }
+    // a label standing alone ("Advertisement", "Credit:") goes; with `cells`, labels in a
+    // row stay: the cells of a table or a card laid out as lines (plans, prices, figures)
+    let label: Vec<bool> = blocks
+        .iter()
+        .zip(&code)
+        .map(|((_, b), &c)| !c && label_block(b))
+        .collect();
+    let lone = |i: usize| {
+        label[i] && !(cells && ((i > 0 && label[i - 1]) || label.get(i + 1) == Some(&true)))
+    };
     for (i, k) in keep.iter_mut().enumerate() {
-        *k = *k && i >= lo && i < hi && (code[i] || !label_block(blocks[i].1));
+        *k = *k && i >= lo && i < hi && !lone(i);
     }
     let kept: usize = blocks
         .iter()
@@ -1655,7 +1673,7 @@ mod tests {
         // so the guard keeps the fringes, but still not the teasers after "Mehr zum Thema"
         let labels: Vec<String> = (0..30).map(|i| format!("Label {i}")).collect();
         let text = format!("A paragraph of the article that ends with a full stop.\n\n{}\n\n## Mehr zum Thema\n\nTeaser one about something else.\n\nTeaser two about another thing.", labels.join("\n\n"));
-        let (out, _) = tidy(&text, Vec::new(), None, false);
+        let (out, _) = tidy(&text, Vec::new(), None, false, true);
         assert!(out.contains("A paragraph of the article"), "{out}");
         assert!(
             !out.contains("Teaser one") && !out.contains("Mehr zum Thema"),
@@ -1671,11 +1689,46 @@ mod tests {
         ] {
             let text =
                 format!("{para}\n\n{para}\n\n{label}\n\nRead further in the pursuit of knowledge.");
-            let (out, _) = tidy(&text, Vec::new(), None, false);
+            let (out, _) = tidy(&text, Vec::new(), None, false, true);
             assert!(
                 !out.contains("pursuit") && out.contains("foundation welcomed"),
                 "{label}: {out}"
             );
+        }
+    }
+
+    #[test]
+    fn labels_in_a_row_are_cells_and_stay_a_label_alone_goes() {
+        let para = "Every plan includes backups, a support line that answers within the hour, and the migration of your existing site at no cost.";
+        let text = format!(
+            "{para}\n\nStarter\n\n$9\n\nper month\n\n10 GB storage\n\n{para}\n\nAdvertisement\n\n{para}"
+        );
+        let (out, _) = tidy(&text, Vec::new(), None, false, true);
+        assert!(
+            out.contains("$9\n\nper month\n\n10 GB storage"),
+            "cells: {out}"
+        );
+        assert!(!out.contains("Advertisement"), "a label alone: {out}");
+        // on a listing or a thread (no cells), a row of short lines is item metadata
+        let (out, _) = tidy(&text, Vec::new(), None, false, false);
+        assert!(
+            !out.contains("$9") && !out.contains("Advertisement"),
+            "{out}"
+        );
+
+        // the whole page: a landing page's pricing cards keep their plans and prices
+        let cards: String = [("Starter", "$9"), ("Team", "$29"), ("Business", "$99")]
+            .iter()
+            .map(|(plan, price)| {
+                format!(r#"<div class="plan-card"><div class="plan-name">{plan}</div><div class="price">{price}</div><div class="period">per month</div><div>10 GB storage</div></div>"#)
+            })
+            .collect();
+        let html = format!(
+            r#"<html><head><title>Hosting for small teams</title></head><body><main><h1>Hosting for small teams</h1><p>{para}</p><p>{para}</p><div class="plans">{cards}</div><p>{para}</p></main></body></html>"#
+        );
+        let x = extract(&html, "https://h.example/pricing", true, None, None).unwrap();
+        for cell in ["Starter", "$29", "Business", "per month"] {
+            assert!(x.text.contains(cell), "{cell}: {}", x.text);
         }
     }
 
@@ -1755,6 +1808,7 @@ mod tests {
             Vec::new(),
             Some("Haylage: better than its reputation? | Riders Review"),
             false,
+            true,
         );
         assert!(out.starts_with("Good hay"), "{out}");
         // a lead paragraph above the title stays
@@ -1765,6 +1819,7 @@ mod tests {
             Vec::new(),
             Some("Haylage: better than its reputation?"),
             false,
+            true,
         );
         assert!(out.starts_with("A long lead"), "{out}");
     }
@@ -2254,9 +2309,9 @@ mod tests {
             answer(2),
             answer(3)
         );
-        let (thread, _) = tidy(&text, Vec::new(), None, true);
+        let (thread, _) = tidy(&text, Vec::new(), None, true, true);
         assert!(thread.contains("answer number 3"), "{thread}");
-        let (article, _) = tidy(&text, Vec::new(), None, false);
+        let (article, _) = tidy(&text, Vec::new(), None, false, true);
         assert!(!article.contains("answer number 3"), "{article}");
     }
 
