@@ -695,8 +695,15 @@ fn tidy(
         .zip(&code)
         .map(|((_, b), &c)| !c && label_block(b))
         .collect();
+    // (a cell holds a letter or a digit: a block of zero-width spaces or a lone comma is
+    // markup debris, whatever stands beside it)
+    let cell: Vec<bool> = blocks
+        .iter()
+        .zip(&label)
+        .map(|((_, b), &l)| cells && l && b.chars().any(char::is_alphanumeric))
+        .collect();
     let lone = |i: usize| {
-        label[i] && !(cells && ((i > 0 && label[i - 1]) || label.get(i + 1) == Some(&true)))
+        label[i] && !(cell[i] && ((i > 0 && cell[i - 1]) || cell.get(i + 1) == Some(&true)))
     };
     for (i, k) in keep.iter_mut().enumerate() {
         *k = *k && i >= lo && i < hi && !lone(i);
@@ -1701,7 +1708,7 @@ mod tests {
     fn labels_in_a_row_are_cells_and_stay_a_label_alone_goes() {
         let para = "Every plan includes backups, a support line that answers within the hour, and the migration of your existing site at no cost.";
         let text = format!(
-            "{para}\n\nStarter\n\n$9\n\nper month\n\n10 GB storage\n\n{para}\n\nAdvertisement\n\n{para}"
+            "{para}\n\nStarter\n\n$9\n\nper month\n\n10 GB storage\n\n{para}\n\nAdvertisement\n\n{para}\n\n\u{200b}\n\n\u{200b}\n\n{para}"
         );
         let (out, _) = tidy(&text, Vec::new(), None, false, true);
         assert!(
@@ -1709,6 +1716,10 @@ mod tests {
             "cells: {out}"
         );
         assert!(!out.contains("Advertisement"), "a label alone: {out}");
+        assert!(
+            !out.contains('\u{200b}'),
+            "blocks of no word are no cells: {out}"
+        );
         // on a listing or a thread (no cells), a row of short lines is item metadata
         let (out, _) = tidy(&text, Vec::new(), None, false, false);
         assert!(
