@@ -1,7 +1,7 @@
 //! Removes inert markup before parsing: `<script>` (except JSON-LD, which the metadata
 //! reader needs), `<style>`, inline `<svg>`, `<link>` (except canonical and author links),
-//! comments, and every attribute the extractor never reads ([`READ_ATTRS`]). On real pages
-//! these are most of the bytes (on the WCXB pages, scripts, styles and comments are half, and
+//! comments, and every attribute the extractor never reads on its element ([`READ_ATTRS`],
+//! [`READ_ON`]). On real pages these are most of the bytes (on the WCXB pages, scripts, styles and comments are half, and
 //! the unread attributes a third of what is left), and the HTML tokenizer would otherwise
 //! walk every one of them.
 //!
@@ -19,13 +19,12 @@
 //! - whitespace alone between two tags (indentation, a sixth of the markup left) becomes one
 //!   space or newline, except inside `<pre>`: the walk collapses it there anyway.
 
-/// Every attribute the extractor reads (`score::Attrs`, `meta::page_meta`, the walk's
-/// images and dates, the `<html lang>`): the scan keeps these and drops all others. Not
-/// `href`: a link's target is never read (and `<a href>` is a sixth of the bytes left);
-/// the canonical `<link>` is kept whole. The lazy-loading image attributes are
-/// `dom::LAZY_ATTRS`'s. A new reader of an attribute adds its name here;
-/// `strip_keeps_what_extraction_reads` compares the extraction of the labelled pages with
-/// and without the filter.
+/// The attributes the extractor reads on any element (`score::Attrs`, `meta::page_meta`'s
+/// microdata and author links): the scan keeps these, and those of [`READ_ON`] on their
+/// elements, and drops all others. Not `href`: a link's target is never read (and `<a href>`
+/// is a sixth of the bytes left); the canonical `<link>` is kept whole. A new reader of an
+/// attribute adds its name here or to [`READ_ON`]; `strip_keeps_what_extraction_reads`
+/// compares the extraction of the labelled pages with and without the filter.
 pub(crate) const READ_ATTRS: &[&str] = &[
     "class",
     "id",
@@ -36,22 +35,44 @@ pub(crate) const READ_ATTRS: &[&str] = &[
     "aria-labelledby",
     "itemprop",
     "itemtype",
-    "content",
-    "property",
-    "name",
     "rel",
-    "type",
-    "lang",
-    "datetime",
-    "src",
-    "srcset",
-    "data-srcset",
-    "data-lazy-srcset",
-    "alt",
-    "title",
-    "width",
-    "height",
 ];
+
+/// The attributes read only on one element: an image's sources (with the lazy-loading ones,
+/// `dom::LAZY_ATTRS`), text and size; a `<picture>` source's; `<meta>`'s name and value;
+/// `<time>`'s date; `<html lang>`. A link's `title` or a form field's `name` and `type` are
+/// a tenth of the attribute bytes left on a page and never read.
+const READ_ON: &[(&str, &[&str])] = &[
+    (
+        "img",
+        &[
+            "src",
+            "srcset",
+            "data-srcset",
+            "data-lazy-srcset",
+            "alt",
+            "title",
+            "width",
+            "height",
+        ],
+    ),
+    ("source", &["srcset", "data-srcset", "type"]),
+    ("meta", &["content", "property", "name"]),
+    ("time", &["datetime"]),
+    ("html", &["lang"]),
+];
+
+/// Whether the extractor reads attribute `attr` on element `tag` (both as written).
+fn reads(tag: &[u8], attr: &[u8]) -> bool {
+    let is = |k: &&str| k.as_bytes().eq_ignore_ascii_case(attr);
+    READ_ATTRS.iter().any(is)
+        || READ_ON
+            .iter()
+            .find(|(t, _)| t.as_bytes().eq_ignore_ascii_case(tag))
+            .is_some_and(|(t, attrs)| {
+                attrs.iter().any(is) || (*t == "img" && crate::dom::LAZY_ATTRS.iter().any(is))
+            })
+}
 
 /// Bytes of stripped markup a thread keeps allocated between pages.
 const KEEP_BYTES: usize = 16 << 20;
@@ -172,7 +193,9 @@ fn strip_into(
         }
         dropped.clear();
         let filter = minify && !end_tag;
-        let Some(tag_end) = scan_attrs(b, name_end, filter.then_some(&mut dropped)) else {
+        let Some(tag_end) =
+            scan_attrs(b, name_end, name.as_bytes(), filter.then_some(&mut dropped))
+        else {
             break; // a tag that never ends: the rest is copied as it is
         };
         for &(from, to) in &dropped {
@@ -228,9 +251,14 @@ fn is_space(c: u8) -> bool {
 
 /// Reads a tag's attributes from `from` (just after its name) to its `>`, as the tokenizer
 /// does, and returns the offset just past the `>`, or `None` when the input ends first. With
-/// `drop`, the ranges of attributes not in [`READ_ATTRS`] (each with the whitespace before
-/// it) are pushed there.
-fn scan_attrs(b: &[u8], from: usize, mut drop: Option<&mut Vec<(usize, usize)>>) -> Option<usize> {
+/// `drop`, the ranges of attributes the extractor does not read on element `tag` ([`reads`];
+/// each with the whitespace before it) are pushed there.
+fn scan_attrs(
+    b: &[u8],
+    from: usize,
+    tag: &[u8],
+    mut drop: Option<&mut Vec<(usize, usize)>>,
+) -> Option<usize> {
     let n = b.len();
     let mut p = from;
     loop {
@@ -274,11 +302,7 @@ fn scan_attrs(b: &[u8], from: usize, mut drop: Option<&mut Vec<(usize, usize)>>)
             }
         }
         if let Some(d) = drop.as_deref_mut() {
-            if !READ_ATTRS
-                .iter()
-                .chain(crate::dom::LAZY_ATTRS)
-                .any(|k| k.as_bytes().eq_ignore_ascii_case(name))
-            {
+            if !reads(tag, name) {
                 d.push((lead, p));
             }
         }
@@ -340,8 +364,14 @@ mod tests {
             ),
             // a `>` or a quote inside a quoted value does not end the tag
             (
-                r#"<a data-tip="1 > 0 'q'" class="x" title='say "hi" >'>t</a>"#,
-                r#"<a class="x" title='say "hi" >'>t</a>"#,
+                r#"<img data-tip="1 > 0 'q'" class="x" title='say "hi" >'>t"#,
+                r#"<img class="x" title='say "hi" >'>t"#,
+            ),
+            // some attributes are read on one element only: an image's title, not a link's;
+            // a <meta>'s name and content, not a form field's; the <html>'s language
+            (
+                r#"<html lang=en><meta name=description content=d><a title=t rel=author class=c>a</a><img title=t alt=a data-src=/l.png width=3><input name=q type=text class=c><p lang=de>x</p>"#,
+                r#"<html lang=en><meta name=description content=d><a rel=author class=c>a</a><img title=t alt=a data-src=/l.png width=3><input class=c><p>x</p>"#,
             ),
             // a link's target is never read; a canonical <link> stays whole
             (
@@ -416,14 +446,14 @@ mod tests {
 
     #[test]
     fn multibyte_text_and_values_survive() {
-        let html = "<p data-ü=\"ö\" title=\"日本\">ß</p><a data-€='€'>€</a>";
-        assert_eq!(strip_inert(html), "<p title=\"日本\">ß</p><a>€</a>");
+        let html = "<p data-ü=\"ö\" class=\"日本\">ß</p><a data-€='€'>€</a>";
+        assert_eq!(strip_inert(html), "<p class=\"日本\">ß</p><a>€</a>");
     }
 
     /// Needs `../shared/testdata/extract` (skipped when absent): every labelled page
     /// extracts to the same text, images, title, metadata and page type with and without
-    /// the minifying (so [`READ_ATTRS`] holds every attribute the extractor reads, and the
-    /// whitespace that goes never mattered).
+    /// the minifying (so [`READ_ATTRS`] and [`READ_ON`] hold every attribute the extractor
+    /// reads, and the whitespace that goes never mattered).
     #[test]
     fn strip_keeps_what_extraction_reads() {
         let Some(root) = trawl_core::testdata::shared("extract") else {
