@@ -175,10 +175,11 @@ fn extract_parsed(
     let declared_article = crate::pagetype::declares_article(&meta);
     let urls = crate::pagetype::page_urls(&meta, base.as_ref());
     let thread = crate::pagetype::declares_thread(&meta);
+    let declared_product = crate::pagetype::declares_product(&meta);
     let scores = crate::score::score(
         &doc,
         crate::score::Declared {
-            product: crate::pagetype::declares_product(&meta),
+            product: declared_product,
             article: declared_article,
             thread,
         },
@@ -325,6 +326,17 @@ fn extract_parsed(
                 Some(t) if !body.starts_with(t.as_str()) => format!("# {t}\n\n{body}"),
                 _ => body.clone(),
             };
+            images.clear();
+        }
+    }
+    // A shop that renders its product page from a script leaves a menu or a gallery's
+    // instructions in the elements, and the product in JSON-LD: taken when it says more
+    // than twice what the walk found (then without images, as above).
+    if let Some(product) = &meta.product {
+        let (found, whole) = (text.chars().count(), product.chars().count());
+        if declared_product && found * 2 < whole {
+            tracing::trace!(found, whole, "content from the JSON-LD product");
+            text = product.clone();
             images.clear();
         }
     }
@@ -1833,6 +1845,65 @@ mod tests {
             true,
         );
         assert!(out.starts_with("A long lead"), "{out}");
+    }
+
+    #[test]
+    fn json_ld_product_replaces_a_page_that_holds_little_of_it() {
+        let ld = |description: &str| {
+            format!(
+                r#"<script type="application/ld+json">{{"@context":"https://schema.org","@type":"Product","name":"Trail Runner 2","description":{},"offers":[{{"@type":"Offer","price":"89.00","priceCurrency":"EUR"}}],"additionalProperty":[{{"@type":"PropertyValue","name":"Weight","value":"280 g"}},{{"@type":"PropertyValue","name":"Drop","value":8}}]}}</script>"#,
+                serde_json::json!(description)
+            )
+        };
+        let description = "<p>A light trail shoe with a grippy outsole for wet rock &amp; mud.</p><ul><li>Recycled mesh upper</li><li>Rock plate</li></ul>";
+        // the elements hold a menu and a gallery's instructions: the product is taken
+        let script_page = format!(
+            r#"<html><head><title>Trail Runner 2</title>{}</head><body><ul class="menu"><li>Women</li><li>Men</li></ul><div class="gallery"><p>Use the arrows to move between images.</p></div></body></html>"#,
+            ld(description)
+        );
+        let x = extract(
+            &script_page,
+            "https://shop.example/p/trail-runner-2",
+            true,
+            None,
+            None,
+        )
+        .unwrap();
+        assert_eq!(
+            x.text,
+            "# Trail Runner 2\n\nA light trail shoe with a grippy outsole for wet rock & mud.\n\nRecycled mesh upper\n\nRock plate\n\n- Price: 89.00 EUR\n- Weight: 280 g\n- Drop: 8"
+        );
+        assert_eq!(x.page_type.0, crate::PageType::Product);
+        // the elements hold the product: they stay the source
+        let prose = "The Trail Runner 2 is a light shoe for long days on rough ground, with a grippy outsole that holds on wet rock and mud. ".repeat(4);
+        let full = format!(
+            r#"<html><head><title>Trail Runner 2</title>{}</head><body><main><h1>Trail Runner 2</h1><p>{prose}</p><p>Only in the page.</p></main></body></html>"#,
+            ld(description)
+        );
+        let x = extract(
+            &full,
+            "https://shop.example/p/trail-runner-2",
+            true,
+            None,
+            None,
+        )
+        .unwrap();
+        assert!(
+            x.text.contains("Only in the page.") && !x.text.contains("Price:"),
+            "{}",
+            x.text
+        );
+        // a page declaring many products (a grid) is not one product's page
+        let grid: String = (0..4)
+            .map(|i| {
+                ld(&format!(
+                    "Shoe number {i}, a light trail shoe with a grippy outsole for wet rock."
+                ))
+            })
+            .collect();
+        let listing = script_page.replace(&ld(description), &grid);
+        let x = extract(&listing, "https://shop.example/c/shoes", true, None, None).unwrap();
+        assert!(!x.text.contains("Price:"), "{}", x.text);
     }
 
     #[test]

@@ -20,6 +20,9 @@ pub(crate) struct PageMeta {
     pub generator: Option<String>,
     /// The article's JSON-LD `articleBody` as paragraphs (plain-text bodies only).
     pub article_body: Option<String>,
+    /// The declared product's JSON-LD text ([`product_text`]): its name, description,
+    /// price and specifications.
+    pub product: Option<String>,
     /// The schema.org types the page declares (JSON-LD `@type`, also of a `mainEntity`, and
     /// microdata `itemtype`), lowercased, with how often each occurs; and `og:type`.
     pub types: Vec<(String, u32)>,
@@ -45,6 +48,92 @@ fn body_paragraphs(s: &str) -> Option<String> {
         .filter(|l| !l.is_empty())
         .collect();
     (!paras.is_empty()).then(|| paras.join("\n\n"))
+}
+
+/// A JSON-LD text value as paragraphs, its markup read (product descriptions are often
+/// HTML: `<p>`, `<br>`, `<li>`, entities).
+fn markup_paragraphs(s: &str) -> Option<String> {
+    if !s.contains(['<', '&']) {
+        return body_paragraphs(s);
+    }
+    let frag = Html::parse_fragment(s);
+    let mut text = String::new();
+    for node in frag.tree.root().descendants() {
+        match node.value() {
+            scraper::Node::Text(t) => text.push_str(t),
+            scraper::Node::Element(e) if crate::score::is_block(e.name()) || e.name() == "br" => {
+                text.push('\n')
+            }
+            _ => {}
+        }
+    }
+    body_paragraphs(&text)
+}
+
+/// Whether a JSON-LD object's `@type` (a string or a list) is one of `types` (lowercase).
+fn ld_type_in(v: &Value, types: &[&str]) -> bool {
+    let is = |s: &str| types.iter().any(|t| s.eq_ignore_ascii_case(t));
+    match v.get("@type") {
+        Some(Value::String(s)) => is(s),
+        Some(Value::Array(a)) => a.iter().filter_map(|x| x.as_str()).any(is),
+        _ => false,
+    }
+}
+
+/// The text a JSON-LD product declares: its name as a heading, its description, its price
+/// (the first offer's) and its specifications (`additionalProperty` names and values), for a
+/// page whose elements hold little of it (a shop rendering its product page from a script).
+/// `None` without a description or specifications.
+fn product_text(p: &Value) -> Option<String> {
+    let text = |v: &Value| match v {
+        Value::String(s) => Some(crate::dom::collapse(s)),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    };
+    let mut specs: Vec<String> = Vec::new();
+    let offer = match p.get("offers") {
+        Some(Value::Array(a)) => a.first(),
+        o => o,
+    };
+    if let Some(price) = offer.and_then(|o| o.get("price")).and_then(text) {
+        let currency = offer
+            .and_then(|o| o.get("priceCurrency"))
+            .and_then(text)
+            .unwrap_or_default();
+        specs.push(
+            format!("- Price: {price} {currency}")
+                .trim_end()
+                .to_string(),
+        );
+    }
+    if let Some(Value::Array(props)) = p.get("additionalProperty") {
+        for prop in props.iter().take(100) {
+            if let (Some(k), Some(v)) = (
+                prop.get("name").and_then(text),
+                prop.get("value").and_then(text),
+            ) {
+                if !k.is_empty() && !v.is_empty() {
+                    specs.push(format!("- {k}: {v}"));
+                }
+            }
+        }
+    }
+    let description = p
+        .get("description")
+        .and_then(|d| d.as_str())
+        .and_then(markup_paragraphs);
+    if description.is_none() && specs.len() < 2 {
+        return None;
+    }
+    let mut out = Vec::new();
+    if let Some(name) = p.get("name").and_then(text).filter(|n| !n.is_empty()) {
+        out.push(format!("# {name}"));
+    }
+    out.extend(description);
+    if !specs.is_empty() {
+        out.push(specs.join("\n"));
+    }
+    Some(out.join("\n\n"))
 }
 
 fn clean(s: Option<String>) -> Option<String> {
@@ -278,6 +367,10 @@ pub(crate) fn page_meta(doc: &Html, base: Option<&url::Url>) -> PageMeta {
         .and_then(|a| a.get("articleBody"))
         .and_then(|v| v.as_str())
         .and_then(body_paragraphs);
+    let product = ld
+        .iter()
+        .find(|v| ld_type_in(v, crate::pagetype::PRODUCT_TYPES))
+        .and_then(product_text);
     PageMeta {
         title,
         author,
@@ -288,6 +381,7 @@ pub(crate) fn page_meta(doc: &Html, base: Option<&url::Url>) -> PageMeta {
         og_url,
         generator,
         article_body,
+        product,
         types,
         og_type,
         noai,

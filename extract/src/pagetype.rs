@@ -334,7 +334,7 @@ const FORUM_TYPES: &[&str] = &[
     "answer",
     "socialmediaposting",
 ];
-const PRODUCT_TYPES: &[&str] = &[
+pub(crate) const PRODUCT_TYPES: &[&str] = &[
     "product",
     "productgroup",
     "individualproduct",
