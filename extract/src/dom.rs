@@ -315,28 +315,32 @@ fn extract_parsed(
     );
     let (mut text, mut images) = tidy(&w.out, w.images, title.as_deref(), thread, cells);
     tracing::trace!(chars = text.len(), "tidied");
-    // Pages that render their article from JSON leave a teaser in the elements, and often
-    // the whole text in JSON-LD's `articleBody`: taken when it is much longer than the walk's
-    // text (then without images: their positions were in the walk's text).
-    if let Some(body) = &meta.article_body {
-        let (found, whole) = (text.chars().count(), body.chars().count());
-        if whole >= ARTICLE_BODY_MIN_CHARS && found * 2 < whole {
-            tracing::trace!(found, whole, "content from JSON-LD articleBody");
-            text = match &title {
-                Some(t) if !body.starts_with(t.as_str()) => format!("# {t}\n\n{body}"),
-                _ => body.clone(),
-            };
-            images.clear();
-        }
-    }
-    // A shop that renders its product page from a script leaves a menu or a gallery's
-    // instructions in the elements, and the product in JSON-LD: taken when it says more
-    // than twice what the walk found (then without images, as above).
-    if let Some(product) = &meta.product {
-        let (found, whole) = (text.chars().count(), product.chars().count());
-        if declared_product && found * 2 < whole {
-            tracing::trace!(found, whole, "content from the JSON-LD product");
-            text = product.clone();
+    // Pages that render their content from JSON leave a teaser in the elements (a menu, a
+    // gallery's instructions) and the whole text in JSON-LD: an article's `articleBody`
+    // (500+ characters), or the product a page declares. Taken when it says more than twice
+    // what the walk found, then without images (their positions were in the walk's text).
+    let article_body = meta
+        .article_body
+        .as_ref()
+        .filter(|b| b.chars().count() >= ARTICLE_BODY_MIN_CHARS)
+        .map(|body| {
+            let whole = body.chars().count();
+            match &title {
+                Some(t) if !body.starts_with(t.as_str()) => (format!("# {t}\n\n{body}"), whole),
+                _ => (body.clone(), whole),
+            }
+        });
+    let product = meta
+        .product
+        .as_ref()
+        .filter(|_| declared_product)
+        .map(|p| (p.clone(), p.chars().count()));
+    for (json, what) in [(article_body, "articleBody"), (product, "product")] {
+        let Some((json, whole)) = json else { continue };
+        let found = text.chars().count();
+        if found * 2 < whole {
+            tracing::trace!(found, whole, what, "content from JSON-LD");
+            text = json;
             images.clear();
         }
     }

@@ -72,7 +72,11 @@ fn markup_paragraphs(s: &str) -> Option<String> {
 
 /// Whether a JSON-LD object's `@type` (a string or a list) is one of `types` (lowercase).
 fn ld_type_in(v: &Value, types: &[&str]) -> bool {
-    let is = |s: &str| types.iter().any(|t| s.eq_ignore_ascii_case(t));
+    ld_type_any(v, |s| types.iter().any(|t| s.eq_ignore_ascii_case(t)))
+}
+
+/// Whether a JSON-LD object's `@type` (a string or a list) satisfies `is`.
+fn ld_type_any(v: &Value, is: impl Fn(&str) -> bool) -> bool {
     match v.get("@type") {
         Some(Value::String(s)) => is(s),
         Some(Value::Array(a)) => a.iter().filter_map(|x| x.as_str()).any(is),
@@ -157,19 +161,14 @@ fn ld_objects(v: &Value, out: &mut Vec<Value>) {
 }
 
 fn ld_type_is_article(v: &Value) -> bool {
-    let t = |s: &str| {
+    ld_type_any(v, |s| {
         s.contains("Article")
             || s.contains("BlogPosting")
             || s == "Report"
             || s == "WebPage"
             || s == "Recipe"
             || s == "NewsArticle"
-    };
-    match v.get("@type") {
-        Some(Value::String(s)) => t(s),
-        Some(Value::Array(a)) => a.iter().filter_map(|x| x.as_str()).any(t),
-        _ => false,
-    }
+    })
 }
 
 fn count_type(types: &mut Vec<(String, u32)>, t: &str) {
