@@ -1,9 +1,9 @@
 //! Removes inert markup before parsing: `<script>` (except JSON-LD, which the metadata
 //! reader needs), `<style>`, inline `<svg>`, `<link>` (except canonical and author links),
 //! comments, and every attribute the extractor never reads on its element ([`READ_ATTRS`],
-//! [`READ_ON`]). On real pages these are most of the bytes (on the WCXB pages, scripts, styles and comments are half, and
-//! the unread attributes a third of what is left), and the HTML tokenizer would otherwise
-//! walk every one of them.
+//! [`READ_ON`]). On real pages these are most of the bytes (on the WCXB pages, scripts,
+//! styles and comments are half, and the unread attributes a third of what is left), and the
+//! HTML tokenizer would otherwise walk every one of them.
 //!
 //! The scan follows the tokenizer's own rules (WHATWG HTML 13.2.5) closely enough that the
 //! parser builds the same tree minus what was removed:
@@ -41,7 +41,7 @@ pub(crate) const READ_ATTRS: &[&str] = &[
 /// The attributes read only on one element: an image's sources (with the lazy-loading ones,
 /// `dom::LAZY_ATTRS`), text and size; a `<picture>` source's; `<meta>`'s name and value;
 /// `<time>`'s date; `<html lang>`. A link's `title` or a form field's `name` and `type` are
-/// a tenth of the attribute bytes left on a page and never read.
+/// never read (keeping them everywhere cost 4.5% more instructions over the labelled pages).
 const READ_ON: &[(&str, &[&str])] = &[
     (
         "img",
