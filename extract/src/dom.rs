@@ -718,8 +718,13 @@ fn tidy(
         .zip(&label)
         .map(|((_, b), &l)| cells && l && b.chars().any(char::is_alphanumeric))
         .collect();
+    // (and a line repeating the one beside it is a copy, not a second cell: a photo credit
+    // twice, a number twice)
+    let beside = |i: usize, j: usize| cell[j] && blocks[i].1.trim() != blocks[j].1.trim();
     let lone = |i: usize| {
-        label[i] && !(cell[i] && ((i > 0 && cell[i - 1]) || cell.get(i + 1) == Some(&true)))
+        label[i]
+            && !(cell[i]
+                && ((i > 0 && beside(i, i - 1)) || (i + 1 < cell.len() && beside(i, i + 1))))
     };
     for (i, k) in keep.iter_mut().enumerate() {
         *k = *k && i >= lo && i < hi && !lone(i);
@@ -1724,7 +1729,7 @@ mod tests {
     fn labels_in_a_row_are_cells_and_stay_a_label_alone_goes() {
         let para = "Every plan includes backups, a support line that answers within the hour, and the migration of your existing site at no cost.";
         let text = format!(
-            "{para}\n\nStarter\n\n$9\n\nper month\n\n10 GB storage\n\n{para}\n\nAdvertisement\n\n{para}\n\n\u{200b}\n\n\u{200b}\n\n{para}"
+            "{para}\n\nStarter\n\n$9\n\nper month\n\n10 GB storage\n\n{para}\n\nAdvertisement\n\n{para}\n\n\u{200b}\n\n\u{200b}\n\n{para}\n\nPhoto: Agency\n\nPhoto: Agency\n\n{para}"
         );
         let (out, _) = tidy(&text, Vec::new(), None, false, true);
         assert!(
@@ -1735,6 +1740,10 @@ mod tests {
         assert!(
             !out.contains('\u{200b}'),
             "blocks of no word are no cells: {out}"
+        );
+        assert!(
+            !out.contains("Photo: Agency"),
+            "a line twice is no row: {out}"
         );
         // on a listing or a thread (no cells), a row of short lines is item metadata
         let (out, _) = tidy(&text, Vec::new(), None, false, false);
