@@ -319,28 +319,24 @@ fn extract_parsed(
     // gallery's instructions) and the whole text in JSON-LD: an article's `articleBody`
     // (500+ characters), or the product a page declares. Taken when it says more than twice
     // what the walk found, then without images (their positions were in the walk's text).
-    let article_body = meta
-        .article_body
-        .as_ref()
-        .filter(|b| b.chars().count() >= ARTICLE_BODY_MIN_CHARS)
-        .map(|body| {
-            let whole = body.chars().count();
-            match &title {
-                Some(t) if !body.starts_with(t.as_str()) => (format!("# {t}\n\n{body}"), whole),
-                _ => (body.clone(), whole),
-            }
-        });
-    let product = meta
-        .product
-        .as_ref()
-        .filter(|_| declared_product)
-        .map(|p| (p.clone(), p.chars().count()));
-    for (json, what) in [(article_body, "articleBody"), (product, "product")] {
-        let Some((json, whole)) = json else { continue };
-        let found = text.chars().count();
-        if found * 2 < whole {
-            tracing::trace!(found, whole, what, "content from JSON-LD");
-            text = json;
+    // (the JSON-LD text, its minimum length, whether it takes the title as its heading)
+    let declared = [
+        (meta.article_body.as_deref(), ARTICLE_BODY_MIN_CHARS, true),
+        (
+            meta.product.as_deref().filter(|_| declared_product),
+            0,
+            false,
+        ),
+    ];
+    for (json, min, titled) in declared {
+        let Some(json) = json else { continue };
+        let (found, whole) = (text.chars().count(), json.chars().count());
+        if whole >= min && found * 2 < whole {
+            tracing::trace!(found, whole, titled, "content from JSON-LD");
+            text = match &title {
+                Some(t) if titled && !json.starts_with(t.as_str()) => format!("# {t}\n\n{json}"),
+                _ => json.to_string(),
+            };
             images.clear();
         }
     }
