@@ -1027,7 +1027,7 @@ impl Walker<'_> {
             }
             "pre" => {
                 self.flush();
-                let code: String = e.text().collect();
+                let code = pre_text(e);
                 let code = code.trim_matches('\n');
                 if !code.trim().is_empty() {
                     self.cur.push_str("```\n");
@@ -1100,7 +1100,7 @@ impl Walker<'_> {
     /// sheet hide all but one. The copy goes (with its images).
     fn drop_copy(&mut self, start: usize, first_image: usize) {
         let text = self.out[start..].trim_start_matches('\n');
-        if text.len() < COPY_MIN_BYTES || !text.contains("\n\n") {
+        if text.len() < COPY_MIN_BYTES || !several_blocks(text) {
             return;
         }
         // keyed by length and edges, so a container costs the same however long its text
@@ -1319,16 +1319,195 @@ fn link_dense_list(e: ElementRef<'_>) -> bool {
 /// markup (a lazy-loading `<img>` tag, a tracking pixel), and a `<template>` is inert.
 const UNRENDERED: &[&str] = &["noscript", "script", "style", "template"];
 
-/// The text of `e` as a browser shows it: without [`UNRENDERED`] elements.
+/// Whether written text holds more than one block: a blank line outside a code block (a code
+/// block's own blank lines separate no blocks).
+fn several_blocks(text: &str) -> bool {
+    if !text.contains("\n\n") {
+        return false;
+    }
+    if !text.contains("```") {
+        return true;
+    }
+    let mut code = false;
+    for line in text.split('\n') {
+        if line.starts_with("```") {
+            code = !code;
+        } else if line.is_empty() && !code {
+            return true;
+        }
+    }
+    false
+}
+
+/// Elements that a browser starts on a line of their own inside a `<pre>`.
+const PRE_LINE_TAGS: &[&str] = &[
+    "li", "ol", "ul", "table", "tr", "pre", "h1", "h2", "h3", "h4", "h5", "h6",
+];
+
+/// The text of a `<pre>` as a browser lays it out: the text as written, a line break at
+/// `<br>` and around block elements (highlighters write one `<div>` per line, with no line
+/// break between them), and a line-number gutter left out (see [`pre_gutter`]).
+fn pre_text(pre: ElementRef<'_>) -> String {
+    let mut numbers = Vec::new();
+    let out = pre_render(pre, &[], Some(&mut numbers));
+    let gutter = pre_gutter(&numbers);
+    if gutter.is_empty() {
+        out
+    } else {
+        pre_render(pre, &gutter, None)
+    }
+}
+
+/// Renders a `<pre>` (see [`pre_text`]) without the elements in `skip`; with `numbers`,
+/// collects the elements that hold only a number and open a line, with their number and
+/// whether text follows them inside their parent.
+fn pre_render(
+    pre: ElementRef<'_>,
+    skip: &[ego_tree::NodeId],
+    mut numbers: Option<&mut Vec<(ego_tree::NodeId, u32, bool)>>,
+) -> String {
+    let mut out = String::new();
+    let line_break = |out: &mut String| {
+        if !out.is_empty() && !out.ends_with('\n') {
+            out.push('\n');
+        }
+    };
+    let mut skipping: Option<ego_tree::NodeId> = None;
+    for edge in pre.traverse() {
+        match edge {
+            ego_tree::iter::Edge::Open(n) => {
+                if skipping.is_some() || n == *pre {
+                    continue;
+                }
+                match n.value() {
+                    Node::Text(t) => out.push_str(t),
+                    Node::Element(el) => {
+                        let name = el.name();
+                        if UNRENDERED.contains(&name) || skip.contains(&n.id()) {
+                            skipping = Some(n.id());
+                            continue;
+                        }
+                        if name == "br" {
+                            out.push('\n');
+                        } else if pre_line(n) {
+                            if blank(n) {
+                                // a highlighter's icon or button: its spaces are the
+                                // markup's indentation, not the code's
+                                skipping = Some(n.id());
+                                continue;
+                            }
+                            line_break(&mut out);
+                        }
+                        let Some(numbers) = numbers.as_deref_mut() else {
+                            continue;
+                        };
+                        if !(out.is_empty() || out.ends_with('\n')) {
+                            continue;
+                        }
+                        let e = ElementRef::wrap(n).expect("an element");
+                        let text: String = e.text().collect();
+                        let digits = text.trim_matches([' ', '\t']);
+                        if (1..=6).contains(&digits.len())
+                            && digits.bytes().all(|b| b.is_ascii_digit())
+                        {
+                            let followed = code_follows(n);
+                            numbers.push((n.id(), digits.parse().unwrap_or(0), followed));
+                            out.push_str(&text);
+                            skipping = Some(n.id());
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            ego_tree::iter::Edge::Close(n) => {
+                if skipping == Some(n.id()) {
+                    skipping = None;
+                } else if skipping.is_none() {
+                    if n != *pre && pre_line(n) {
+                        line_break(&mut out);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether an element inside a `<pre>` lays out on lines of its own: a block element.
+fn pre_line(n: ego_tree::NodeRef<'_, Node>) -> bool {
+    n.value()
+        .as_element()
+        .is_some_and(|el| BLOCK_TAGS.contains(&el.name()) || PRE_LINE_TAGS.contains(&el.name()))
+}
+
+/// Whether a node inside a `<pre>` shows nothing: no text but spaces, no line break.
+fn blank(n: ego_tree::NodeRef<'_, Node>) -> bool {
+    !n.descendants().any(|d| match d.value() {
+        Node::Text(t) => t.chars().any(|c| c == '\n' || !c.is_whitespace()),
+        Node::Element(el) => el.name() == "br",
+        _ => false,
+    })
+}
+
+/// Whether text follows an element on its line inside a `<pre>`: text in the siblings after
+/// it before the next line break written in the page.
+fn code_follows(n: ego_tree::NodeRef<'_, Node>) -> bool {
+    for sibling in n.next_siblings() {
+        for t in sibling.descendants().filter_map(|d| d.value().as_text()) {
+            let (line, rest) = t
+                .split_once('\n')
+                .map_or((&**t, None), |(l, r)| (l, Some(r)));
+            if !line.trim().is_empty() {
+                return true;
+            }
+            if rest.is_some() {
+                return false;
+            }
+        }
+    }
+    false
+}
+
+/// A line-number gutter among the numbers that open lines of a `<pre>`: two or more, counting
+/// up by one from line to line, most of them with the line's code after them
+/// (`<span>1</span><div>export ...</div>`). A program's output that counts (`1`, `2`, `3` each
+/// on a line of its own) has nothing after its numbers and stays.
+fn pre_gutter(numbers: &[(ego_tree::NodeId, u32, bool)]) -> Vec<ego_tree::NodeId> {
+    let counts_up = numbers.windows(2).all(|w| w[1].1 == w[0].1 + 1);
+    let followed = numbers.iter().filter(|n| n.2).count();
+    if numbers.len() < 2 || !counts_up || followed * 2 < numbers.len() {
+        return Vec::new();
+    }
+    numbers.iter().map(|n| n.0).collect()
+}
+
+/// The text of `e` as a browser shows it, on one line: without [`UNRENDERED`] elements, a
+/// space where a browser breaks the line (`<br>`, the edges of a block: a table cell's
+/// paragraphs, a caption's lines), so that words on two lines do not run together.
 fn rendered_text(e: ElementRef<'_>) -> String {
     // in document order, without recursion (the depth is the page's)
     let mut out = String::new();
-    let mut stack: Vec<ego_tree::NodeRef<'_, Node>> = e.children().rev().collect();
-    while let Some(n) = stack.pop() {
-        match n.value() {
-            Node::Text(t) => out.push_str(t),
-            Node::Element(el) if !UNRENDERED.contains(&el.name()) => {
-                stack.extend(n.children().rev())
+    let breaks = |n: ego_tree::NodeRef<'_, Node>| {
+        n.value().as_element().is_some_and(|el| {
+            let name = el.name();
+            name == "br" || BLOCK_TAGS.contains(&name) || PRE_LINE_TAGS.contains(&name)
+        })
+    };
+    let mut skipping: Option<ego_tree::NodeId> = None;
+    for edge in e.traverse() {
+        match edge {
+            ego_tree::iter::Edge::Open(n) if skipping.is_none() => match n.value() {
+                Node::Text(t) => out.push_str(t),
+                Node::Element(el) if UNRENDERED.contains(&el.name()) => skipping = Some(n.id()),
+                _ if breaks(n) => out.push(' '),
+                _ => {}
+            },
+            ego_tree::iter::Edge::Close(n) => {
+                if skipping == Some(n.id()) {
+                    skipping = None;
+                } else if skipping.is_none() && breaks(n) {
+                    out.push(' ');
+                }
             }
             _ => {}
         }
@@ -2507,6 +2686,70 @@ mod tests {
         assert!(x.text.contains("Share a dataset"), "{}", x.text);
         // a label is not a sentence: its link list stays a link list
         assert!(!x.text.contains("Blog post number 3"), "{}", x.text);
+    }
+
+    #[test]
+    fn code_blocks_keep_their_lines_and_lose_their_gutter() {
+        // highlighters write one <div> per line with no line break between them, and a
+        // line-number gutter as an element before each line's code
+        let gutter = ["export A=1", "\n", "export B=2"]
+            .iter()
+            .enumerate()
+            .map(|(i, code)| {
+                format!(
+                    "<div><span class=x>{}</span><div><div>{code}</div></div></div>",
+                    i + 1
+                )
+            })
+            .collect::<String>();
+        // a doctest's output lines count up too, but nothing follows them on their line
+        let doctest = "<span class=gp>&gt;&gt;&gt; </span>len(())\n<span class=go>0</span>\n<span class=gp>&gt;&gt;&gt; </span>len((1,))\n<span class=go>1</span>";
+        let html = format!(
+            r#"<html><body><article><p>{}</p>
+            <pre><div><span>import os</span></div><div><span>print</span>(os.sep)</div></pre>
+            <pre>{gutter}</pre>
+            <pre>{doctest}</pre>
+            <pre><div class=icon> </div><span>x = 1</span></pre>
+            <p>{}</p></article></body></html>"#,
+            sentences("shell", 6),
+            sentences("prompt", 6)
+        );
+        let x = extract(&html, "https://h.example/docs/env", true, None, None).unwrap();
+        assert!(
+            x.text.contains("```\nimport os\nprint(os.sep)\n```"),
+            "{}",
+            x.text
+        );
+        assert!(
+            x.text.contains("```\nexport A=1\n\nexport B=2\n```"),
+            "{}",
+            x.text
+        );
+        assert!(
+            x.text.contains(">>> len(())\n0\n>>> len((1,))\n1\n```"),
+            "{}",
+            x.text
+        );
+        assert!(x.text.contains("```\nx = 1\n```"), "{}", x.text);
+    }
+
+    #[test]
+    fn words_in_a_cell_on_two_lines_stay_two_words() {
+        let prose = sentences("plant", 6);
+        let html = format!(
+            r#"<html><body><article><p>{prose}</p>
+            <table><tr><td><h3>Corn plant</h3><p>Dracaena spp.<br>Low light</p></td><td>Water weekly</td></tr>
+            <tr><td><div>Snake plant</div><div>Sansevieria</div></td><td>Water monthly</td></tr></table>
+            <p>{prose}</p></article></body></html>"#
+        );
+        let x = extract(&html, "https://h.example/plants", true, None, None).unwrap();
+        assert!(
+            x.text
+                .contains("| Corn plant Dracaena spp. Low light | Water weekly |"),
+            "{}",
+            x.text
+        );
+        assert!(x.text.contains("| Snake plant Sansevieria |"), "{}", x.text);
     }
 
     #[test]
