@@ -1422,10 +1422,8 @@ fn pre_render(
             ego_tree::iter::Edge::Close(n) => {
                 if skipping == Some(n.id()) {
                     skipping = None;
-                } else if skipping.is_none() {
-                    if n != *pre && pre_line(n) {
-                        line_break(&mut out);
-                    }
+                } else if skipping.is_none() && n != *pre && pre_line(n) {
+                    line_break(&mut out);
                 }
             }
         }
