@@ -17,6 +17,7 @@ mod charset;
 mod dom;
 mod llm;
 mod meta;
+mod mojibake;
 mod pagetype;
 mod score;
 mod strip;
@@ -240,6 +241,11 @@ impl Extractor {
         let deadline = (self.cfg.max_page_ms > 0 && choose.is_none())
             .then(|| started + std::time::Duration::from_millis(self.cfg.max_page_ms));
         let decoded = charset::decode(html, declared);
+        // text encoded twice (`canâ€™t`) read back as what it was
+        let decoded = match mojibake::repair(&decoded) {
+            Some(repaired) => std::borrow::Cow::Owned(repaired),
+            None => decoded,
+        };
         let mut out = strip::with_stripped(&decoded, self.cfg.max_depth, |text, too_deep| {
             if too_deep {
                 return Err(reasons::TOO_DEEP);
@@ -334,6 +340,30 @@ mod tests {
         ] {
             assert!(run(shallow).is_ok());
         }
+    }
+
+    #[test]
+    fn text_encoded_twice_is_read_back() {
+        // a template stored UTF-8 text as Windows-1252 and encoded it again: the page is
+        // valid UTF-8 and shows `canâ€™t`, `Ã©tÃ©`, `â‚¬`
+        let ex = Extractor::new(ExtractConfig {
+            min_text_chars: 0,
+            ..Default::default()
+        });
+        let text = "They can’t say the café’s summer menu costs 5 €. ".repeat(6);
+        let html = format!(
+            "<html><head><title>Café menu — été</title></head><body><article><p>{text}</p></article></body></html>"
+        );
+        let (garbled, _, _) = encoding_rs::WINDOWS_1252.decode(html.as_bytes());
+        assert!(garbled.contains("canâ€™t"));
+        let doc = ex
+            .extract(&page(
+                garbled.into_owned().into_bytes(),
+                "text/html; charset=utf-8",
+            ))
+            .unwrap();
+        assert_eq!(doc.text, text.trim_end());
+        assert_eq!(doc.meta.title.as_deref(), Some("Café menu — été"));
     }
 
     #[test]
