@@ -215,6 +215,9 @@ fn extract_parsed(
         quotes: 0,
         said: Default::default(),
         written: Default::default(),
+        pushed: 0,
+        inline_end: false,
+        space_pending: false,
     };
     let mut llm = None;
     if let Some(choose) = choose {
@@ -875,6 +878,27 @@ fn rebuild(
     (out, images)
 }
 
+/// Whether two inline elements written one after the other with no space between them
+/// (`<span>HOKA</span><span>Clifton 10</span>`, a card's brand and name that a style sheet
+/// lays out on two lines) meet at a word boundary: `left` is the last character before, then
+/// the first two shown after. A lowercase letter then a capital (`NecklacesSee`), a capital
+/// word then a capitalised one (`HOKAClifton`, not `AC`/`TUARIAL`), a letter then a digit
+/// (`Time50`), a number then a capital (`26Sep`, not `1st` or `51g`).
+fn inline_boundary(left: Option<char>, first: char, second: Option<char>) -> bool {
+    let Some(left) = left else {
+        return false;
+    };
+    if left.is_lowercase() {
+        first.is_uppercase() || first.is_numeric()
+    } else if left.is_uppercase() {
+        first.is_numeric() || (first.is_uppercase() && second.is_some_and(char::is_lowercase))
+    } else if left.is_numeric() {
+        first.is_uppercase()
+    } else {
+        false
+    }
+}
+
 pub(crate) fn collapse(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
@@ -897,6 +921,13 @@ struct Walker<'s> {
     /// The containers written so far (those of [`COPY_MIN_BYTES`] or more, of more than one
     /// block), where their text lies in `out`, by a key of its length and edges.
     written: rustc_hash::FxHashMap<u64, Vec<(usize, usize)>>,
+    /// Characters other than whitespace written so far.
+    pushed: usize,
+    /// The last thing written was an inline element with 2+ characters, nothing after it.
+    inline_end: bool,
+    /// An inline element starts right after such a one: a space goes between them if they
+    /// meet at a word boundary ([`inline_boundary`]).
+    space_pending: bool,
 }
 
 /// A container's text this long, of more than one block, that repeats an earlier
@@ -936,6 +967,7 @@ const MAX_DEPTH: usize = 256;
 
 impl Walker<'_> {
     fn flush(&mut self) {
+        self.inline_end = false;
         let block = self.cur.trim();
         let only_marker = block
             .trim_start_matches(['#', '-', '>', ' '])
@@ -965,8 +997,23 @@ impl Walker<'_> {
     }
 
     fn push_text(&mut self, t: &str) {
+        if !t.is_empty() {
+            self.inline_end = false;
+        }
+        if self.space_pending && !t.is_empty() {
+            self.space_pending = false;
+            let mut shown = t.chars();
+            if let Some(first) = shown.next().filter(|c| !c.is_whitespace()) {
+                if inline_boundary(self.cur.chars().next_back(), first, shown.next()) {
+                    self.cur.push(' ');
+                }
+            }
+        }
         let mut last_space = self.cur.is_empty() || self.cur.ends_with([' ', '\n']);
         for ch in t.chars() {
+            if !ch.is_whitespace() {
+                self.pushed += 1;
+            }
             // soft hyphens and stray byte-order marks are invisible: a reader sees one word
             if matches!(ch, '\u{ad}' | '\u{feff}') {
                 continue;
@@ -1174,7 +1221,16 @@ impl Walker<'_> {
                 self.flush();
                 self.drop_copy(start, first_image);
             }
-            _ => self.walk(e, list_depth),
+            _ => {
+                // inline: a card's fields in spans side by side (`<span>HOKA</span><span>
+                // Clifton 10</span>`) are laid out apart by the style sheet; without it
+                // they would run together
+                self.space_pending = self.inline_end;
+                let before = self.pushed;
+                self.walk(e, list_depth);
+                self.space_pending = false;
+                self.inline_end = self.pushed >= before + 2;
+            }
         }
     }
 
@@ -2885,6 +2941,31 @@ mod tests {
             x.text
         );
         assert!(x.text.contains("```\nx = 1\n```"), "{}", x.text);
+    }
+
+    #[test]
+    fn inline_fields_side_by_side_stay_apart_and_words_stay_whole() {
+        let cards: String = [("HOKA", "Clifton 10"), ("Brooks", "Ghost 16"), ("On", "Cloudsurfer")]
+            .iter()
+            .map(|(brand, name)| {
+                format!("<li><a href='/p/{name}'><span class=b>{brand}</span><span class=n>{name}</span></a><span class=p>$145</span><span class=r>4.5 stars</span><p>A cushioned road shoe for daily miles, with a soft foam midsole.</p></li>")
+            })
+            .collect();
+        let html = format!(
+            r#"<html><body><main><h1>Road running shoes</h1><ul class=grid>{cards}</ul>
+            <p>{}</p><p>Finished <span>1</span><sup>st</sup> and <b>AC</b><b>TUARIAL</b> and Le<span>arn</span> more, <span>26</span><span>Sep</span>.</p></main></body></html>"#,
+            sentences("shoe", 4)
+        );
+        let x = extract(&html, "https://shop.example/c/road", true, None, None).unwrap();
+        for want in ["HOKA Clifton 10", "Brooks Ghost 16", "On Cloudsurfer"] {
+            assert!(x.text.contains(want), "{want}: {}", x.text);
+        }
+        assert!(
+            x.text
+                .contains("Finished 1st and ACTUARIAL and Learn more, 26 Sep."),
+            "{}",
+            x.text
+        );
     }
 
     #[test]
