@@ -1224,12 +1224,17 @@ impl Walker<'_> {
             _ => {
                 // inline: a card's fields in spans side by side (`<span>HOKA</span><span>
                 // Clifton 10</span>`) are laid out apart by the style sheet; without it
-                // they would run together
-                self.space_pending = self.inline_end;
+                // they would run together (an empty element between them changes nothing)
+                let was = self.inline_end;
+                self.space_pending = was;
                 let before = self.pushed;
                 self.walk(e, list_depth);
                 self.space_pending = false;
-                self.inline_end = self.pushed >= before + 2;
+                self.inline_end = if self.pushed == before {
+                    was
+                } else {
+                    self.pushed >= before + 2
+                };
             }
         }
     }
@@ -2948,7 +2953,7 @@ mod tests {
         let cards: String = [("HOKA", "Clifton 10"), ("Brooks", "Ghost 16"), ("On", "Cloudsurfer")]
             .iter()
             .map(|(brand, name)| {
-                format!("<li><a href='/p/{name}'><span class=b>{brand}</span><span class=n>{name}</span></a><span class=p>$145</span><span class=r>4.5 stars</span><p>A cushioned road shoe for daily miles, with a soft foam midsole.</p></li>")
+                format!("<li><a href='/p/{name}'><span class=b>{brand}</span><i class=icon></i><span class=n>{name}</span></a><span class=p>$145</span><span class=r>4.5 stars</span><p>A cushioned road shoe for daily miles, with a soft foam midsole.</p></li>")
             })
             .collect();
         let html = format!(
