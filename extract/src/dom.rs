@@ -216,6 +216,7 @@ fn extract_parsed(
         said: Default::default(),
         written: Default::default(),
         pushed: 0,
+        code_written: false,
         inline_end: false,
         space_pending: false,
     };
@@ -436,6 +437,10 @@ fn standfirst(
         let Some(t) = node.value().as_text() else {
             continue;
         };
+        // the text starts with the description's first word (no allocation on the way)
+        if t.split_whitespace().next() != want.split(' ').next() {
+            continue;
+        }
         let t = collapse(t);
         if t.chars().count() < 10 || !(want.starts_with(&t) || t.starts_with(&probe)) {
             continue;
@@ -921,8 +926,11 @@ struct Walker<'s> {
     /// The containers written so far (those of [`COPY_MIN_BYTES`] or more, of more than one
     /// block), where their text lies in `out`, by a key of its length and edges.
     written: rustc_hash::FxHashMap<u64, Vec<(usize, usize)>>,
-    /// Characters other than whitespace written so far.
+    /// Bytes of text other than whitespace at its edges written so far (a text node's
+    /// trimmed length).
     pushed: usize,
+    /// A code block has been written.
+    code_written: bool,
     /// The last thing written was an inline element with 2+ characters, nothing after it.
     inline_end: bool,
     /// An inline element starts right after such a one: a space goes between them if they
@@ -1010,10 +1018,8 @@ impl Walker<'_> {
             }
         }
         let mut last_space = self.cur.is_empty() || self.cur.ends_with([' ', '\n']);
+        self.pushed += t.trim().len();
         for ch in t.chars() {
-            if !ch.is_whitespace() {
-                self.pushed += 1;
-            }
             // soft hyphens and stray byte-order marks are invisible: a reader sees one word
             if matches!(ch, '\u{ad}' | '\u{feff}') {
                 continue;
@@ -1169,6 +1175,7 @@ impl Walker<'_> {
                     }
                     self.out.push_str(&self.cur);
                     self.cur.clear();
+                    self.code_written = true;
                 }
             }
             "table" => {
@@ -1244,7 +1251,7 @@ impl Walker<'_> {
     /// sheet hide all but one. The copy goes (with its images).
     fn drop_copy(&mut self, start: usize, first_image: usize) {
         let text = self.out[start..].trim_start_matches('\n');
-        if text.len() < COPY_MIN_BYTES || !several_blocks(text) {
+        if text.len() < COPY_MIN_BYTES || !several_blocks(text, self.code_written) {
             return;
         }
         // keyed by length and edges, so a container costs the same however long its text
@@ -1464,12 +1471,12 @@ fn link_dense_list(e: ElementRef<'_>) -> bool {
 const UNRENDERED: &[&str] = &["noscript", "script", "style", "template"];
 
 /// Whether written text holds more than one block: a blank line outside a code block (a code
-/// block's own blank lines separate no blocks).
-fn several_blocks(text: &str) -> bool {
+/// block's own blank lines separate no blocks; `code`: the walk has written one).
+fn several_blocks(text: &str, code: bool) -> bool {
     if !text.contains("\n\n") {
         return false;
     }
-    if !text.contains("```") {
+    if !code || !text.contains("```") {
         return true;
     }
     let mut code = false;

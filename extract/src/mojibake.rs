@@ -176,7 +176,7 @@ fn sequences(text: &str) -> Vec<Seq> {
 /// sure sign of them). Text encoded three times is repaired too (up to three rounds).
 pub(crate) fn repair(text: &str) -> Option<String> {
     // every sequence starts with a character U+00C2-U+00F4, whose UTF-8 starts with 0xC3
-    if !text.as_bytes().contains(&0xc3) {
+    if memchr::memchr(0xc3, text.as_bytes()).is_none() {
         return None;
     }
     let mut fixed: Option<String> = None;
