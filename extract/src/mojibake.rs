@@ -176,9 +176,7 @@ fn sequences(text: &str) -> Vec<Seq> {
 /// sure sign of them). Text encoded three times is repaired too (up to three rounds).
 pub(crate) fn repair(text: &str) -> Option<String> {
     // every sequence starts with a character U+00C2-U+00F4, whose UTF-8 starts with 0xC3
-    if memchr::memchr(0xc3, text.as_bytes()).is_none() {
-        return None;
-    }
+    memchr::memchr(0xc3, text.as_bytes())?;
     let mut fixed: Option<String> = None;
     for _ in 0..3 {
         let current = fixed.as_deref().unwrap_or(text);
