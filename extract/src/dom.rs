@@ -1479,11 +1479,11 @@ fn several_blocks(text: &str, code: bool) -> bool {
     if !code || !text.contains("```") {
         return true;
     }
-    let mut code = false;
+    let mut in_code = false;
     for line in text.split('\n') {
         if line.starts_with("```") {
-            code = !code;
-        } else if line.is_empty() && !code {
+            in_code = !in_code;
+        } else if line.is_empty() && !in_code {
             return true;
         }
     }
@@ -1509,15 +1509,18 @@ fn pre_text(pre: ElementRef<'_>) -> String {
     }
 }
 
-/// Renders a `<pre>` (see [`pre_text`]) without the elements in `skip`; with `numbers`,
-/// collects the elements that hold only a number and open a line, with their number and
-/// whether text follows them inside their parent.
+/// Renders a `<pre>` (see [`pre_text`]) without the elements in `skip` (in document order);
+/// with `numbers`, collects the elements that hold only a number and open a line, with their
+/// number and whether code follows them on their line.
 fn pre_render(
     pre: ElementRef<'_>,
     skip: &[ego_tree::NodeId],
     mut numbers: Option<&mut Vec<(ego_tree::NodeId, u32, bool)>>,
 ) -> String {
     let mut out = String::new();
+    // the next element of `skip` the walk meets (a gutter of thousands of lines costs one
+    // comparison per element)
+    let mut skip = skip.iter().peekable();
     let line_break = |out: &mut String| {
         if !out.is_empty() && !out.ends_with('\n') {
             out.push('\n');
@@ -1534,7 +1537,12 @@ fn pre_render(
                     Node::Text(t) => out.push_str(t),
                     Node::Element(el) => {
                         let name = el.name();
-                        if UNRENDERED.contains(&name) || skip.contains(&n.id()) {
+                        if skip.peek() == Some(&&n.id()) {
+                            skip.next();
+                            skipping = Some(n.id());
+                            continue;
+                        }
+                        if UNRENDERED.contains(&name) {
                             skipping = Some(n.id());
                             continue;
                         }
