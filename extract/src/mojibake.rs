@@ -14,9 +14,8 @@
 /// The Windows-1252 byte of a character, with the C1 controls (what Latin-1 makes of the
 /// bytes 0x80-0x9F) as themselves; `None` for characters outside that encoding.
 fn cp1252(c: char) -> Option<u8> {
-    let u = c as u32;
-    if u < 0x80 || (0x80..=0xff).contains(&u) {
-        return Some(u as u8);
+    if let Ok(b) = u8::try_from(c as u32) {
+        return Some(b);
     }
     Some(match c {
         '€' => 0x80,
