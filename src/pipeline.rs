@@ -685,6 +685,10 @@ impl PageStage for ExtractPages<'_> {
         if let Some(t) = &d.meta.page_type {
             st.count(&format!("page_type_{t}"), 1);
         }
+        // pages whose text was encoded twice and read back
+        if d.attrs.contains_key("mojibake_repaired") {
+            st.count("mojibake_repaired", 1);
+        }
         if let Some(tok) = self.tokenizer {
             let n = tok.encode(&d.text).len() as u64;
             d.attrs.insert("tokens".into(), n.into());

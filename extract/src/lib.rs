@@ -242,9 +242,9 @@ impl Extractor {
             .then(|| started + std::time::Duration::from_millis(self.cfg.max_page_ms));
         let decoded = charset::decode(html, declared);
         // text encoded twice (`canâ€™t`) read back as what it was
-        let decoded = match mojibake::repair(&decoded) {
-            Some(repaired) => std::borrow::Cow::Owned(repaired),
-            None => decoded,
+        let (decoded, repaired) = match mojibake::repair(&decoded) {
+            Some((text, n)) => (std::borrow::Cow::Owned(text), n),
+            None => (decoded, 0),
         };
         let mut out = strip::with_stripped(&decoded, self.cfg.max_depth, |text, too_deep| {
             if too_deep {
@@ -286,6 +286,10 @@ impl Extractor {
         doc.meta.canonical_url = out.meta.canonical_url;
         doc.meta.page_type = Some(out.page_type.0.as_str().to_string());
         doc.meta.page_type_confidence = Some((out.page_type.1 * 100.0).round() / 100.0);
+        if repaired > 0 {
+            doc.attrs
+                .insert("mojibake_repaired".into(), (repaired as u64).into());
+        }
         if let Some(l) = out.html_lang {
             doc.attrs.insert("html_lang".into(), l.into());
         }
@@ -364,6 +368,12 @@ mod tests {
             .unwrap();
         assert_eq!(doc.text, text.trim_end());
         assert_eq!(doc.meta.title.as_deref(), Some("Café menu — été"));
+        // counted: the characters read back, four in each sentence (’ é ’ €), four in the title
+        let n = doc.attrs.get("mojibake_repaired").and_then(|v| v.as_u64());
+        assert_eq!(n, Some(6 * 4 + 4));
+        // a page without it carries no count
+        let clean = ex.extract(&page(html.into_bytes(), "text/html")).unwrap();
+        assert!(!clean.attrs.contains_key("mojibake_repaired"));
     }
 
     #[test]

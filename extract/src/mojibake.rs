@@ -171,12 +171,14 @@ fn sequences(text: &str) -> Vec<Seq> {
     out
 }
 
-/// `text` with its double-encoded runs repaired, or `None` when it has none (or shows no
-/// sure sign of them). Text encoded three times is repaired too (up to three rounds).
-pub(crate) fn repair(text: &str) -> Option<String> {
+/// `text` with its double-encoded runs repaired and how many characters were read back, or
+/// `None` when it has none (or shows no sure sign of them). Text encoded three times is
+/// repaired too (up to three rounds).
+pub(crate) fn repair(text: &str) -> Option<(String, usize)> {
     // every sequence starts with a character U+00C2-U+00F4, whose UTF-8 starts with 0xC3
     memchr::memchr(0xc3, text.as_bytes())?;
     let mut fixed: Option<String> = None;
+    let mut repaired = 0;
     for _ in 0..3 {
         let current = fixed.as_deref().unwrap_or(text);
         let mut seqs = sequences(current);
@@ -192,14 +194,19 @@ pub(crate) fn repair(text: &str) -> Option<String> {
             at = s.end;
         }
         out.push_str(&current[at..]);
+        repaired += seqs.len();
         fixed = Some(out);
     }
-    fixed
+    fixed.map(|f| (f, repaired))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn fixed(s: &str) -> Option<String> {
+        repair(s).map(|(f, _)| f)
+    }
 
     /// What a misconfigured page makes of `s`: its UTF-8 bytes read as Windows-1252.
     fn garble(s: &str) -> String {
@@ -224,15 +231,15 @@ mod tests {
             "Price: 5 € · 20 % off ™",
             "The ☕ emoji 🎉 party",
         ] {
-            assert_eq!(repair(&garble(s)).as_deref(), Some(s), "{}", garble(s));
+            assert_eq!(fixed(&garble(s)).as_deref(), Some(s), "{}", garble(s));
             assert_eq!(
-                repair(&garble_latin1(s)).as_deref(),
+                fixed(&garble_latin1(s)).as_deref(),
                 Some(s),
                 "{s} (Latin-1)"
             );
             // encoded three times
             assert_eq!(
-                repair(&garble(&garble(s))).as_deref(),
+                fixed(&garble(&garble(s))).as_deref(),
                 Some(s),
                 "{s} (twice)"
             );
@@ -240,7 +247,7 @@ mod tests {
         // mixed: one part of a page garbled, the rest correct
         let page = format!("Déjà vu. {} Un être déterminé”\u{a0}».", garble("Déjà vu."));
         assert_eq!(
-            repair(&page).as_deref(),
+            fixed(&page).as_deref(),
             Some("Déjà vu. Déjà vu. Un être déterminé”\u{a0}».")
         );
     }
@@ -257,7 +264,7 @@ mod tests {
             "Ã on its own, Â and Ð too.",
             "Un être « déterminé”\u{a0}».",
         ] {
-            assert_eq!(repair(s), None, "{s}");
+            assert_eq!(fixed(s), None, "{s}");
         }
     }
 }
