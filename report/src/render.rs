@@ -426,6 +426,22 @@ pub fn render(a: &RunData, b: Option<&RunData>, cfg: &ReportConfig) -> String {
         }
         h.push_str("</table>");
     }
+    // pages whose text was encoded twice and read back by extraction
+    let repaired = a
+        .stages
+        .iter()
+        .find(|(n, _, _)| n == "extract")
+        .and_then(|(_, st, _)| st.stages.get("extract"))
+        .and_then(|s| s.counters.get("mojibake_repaired"))
+        .copied()
+        .unwrap_or(0);
+    if repaired > 0 {
+        let _ = write!(
+            h,
+            "<p class=\"repaired\">Pages whose text was encoded twice (mojibake: <code>canâ€™t</code>) and read back by extraction: {}</p>",
+            num(repaired)
+        );
+    }
     // per language: documents its quality model scored, and documents that reached the
     // filter unscored (no model for the language, or `und`), most documents first
     if !a.quality_scored.is_empty() {
@@ -699,6 +715,26 @@ mod tests {
             !html.contains("Headless rendering"),
             "no rendering section without render counters"
         );
+    }
+
+    #[test]
+    fn repaired_pages_are_reported() {
+        let mut st = RunStats::default();
+        st.stage_mut("extract")
+            .counters
+            .insert("mojibake_repaired".into(), 1234);
+        let d = RunData {
+            root: "r".into(),
+            stages: vec![("extract".into(), st, 1)],
+            ..Default::default()
+        };
+        let html = render(&d, None, &ReportConfig::default());
+        assert!(
+            html.contains("and read back by extraction: 1,234</p>"),
+            "{html}"
+        );
+        let none = render(&RunData::default(), None, &ReportConfig::default());
+        assert!(!none.contains("read back by extraction"));
     }
 
     #[test]
