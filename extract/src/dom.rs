@@ -2989,6 +2989,30 @@ mod tests {
     }
 
     #[test]
+    fn code_block_written_a_line_per_div_is_one_block() {
+        // a short introduction and a highlighted listing: each line is a `<div>` with a
+        // line number, and the listing is still the page's content, whole
+        let lines: String = (0..40)
+            .map(|i| {
+                format!(
+                    "<div><span>{}</span><div>let x{i} = {i};</div></div>",
+                    i + 1
+                )
+            })
+            .collect();
+        let html = format!(
+            r#"<html><body><nav><a href="/">Home</a></nav><article><p>Intro text of the page that goes on for a while with some words.</p><pre>{lines}</pre></article></body></html>"#
+        );
+        let x = extract(&html, "https://h.example/snippets/7", true, None, None).unwrap();
+        assert!(
+            x.text.contains("```\nlet x0 = 0;\nlet x1 = 1;"),
+            "{}",
+            x.text
+        );
+        assert!(x.text.contains("let x39 = 39;\n```"), "{}", x.text);
+    }
+
+    #[test]
     fn words_in_a_cell_on_two_lines_stay_two_words() {
         let prose = sentences("plant", 6);
         let html = format!(

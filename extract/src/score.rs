@@ -627,7 +627,10 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
                             "h1" | "h2" | "h3" | "h4" | "h5" | "h6"
                         ),
                 );
-                let owner = if blk || owner == u32::MAX {
+                // a code block owns all of its text: a highlighter's one `<div>` per line
+                // is a line of the block, not a block of its own
+                let in_pre = owner != u32::MAX && els[owner as usize].name() == "pre";
+                let owner = if (blk && !in_pre) || owner == u32::MAX {
                     slot
                 } else {
                     owner
