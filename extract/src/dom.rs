@@ -216,6 +216,7 @@ fn extract_parsed(
         said: Default::default(),
         written: Default::default(),
         pushed: 0,
+        layout: 0,
         code_written: false,
         inline_end: false,
         space_pending: false,
@@ -931,6 +932,8 @@ struct Walker<'s> {
     pushed: usize,
     /// A code block has been written.
     code_written: bool,
+    /// Nesting inside layout tables ([`layout_table`]): their rows and cells are blocks.
+    layout: usize,
     /// The last thing written was an inline element with 2+ characters, nothing after it.
     inline_end: bool,
     /// An inline element starts right after such a one: a space goes between them if they
@@ -1177,6 +1180,21 @@ impl Walker<'_> {
                     self.cur.clear();
                     self.code_written = true;
                 }
+            }
+            // a table laying out the page (posts beside their authors, columns): its cells are
+            // blocks, walked like the rest of the page (a Markdown table would keep the reply
+            // links and the author cards beside each post)
+            "table" if layout_table(e) => {
+                self.flush();
+                self.layout += 1;
+                self.walk(e, list_depth);
+                self.layout -= 1;
+                self.flush();
+            }
+            "tr" | "td" | "th" if self.layout > 0 => {
+                self.flush();
+                self.walk(e, list_depth);
+                self.flush();
             }
             "table" => {
                 self.flush();
@@ -1670,6 +1688,56 @@ fn rendered_text(e: ElementRef<'_>) -> String {
         }
     }
     out
+}
+
+/// Text in one cell, in blocks, that makes its table a layout table.
+const LAYOUT_CELL_BYTES: usize = 200;
+
+/// Whether a table lays out a page rather than holding data (as old forums lay out a post
+/// beside its author's card, and page templates their columns): `role=presentation`, a
+/// table inside it, or a cell holding blocks (a paragraph, a list, a heading) with
+/// [`LAYOUT_CELL_BYTES`] of text; never a table with a header row or a caption (a schedule
+/// whose cells hold long notes is data).
+fn layout_table(t: ElementRef<'_>) -> bool {
+    if attr(t.value(), "role") == Some("presentation") {
+        return true;
+    }
+    // a header row or a caption: the table holds data, however long its cells
+    if t.descendants()
+        .filter_map(ElementRef::wrap)
+        .any(|e| matches!(e.value().name(), "th" | "thead" | "caption"))
+    {
+        return false;
+    }
+    t.descendants().filter_map(ElementRef::wrap).any(|e| {
+        let name = e.value().name();
+        if e.id() == t.id() {
+            return false;
+        }
+        if name == "table" {
+            return true;
+        }
+        if name != "td" {
+            return false;
+        }
+        let blocks = e.descendants().filter_map(ElementRef::wrap).any(|b| {
+            matches!(
+                b.value().name(),
+                "p" | "div"
+                    | "ul"
+                    | "ol"
+                    | "h1"
+                    | "h2"
+                    | "h3"
+                    | "h4"
+                    | "h5"
+                    | "h6"
+                    | "blockquote"
+                    | "pre"
+            )
+        });
+        blocks && e.text().map(|x| x.trim().len()).sum::<usize>() >= LAYOUT_CELL_BYTES
+    })
 }
 
 fn render_table(t: ElementRef<'_>) -> String {
@@ -3010,6 +3078,63 @@ mod tests {
             x.text
         );
         assert!(x.text.contains("let x39 = 39;\n```"), "{}", x.text);
+    }
+
+    #[test]
+    fn a_table_laying_out_posts_is_walked_a_table_of_data_stays_a_table() {
+        // an old forum: each post a table, its author's card in one cell, the post in the
+        // next, the reply links in a row below
+        let posts: String = (0..4)
+            .map(|i| {
+                format!(
+                    "<table class='post'><tr><td class='author'><a href='/u/{i}'>user{i}</a><br>Member<br>Posts: {i}0</td><td><div class='message'>{}</div></td></tr><tr><td>#{}</td><td><a href='/reply?p={i}'>Reply</a> <a href='/quote?p={i}'>Quote</a></td></tr></table>",
+                    sentences(&format!("router{i}"), 3),
+                    i + 1
+                )
+            })
+            .collect();
+        let html = format!(
+            "<html><head><title>Router drops the connection</title></head><body>{posts}</body></html>"
+        );
+        let x = extract(
+            &html,
+            "https://h.example/showthread.php?t=9",
+            true,
+            None,
+            None,
+        )
+        .unwrap();
+        for i in 0..4 {
+            assert!(
+                x.text
+                    .contains(&format!("Sentence 0 about the router{i} runs on")),
+                "{}",
+                x.text
+            );
+        }
+        assert!(!x.text.contains('|'), "{}", x.text);
+        assert!(!x.text.contains("Reply"), "{}", x.text);
+        // a schedule: a header row, cells with long notes in paragraphs: data
+        let rows: String = (0..4)
+            .map(|i| {
+                format!(
+                    "<tr><td>Week {i}</td><td><p>{}</p></td></tr>",
+                    sentences(&format!("topic{i}"), 2)
+                )
+            })
+            .collect();
+        let html = format!(
+            "<html><body><article><p>{}</p><table><tr><th>Date</th><th>Notes</th></tr>{rows}</table></article></body></html>",
+            sentences("course", 3)
+        );
+        let x = extract(&html, "https://h.example/course", true, None, None).unwrap();
+        assert!(
+            x.text.contains(
+                "| Date | Notes |\n| --- | --- |\n| Week 0 | Sentence 0 about the topic0"
+            ),
+            "{}",
+            x.text
+        );
     }
 
     #[test]
