@@ -1692,6 +1692,21 @@ fn rendered_text(e: ElementRef<'_>) -> String {
 
 /// Text in one cell, in blocks, that makes its table a layout table.
 const LAYOUT_CELL_BYTES: usize = 200;
+/// The blocks of text a layout table's cell holds.
+const LAYOUT_BLOCKS: &[&str] = &[
+    "p",
+    "div",
+    "ul",
+    "ol",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "blockquote",
+    "pre",
+];
 
 /// Whether a table lays out a page rather than holding data (as old forums lay out a post
 /// beside its author's card, and page templates their columns): `role=presentation`, a
@@ -1720,22 +1735,10 @@ fn layout_table(t: ElementRef<'_>) -> bool {
         if name != "td" {
             return false;
         }
-        let blocks = e.descendants().filter_map(ElementRef::wrap).any(|b| {
-            matches!(
-                b.value().name(),
-                "p" | "div"
-                    | "ul"
-                    | "ol"
-                    | "h1"
-                    | "h2"
-                    | "h3"
-                    | "h4"
-                    | "h5"
-                    | "h6"
-                    | "blockquote"
-                    | "pre"
-            )
-        });
+        let blocks = e
+            .descendants()
+            .filter_map(ElementRef::wrap)
+            .any(|b| LAYOUT_BLOCKS.contains(&b.value().name()));
         blocks && e.text().map(|x| x.trim().len()).sum::<usize>() >= LAYOUT_CELL_BYTES
     })
 }
