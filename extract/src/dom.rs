@@ -457,14 +457,12 @@ fn standfirst(
                     .then_some((e, shown))
             });
         let Some((e, shown)) = found else { continue };
-        let hidden = std::iter::once(e)
-            .chain(e.ancestors().filter_map(ElementRef::wrap))
-            .any(|a| {
-                let name = a.value().name();
-                name == "a"
-                    || crate::score::invisible(name)
-                    || scores.get(a.id()).is_some_and(|s| s.boiler)
-            });
+        // the scoring marks an element boilerplate when it or an ancestor is, and scores no
+        // element inside an invisible one (`<noscript>`, `<template>`)
+        let hidden = scores.get(e.id()).is_none_or(|s| s.boiler)
+            || std::iter::once(e)
+                .chain(e.ancestors().filter_map(ElementRef::wrap))
+                .any(|a| a.value().name() == "a");
         if hidden {
             continue;
         }
@@ -1010,13 +1008,12 @@ impl Walker<'_> {
     fn push_text(&mut self, t: &str) {
         if !t.is_empty() {
             self.inline_end = false;
-        }
-        if self.space_pending && !t.is_empty() {
-            self.space_pending = false;
-            let mut shown = t.chars();
-            if let Some(first) = shown.next().filter(|c| !c.is_whitespace()) {
-                if inline_boundary(self.cur.chars().next_back(), first, shown.next()) {
-                    self.cur.push(' ');
+            if std::mem::take(&mut self.space_pending) {
+                let mut shown = t.chars();
+                if let Some(first) = shown.next().filter(|c| !c.is_whitespace()) {
+                    if inline_boundary(self.cur.chars().next_back(), first, shown.next()) {
+                        self.cur.push(' ');
+                    }
                 }
             }
         }
@@ -1508,8 +1505,8 @@ fn several_blocks(text: &str, code: bool) -> bool {
     false
 }
 
-/// Elements that a browser starts on a line of their own inside a `<pre>`.
-const PRE_LINE_TAGS: &[&str] = &[
+/// Elements beside [`BLOCK_TAGS`] that a browser starts on a line of their own.
+const LINE_TAGS: &[&str] = &[
     "li", "ol", "ul", "table", "tr", "pre", "h1", "h2", "h3", "h4", "h5", "h6",
 ];
 
@@ -1566,7 +1563,7 @@ fn pre_render(
                         }
                         if name == "br" {
                             out.push('\n');
-                        } else if pre_line(n) {
+                        } else if own_line(n) {
                             if blank(n) {
                                 // a highlighter's icon or button: its spaces are the
                                 // markup's indentation, not the code's
@@ -1599,7 +1596,7 @@ fn pre_render(
             ego_tree::iter::Edge::Close(n) => {
                 if skipping == Some(n.id()) {
                     skipping = None;
-                } else if skipping.is_none() && n != *pre && pre_line(n) {
+                } else if skipping.is_none() && n != *pre && own_line(n) {
                     line_break(&mut out);
                 }
             }
@@ -1608,11 +1605,12 @@ fn pre_render(
     out
 }
 
-/// Whether an element inside a `<pre>` lays out on lines of its own: a block element.
-fn pre_line(n: ego_tree::NodeRef<'_, Node>) -> bool {
+/// Whether a browser lays an element out on lines of its own: a block element (inside a
+/// `<pre>` a line break, elsewhere on one line a space).
+fn own_line(n: ego_tree::NodeRef<'_, Node>) -> bool {
     n.value()
         .as_element()
-        .is_some_and(|el| BLOCK_TAGS.contains(&el.name()) || PRE_LINE_TAGS.contains(&el.name()))
+        .is_some_and(|el| BLOCK_TAGS.contains(&el.name()) || LINE_TAGS.contains(&el.name()))
 }
 
 /// Whether a node inside a `<pre>` shows nothing: no text but spaces, no line break.
@@ -1663,10 +1661,7 @@ fn rendered_text(e: ElementRef<'_>) -> String {
     // in document order, without recursion (the depth is the page's)
     let mut out = String::new();
     let breaks = |n: ego_tree::NodeRef<'_, Node>| {
-        n.value().as_element().is_some_and(|el| {
-            let name = el.name();
-            name == "br" || BLOCK_TAGS.contains(&name) || PRE_LINE_TAGS.contains(&name)
-        })
+        own_line(n) || n.value().as_element().is_some_and(|el| el.name() == "br")
     };
     let mut skipping: Option<ego_tree::NodeId> = None;
     for edge in e.traverse() {
@@ -1724,23 +1719,23 @@ fn layout_table(t: ElementRef<'_>) -> bool {
     {
         return false;
     }
-    t.descendants().filter_map(ElementRef::wrap).any(|e| {
-        let name = e.value().name();
-        if e.id() == t.id() {
-            return false;
-        }
-        if name == "table" {
-            return true;
-        }
-        if name != "td" {
-            return false;
-        }
-        let blocks = e
-            .descendants()
-            .filter_map(ElementRef::wrap)
-            .any(|b| LAYOUT_BLOCKS.contains(&b.value().name()));
-        blocks && e.text().map(|x| x.trim().len()).sum::<usize>() >= LAYOUT_CELL_BYTES
-    })
+    t.descendants()
+        .skip(1)
+        .filter_map(ElementRef::wrap)
+        .any(|e| {
+            let name = e.value().name();
+            if name == "table" {
+                return true;
+            }
+            if name != "td" {
+                return false;
+            }
+            let blocks = e
+                .descendants()
+                .filter_map(ElementRef::wrap)
+                .any(|b| LAYOUT_BLOCKS.contains(&b.value().name()));
+            blocks && e.text().map(|x| x.trim().len()).sum::<usize>() >= LAYOUT_CELL_BYTES
+        })
 }
 
 fn render_table(t: ElementRef<'_>) -> String {
