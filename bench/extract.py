@@ -40,6 +40,7 @@ args = ap.parse_args()
 data = os.path.abspath(args.data)
 datasets = sorted(d for d in os.listdir(data) if os.path.isdir(os.path.join(data, d, "html")))
 pred_root = os.path.abspath(args.keep) if args.keep else tempfile.mkdtemp(prefix="trawl-bench-extract-")
+os.makedirs(pred_root, exist_ok=True)
 
 REF = r'''
 import json, os, sys, time

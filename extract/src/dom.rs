@@ -212,6 +212,9 @@ fn extract_parsed(
         depth: 0,
         scores: &scores,
         prune,
+        root_text: 0,
+        comment_labels: if thread { &[] } else { COMMENT_LABELS },
+        labelled: Vec::new(),
         quotes: 0,
         said: Default::default(),
         written: Default::default(),
@@ -296,6 +299,7 @@ fn extract_parsed(
         Prune::Full
     };
     let mut w = walker(root.id() != body.id(), prune);
+    w.root_text = scores.get(root.id()).map_or(0, |s| s.text);
     // a root that is itself a list (a listing's `<ul>`) keeps its list formatting
     if matches!(root.value().name(), "ul" | "ol") {
         w.element(root, 0);
@@ -318,7 +322,14 @@ fn extract_parsed(
         page_type.0,
         crate::PageType::Listing | crate::PageType::Forum
     );
-    let (mut text, mut images) = tidy(&w.out, w.images, title.as_deref(), thread, cells);
+    let (mut text, mut images) = tidy(
+        &w.out,
+        w.images,
+        title.as_deref(),
+        thread,
+        cells,
+        &w.labelled,
+    );
     tracing::trace!(chars = text.len(), "tidied");
     // Off on articles: the benchmarks' article texts leave a news dek out (on the WCXB
     // tuning pages 6 of the 9 articles it changed fell), other pages' texts keep it.
@@ -659,7 +670,27 @@ const COMMENT_LABELS: &[&str] = &[
 /// Where the content ends at a teaser-section label (a heading or a short line like
 /// "Most Popular") in the second half of the text: the text's blocks with their offsets
 /// ([`split_blocks`]), which of them are code ([`in_code`]), and the text's length.
-fn stop_label_cut(blocks: &[(usize, &str)], code: &[bool], len: usize, thread: bool) -> usize {
+fn stop_label_cut(
+    blocks: &[(usize, &str)],
+    code: &[bool],
+    len: usize,
+    thread: bool,
+    labelled: &[(usize, usize)],
+) -> usize {
+    // the text as the walk would have written it with the labelled sections it left out
+    // (each stood at its offset, its label first)
+    let whole = len + labelled.iter().map(|l| l.1).sum::<usize>();
+    let before = |pos: usize, with: bool| {
+        pos + labelled
+            .iter()
+            .take_while(|l| l.0 < pos || (with && l.0 == pos))
+            .map(|l| l.1)
+            .sum::<usize>()
+    };
+    let first_left_out = labelled
+        .iter()
+        .find(|l| before(l.0, false) * 2 >= whole)
+        .map_or(len, |l| l.0);
     let comments: &[&str] = if thread { &[] } else { COMMENT_LABELS };
     // a hit is a label or a label and up to 30 bytes more; lowercasing shrinks a character
     // to no less than a third of its bytes (the Kelvin sign's `k`): longer blocks cannot hit
@@ -670,41 +701,77 @@ fn stop_label_cut(blocks: &[(usize, &str)], code: &[bool], len: usize, thread: b
         .max()
         .unwrap_or(0);
     for (&(pos, b), &code) in blocks.iter().zip(code) {
-        if code || pos * 2 < len {
+        if pos >= first_left_out {
+            break;
+        }
+        if code || before(pos, true) * 2 < whole {
             continue;
         }
-        // "Comments (12)", "Kommentare: 3" count as the label
-        let raw = b
-            .trim_start_matches(['#', ' '])
-            .trim()
-            .trim_end_matches(|c: char| {
-                c.is_ascii_digit() || matches!(c, ':' | '.' | '(' | ')' | ' ')
-            })
-            .trim();
+        let raw = bare_label(b);
         if raw.len() > 3 * (longest + 30) {
             continue;
         }
         let label = raw.to_lowercase();
         let heading_like =
             b.starts_with('#') || (label.chars().count() <= 40 && !label.contains('.'));
-        // exact, or a multi-word label heading a longer title ("Most popular diets")
-        // or followed by a separator and a gloss ("Related — 有關", "Comments | 3")
-        let hit = STOP_LABELS.iter().chain(comments).any(|l| {
-            label == *l
-                || (label.len() <= l.len() + 30
-                    && label.starts_with(l)
-                    && (l.contains(' ')
-                        || label[l.len()..]
-                            .starts_with(|c: char| !c.is_alphanumeric() && c != ' ')
-                        || label[l.len()..]
-                            .trim_start()
-                            .starts_with(|c: char| !c.is_alphanumeric())))
-        });
+        let hit = section_label(&label, comments);
         if heading_like && hit {
             return pos.saturating_sub(2);
         }
     }
-    len
+    first_left_out
+}
+
+/// A label's words without a heading's marks or a count after them ("Comments (12)",
+/// "Kommentare: 3" are the label).
+fn bare_label(b: &str) -> &str {
+    b.trim_start_matches(['#', ' '])
+        .trim()
+        .trim_end_matches(|c: char| c.is_ascii_digit() || matches!(c, ':' | '.' | '(' | ')' | ' '))
+        .trim()
+}
+
+/// Whether a lowercased heading or short line names a teaser section ([`STOP_LABELS`]) or,
+/// with `comments`, a comment section ([`COMMENT_LABELS`]): the label exactly, or a
+/// multi-word label heading a longer title ("most popular diets"), or a label followed by a
+/// separator and a gloss ("related — 有關", "comments | 3").
+fn section_label(label: &str, comments: &[&str]) -> bool {
+    STOP_LABELS.iter().chain(comments).any(|l| {
+        label == *l
+            || (label.len() <= l.len() + 30
+                && label.starts_with(l)
+                && (l.contains(' ')
+                    || label[l.len()..].starts_with(|c: char| !c.is_alphanumeric() && c != ' ')
+                    || label[l.len()..]
+                        .trim_start()
+                        .starts_with(|c: char| !c.is_alphanumeric())))
+    })
+}
+
+/// The heading a container opens with when it names a teaser or comment section ("Most
+/// read in world news", "Related stories", "3 Comments"): such a section set inside the
+/// article (a widget between two paragraphs) is not the article, wherever it stands.
+fn labelled_section<'a>(e: ElementRef<'a>, comments: &[&str]) -> Option<ElementRef<'a>> {
+    if matches!(e.value().name(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6") {
+        return None;
+    }
+    // the container's first text, outside elements that are never rendered
+    let first = e.descendants().find(|n| {
+        n.value().as_text().is_some_and(|t| !t.trim().is_empty())
+            && !n.ancestors().take_while(|a| a.id() != e.id()).any(|a| {
+                a.value()
+                    .as_element()
+                    .is_some_and(|x| UNRENDERED.contains(&x.name()))
+            })
+    })?;
+    let heading = first
+        .ancestors()
+        .take_while(|a| a.id() != e.id())
+        .filter_map(ElementRef::wrap)
+        .find(|a| matches!(a.value().name(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6"))?;
+    let label = collapse(&heading.text().collect::<String>()).to_lowercase();
+    let label = bare_label(&label);
+    (!label.is_empty() && label.len() <= 120 && section_label(label, comments)).then_some(heading)
 }
 
 /// Per block, whether it is part of a code block: blank lines inside a fenced block split it
@@ -748,10 +815,11 @@ fn tidy(
     title: Option<&str>,
     thread: bool,
     cells: bool,
+    labelled: &[(usize, usize)],
 ) -> (String, Vec<ImageRef>) {
     let blocks = split_blocks(text);
     let code = in_code(&blocks);
-    let cut = stop_label_cut(&blocks, &code, text.len(), thread);
+    let cut = stop_label_cut(&blocks, &code, text.len(), thread, labelled);
     let mut keep: Vec<bool> = blocks.iter().map(|(p, _)| *p < cut).collect();
     let n = keep.iter().filter(|k| **k).count();
     let (mut lo, mut hi) = (0usize, n);
@@ -918,6 +986,13 @@ struct Walker<'s> {
     depth: usize,
     /// What the walk drops.
     prune: Prune,
+    /// The root's text (characters), against which a labelled teaser section is small.
+    root_text: u32,
+    /// The comment-section labels that mark a section to leave out (none on a thread).
+    comment_labels: &'static [&'static str],
+    /// The labelled teaser sections left out: where in `out` each stood, and its text
+    /// (characters, about its bytes).
+    labelled: Vec<(usize, usize)>,
     /// Nesting inside `<blockquote>`.
     quotes: usize,
     /// Hashes of the blocks written so far (those of [`QUOTE_MIN_BYTES`] or more).
@@ -1101,6 +1176,20 @@ impl Walker<'_> {
                 if st.text >= 100 {
                     tracing::trace!(tag = name, class = ?e.value().attr("class"), text = st.text, mass = st.mass, prose = st.prose, "walker drops a region");
                 }
+                return;
+            }
+        }
+        // a teaser or comment section set inside the article (a third of it at most) is
+        // left out; where it stood may still end the article ([`stop_label_cut`])
+        if let Some(st) = self.scores.get(e.id()).filter(|st| {
+            matches!(self.prune, Prune::Full | Prune::Sections)
+                && matches!(name, "div" | "section" | "aside" | "article" | "ul" | "ol")
+                && st.text * 3 < self.root_text
+        }) {
+            if labelled_section(e, self.comment_labels).is_some() {
+                tracing::trace!(tag = name, class = ?e.value().attr("class"), "walker drops a labelled teaser section");
+                self.flush();
+                self.labelled.push((self.out.len(), st.text as usize));
                 return;
             }
         }
@@ -2099,7 +2188,7 @@ mod tests {
         // so the guard keeps the fringes, but still not the teasers after "Mehr zum Thema"
         let labels: Vec<String> = (0..30).map(|i| format!("Label {i}")).collect();
         let text = format!("A paragraph of the article that ends with a full stop.\n\n{}\n\n## Mehr zum Thema\n\nTeaser one about something else.\n\nTeaser two about another thing.", labels.join("\n\n"));
-        let (out, _) = tidy(&text, Vec::new(), None, false, true);
+        let (out, _) = tidy(&text, Vec::new(), None, false, true, &[]);
         assert!(out.contains("A paragraph of the article"), "{out}");
         assert!(
             !out.contains("Teaser one") && !out.contains("Mehr zum Thema"),
@@ -2115,7 +2204,7 @@ mod tests {
         ] {
             let text =
                 format!("{para}\n\n{para}\n\n{label}\n\nRead further in the pursuit of knowledge.");
-            let (out, _) = tidy(&text, Vec::new(), None, false, true);
+            let (out, _) = tidy(&text, Vec::new(), None, false, true, &[]);
             assert!(
                 !out.contains("pursuit") && out.contains("foundation welcomed"),
                 "{label}: {out}"
@@ -2129,7 +2218,7 @@ mod tests {
         let text = format!(
             "{para}\n\nStarter\n\n$9\n\nper month\n\n10 GB storage\n\n{para}\n\nAdvertisement\n\n{para}\n\n\u{200b}\n\n\u{200b}\n\n{para}\n\nPhoto: Agency\n\nPhoto: Agency\n\n{para}"
         );
-        let (out, _) = tidy(&text, Vec::new(), None, false, true);
+        let (out, _) = tidy(&text, Vec::new(), None, false, true, &[]);
         assert!(
             out.contains("$9\n\nper month\n\n10 GB storage"),
             "cells: {out}"
@@ -2144,7 +2233,7 @@ mod tests {
             "a line twice is no row: {out}"
         );
         // on a listing or a thread (no cells), a row of short lines is item metadata
-        let (out, _) = tidy(&text, Vec::new(), None, false, false);
+        let (out, _) = tidy(&text, Vec::new(), None, false, false, &[]);
         assert!(
             !out.contains("$9") && !out.contains("Advertisement"),
             "{out}"
@@ -2234,6 +2323,62 @@ mod tests {
     }
 
     #[test]
+    fn labelled_teaser_section_inside_the_article_is_left_out() {
+        let para = |n: usize| {
+            format!(
+                "<p>Paragraph {n} of the story tells how the river moved its gravel over the \
+                 season, what the farmers saw, and why the banks held for another year.</p>"
+            )
+        };
+        let paras = |r: std::ops::Range<usize>| r.map(para).collect::<String>();
+        // a "Most read" widget between two paragraphs, its teasers plain text (no links to
+        // give it away) and no class naming it: the story goes on after it
+        let widget = r#"<div><h3>Most read in world news</h3>
+            <div><h4>RIVER RAGE</h4><p>Angler says the pike took his boot, and his hat</p></div>
+            <div><h4>TIME TRAVELLER</h4><p>Old photo shows a man with a phone, fans claim</p></div></div>"#;
+        let html = format!(
+            "<html><body><article><h1>River</h1>{}{widget}{}</article></body></html>",
+            paras(0..4),
+            paras(4..9)
+        );
+        let x = extract(&html, "https://h.example/", false, None, None).unwrap();
+        assert!(
+            !x.text.contains("Most read") && !x.text.contains("pike"),
+            "{}",
+            x.text
+        );
+        assert!(
+            x.text.contains("Paragraph 3 ") && x.text.contains("Paragraph 8 "),
+            "{}",
+            x.text
+        );
+        // at the end of the article the section ends it, as its label would: what follows
+        // (a subscription pitch) goes with it
+        let html = format!(
+            "<html><body><article><h1>River</h1>{}<section><h2>Related stories</h2><p>Pike \
+             season opens early</p></section><p>Subscribe today and get a welcome gift with \
+             your first month.</p></article></body></html>",
+            paras(0..6)
+        );
+        let x = extract(&html, "https://h.example/", false, None, None).unwrap();
+        assert!(x.text.contains("Paragraph 5 "), "{}", x.text);
+        assert!(
+            !x.text.contains("Pike") && !x.text.contains("Subscribe"),
+            "{}",
+            x.text
+        );
+        // a section whose heading only starts like a label is the story's own
+        let html = format!(
+            "<html><body><article><h1>River</h1>{}<section><h2>Latest readings of the gauge at \
+             the old mill bridge</h2><p>The gauge rose by a metre in a week.</p></section>{}</article></body></html>",
+            paras(0..4),
+            paras(4..8)
+        );
+        let x = extract(&html, "https://h.example/", false, None, None).unwrap();
+        assert!(x.text.contains("gauge rose"), "{}", x.text);
+    }
+
+    #[test]
     fn kicker_above_the_title_heading_is_dropped() {
         let para = "Good hay is the staple food of horses, and haylage has a worse reputation among riders. ".repeat(3);
         let text = format!("### Read a sample: the perfect dinner\n\nNew\n\n# Haylage: better than its reputation?\n\n{para}\n\n{para}");
@@ -2243,6 +2388,7 @@ mod tests {
             Some("Haylage: better than its reputation? | Riders Review"),
             false,
             true,
+            &[],
         );
         assert!(out.starts_with("Good hay"), "{out}");
         // a lead paragraph above the title stays
@@ -2254,6 +2400,7 @@ mod tests {
             Some("Haylage: better than its reputation?"),
             false,
             true,
+            &[],
         );
         assert!(out.starts_with("A long lead"), "{out}");
     }
@@ -2875,9 +3022,9 @@ mod tests {
             answer(2),
             answer(3)
         );
-        let (thread, _) = tidy(&text, Vec::new(), None, true, true);
+        let (thread, _) = tidy(&text, Vec::new(), None, true, true, &[]);
         assert!(thread.contains("answer number 3"), "{thread}");
-        let (article, _) = tidy(&text, Vec::new(), None, false, true);
+        let (article, _) = tidy(&text, Vec::new(), None, false, true, &[]);
         assert!(!article.contains("answer number 3"), "{article}");
     }
 
