@@ -12,8 +12,12 @@ Each figure is also given for the tuning and the validation part of the pages (t
 bench/wcxb_split.py: sha1("trawl-split:" + "<dataset>/<id>"), 2/3 tuning): rules are changed
 looking at tuning pages only, and a change that lifts tuning but not validation stays out.
 
+With --perturb names|tags|both, every page is first rewritten (bench/perturb.py: class and
+id tokens hashed, sectioning tags made divs, or both) and scored against the same ground
+truth: the drop against the unperturbed figures is how much an extractor leans on naming.
+
 Usage: bench/extract.py --trawl PATH [--data DIR] [--repeat 3] [--only trawl]
-       [--keep PRED_DIR]
+       [--keep PRED_DIR] [--perturb names|tags|both]
 """
 import argparse
 import functools
@@ -28,6 +32,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import perturb  # noqa: E402
 from wcxb_split import part_of  # noqa: E402
 ap = argparse.ArgumentParser()
 ap.add_argument("--trawl", required=True)
@@ -36,11 +41,19 @@ ap.add_argument("--python", default=os.path.expanduser("~/.cache/trawl/venv/bin/
 ap.add_argument("--repeat", type=int, default=3)
 ap.add_argument("--only", help="comma-separated extractors (trawl,trafilatura,resiliparse,readability)")
 ap.add_argument("--keep", help="write predictions here (default: a temporary folder)")
+ap.add_argument("--perturb", choices=perturb.MODES, help="rewrite the pages first (see above)")
 args = ap.parse_args()
 data = os.path.abspath(args.data)
 datasets = sorted(d for d in os.listdir(data) if os.path.isdir(os.path.join(data, d, "html")))
 pred_root = os.path.abspath(args.keep) if args.keep else tempfile.mkdtemp(prefix="trawl-bench-extract-")
 os.makedirs(pred_root, exist_ok=True)
+# where the extractors read the pages (<dataset>/html/); scoring always reads `data`
+html_root = data
+if args.perturb:
+    html_root = os.path.join(pred_root, f"data-{args.perturb}")
+    for ds in datasets:
+        perturb.rewrite_dir(os.path.join(data, ds, "html"), os.path.join(html_root, ds, "html"), args.perturb)
+    print(f"pages rewritten: --perturb {args.perturb}", flush=True)
 
 REF = r'''
 import json, os, sys, time
@@ -80,7 +93,7 @@ print(json.dumps({"pages": len(pages), "bytes": sum(p[3] for p in pages), "secs"
 def run_trawl(out):
     pages = nbytes = secs = 0
     for ds in datasets:
-        r = subprocess.run(["taskset", "-c", "1", args.trawl, "--quiet", "extract", "--format", "txt", "--input", os.path.join(data, ds, "html"), "--output", os.path.join(out, ds)],
+        r = subprocess.run(["taskset", "-c", "1", args.trawl, "--quiet", "extract", "--format", "txt", "--input", os.path.join(html_root, ds, "html"), "--output", os.path.join(out, ds)],
                            capture_output=True, text=True)
         if r.returncode != 0:
             sys.exit(f"trawl extract failed:\n{r.stderr[-2000:]}")
@@ -94,7 +107,7 @@ def run_trawl(out):
 def run_ref(name, out):
     script = os.path.join(pred_root, "ref.py")
     open(script, "w").write(REF)
-    r = subprocess.run(["taskset", "-c", "1", args.python, script, name, data, out, ",".join(datasets)], capture_output=True, text=True)
+    r = subprocess.run(["taskset", "-c", "1", args.python, script, name, html_root, out, ",".join(datasets)], capture_output=True, text=True)
     if r.returncode != 0:
         sys.exit(f"{name} failed:\n{r.stderr[-2000:]}")
     j = json.loads(r.stdout.strip().splitlines()[-1])

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Extraction without the names it may have learnt: the 1,358 WCXB development pages rewritten
-# three ways (bench/wcxb.py --perturb: class/id tokens hashed; sectioning tags made divs and
-# roles dropped; both), word F1 per page type on the tuning and the validation part, trawl
-# beside rs-trafilatura. Quality only: one round each, speed lines not comparable.
-# Extra args go to bench/wcxb.py (e.g. --only trawl).
+# Extraction without the names it may have learnt: the 1,358 WCXB development pages and the
+# 392 labelled pages rewritten three ways (bench/perturb.py: class/id tokens hashed;
+# sectioning tags made divs and roles dropped; both): word F1 per page type, token and
+# snippet F1, on the tuning and the validation part; trawl beside rs-trafilatura (WCXB) and
+# trafilatura and readability-lxml (the 392 pages). Quality only: one round each, speed lines
+# not comparable. Extra args go to both scripts (e.g. --only trawl).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/trawl/target}"
@@ -11,9 +12,15 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/trawl/target}"
 scripts/setup.sh test
 VENV="${TRAWL_CACHE:-$HOME/.cache/trawl}/venv"
 "$VENV/bin/python" -c 'import rs_trafilatura' 2>/dev/null || "$VENV/bin/pip" install --quiet rs-trafilatura
+"$VENV/bin/python" -c 'import trafilatura, readability, lxml_html_clean' 2>/dev/null || {
+  "$VENV/bin/pip" install --quiet trafilatura
+  "$VENV/bin/pip" install --quiet readability-lxml lxml_html_clean
+}
 cargo build --release --locked --quiet --bin trawl
 for mode in names tags both; do
     echo "=== --perturb $mode"
     python3 bench/wcxb.py --trawl "$CARGO_TARGET_DIR/release/trawl" --repeat 1 \
         --only trawl,rs-trafilatura --perturb "$mode" "$@" | sed '/pages\/s/,$d'
+    python3 bench/extract.py --trawl "$CARGO_TARGET_DIR/release/trawl" --repeat 1 \
+        --only trawl,trafilatura,readability --perturb "$mode" "$@" | sed '/pages\/s/,/^$/d'
 done

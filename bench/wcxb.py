@@ -9,23 +9,14 @@ for the Python tools; trawl reports its own parse + extract time), each tool pin
 with taskset; the tools take turns, one run each per round, and each keeps the median of its
 rounds. No tool is given the page URL.
 
-With --perturb, every page is first rewritten so that what a rule may have learnt from the
-names of the pages it was written against is gone while the content stays (the same pages,
-the same ground truth):
-  names  every class and id token is replaced by a stable hash of itself (`c3f9a1b`): the
-         page's structure and its repetition stay, every word in a name is lost (as on sites
-         built with CSS modules or hashed utility classes);
-  tags   the sectioning tags (article, main, nav, aside, header, footer, section) become
-         `div` and `role` attributes go (as on pages without semantic markup);
-  both   both.
-The drop against the unperturbed figures is how much an extractor leans on naming.
+With --perturb names|tags|both, every page is first rewritten (bench/perturb.py: class and
+id tokens hashed, sectioning tags made divs, or both); the drop against the unperturbed
+figures is how much an extractor leans on naming.
 
 Usage: bench/wcxb.py --trawl PATH [--data DIR] [--repeat 3] [--only trawl,rs-trafilatura]
        [--keep PRED_DIR] [--perturb names|tags|both]
 """
 import argparse
-import gzip
-import hashlib
 import json
 import os
 import re
@@ -37,6 +28,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import perturb  # noqa: E402
 import wcxb_split  # noqa: E402
 
 ap = argparse.ArgumentParser()
@@ -46,41 +38,17 @@ ap.add_argument("--python", default=os.path.expanduser("~/.cache/trawl/venv/bin/
 ap.add_argument("--repeat", type=int, default=3)
 ap.add_argument("--only", help="comma-separated: trawl,rs-trafilatura,trafilatura,resiliparse")
 ap.add_argument("--keep", help="write predictions here (default: a temporary folder)")
-ap.add_argument("--perturb", choices=["names", "tags", "both"],
+ap.add_argument("--perturb", choices=perturb.MODES,
                 help="rewrite the pages first (see above)")
 args = ap.parse_args()
 data = os.path.abspath(args.data)
 pred_root = os.path.abspath(args.keep) if args.keep else tempfile.mkdtemp(prefix="trawl-bench-wcxb-")
 os.makedirs(pred_root, exist_ok=True)
 
-NAME_ATTR = re.compile(r"""\b(class|id)=(["'])([^"']*)\2""", re.I)
-SECTIONING = re.compile(r"<(/?)(article|main|nav|aside|header|footer|section)\b", re.I)
-ROLE_ATTR = re.compile(r"""\srole=(["'])[^"']*\1""", re.I)
-
-
-def hashed(m):
-    tokens = " ".join("c" + hashlib.sha1(t.encode()).hexdigest()[:6] for t in m.group(3).split())
-    return f"{m.group(1)}={m.group(2)}{tokens}{m.group(2)}"
-
-
-def perturb(src, dst, mode):
-    """Rewrites every page of `src` into `dst` (see --perturb); attribute values in quotes
-    only, which is how nearly every page writes class and id."""
-    os.makedirs(dst, exist_ok=True)
-    for fn in sorted(os.listdir(src)):
-        html = gzip.open(os.path.join(src, fn)).read().decode("utf-8", errors="replace")
-        if mode in ("names", "both"):
-            html = NAME_ATTR.sub(hashed, html)
-        if mode in ("tags", "both"):
-            html = ROLE_ATTR.sub("", SECTIONING.sub(r"<\1div", html))
-        with gzip.open(os.path.join(dst, fn), "wb", compresslevel=1) as f:
-            f.write(html.encode("utf-8"))
-
-
 html_dir = os.path.join(data, "html")
 if args.perturb:
     html_dir = os.path.join(pred_root, f"html-{args.perturb}")
-    perturb(os.path.join(data, "html"), html_dir, args.perturb)
+    perturb.rewrite_dir(os.path.join(data, "html"), html_dir, args.perturb)
     print(f"pages rewritten: --perturb {args.perturb}", flush=True)
 
 REF = r'''

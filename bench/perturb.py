@@ -1,0 +1,49 @@
+"""Pages rewritten so that what a rule may have learnt from the names of the pages it was
+written against is gone while the content stays (the same pages, the same ground truth);
+used by bench/wcxb.py and bench/extract.py (--perturb):
+  names  every class and id token is replaced by a stable hash of itself (`c3f9a1b`): the
+         page's structure and its repetition stay, every word in a name is lost (as on sites
+         built with CSS modules or hashed utility classes);
+  tags   the sectioning tags (article, main, nav, aside, header, footer, section) become
+         `div` and `role` attributes go (as on pages without semantic markup);
+  both   both.
+Attribute values in quotes only, which is how nearly every page writes class and id.
+"""
+import gzip
+import hashlib
+import os
+import re
+
+MODES = ["names", "tags", "both"]
+NAME_ATTR = re.compile(r"""\b(class|id)=(["'])([^"']*)\2""", re.I)
+SECTIONING = re.compile(r"<(/?)(article|main|nav|aside|header|footer|section)\b", re.I)
+ROLE_ATTR = re.compile(r"""\srole=(["'])[^"']*\1""", re.I)
+
+
+def _hashed(m):
+    tokens = " ".join("c" + hashlib.sha1(t.encode()).hexdigest()[:6] for t in m.group(3).split())
+    return f"{m.group(1)}={m.group(2)}{tokens}{m.group(2)}"
+
+
+def rewrite(html, mode):
+    """One page's HTML rewritten (`mode`: one of MODES)."""
+    if mode in ("names", "both"):
+        html = NAME_ATTR.sub(_hashed, html)
+    if mode in ("tags", "both"):
+        html = ROLE_ATTR.sub("", SECTIONING.sub(r"<\1div", html))
+    return html
+
+
+def rewrite_dir(src, dst, mode):
+    """Every page of folder `src` (`.html` or `.html.gz`) rewritten into `dst`, same names."""
+    os.makedirs(dst, exist_ok=True)
+    for fn in sorted(os.listdir(src)):
+        gz = fn.endswith(".gz")
+        raw = (gzip.open if gz else open)(os.path.join(src, fn), "rb").read()
+        out = rewrite(raw.decode("utf-8", errors="replace"), mode).encode("utf-8")
+        if gz:
+            with gzip.open(os.path.join(dst, fn), "wb", compresslevel=1) as f:
+                f.write(out)
+        else:
+            with open(os.path.join(dst, fn), "wb") as f:
+                f.write(out)
