@@ -665,6 +665,15 @@ const COMMENT_LABELS: &[&str] = &[
     "komentarze",
     "reacties",
     "комментарии",
+    // WordPress's own headings over a post's comments: "12 thoughts on “Title”"
+    "comments on",
+    "thoughts on",
+    "responses to",
+    "replies to",
+    "one thought on",
+    "one response to",
+    "one reply to",
+    "one comment on",
 ];
 
 /// Where the content ends at a teaser-section label (a heading or a short line like
@@ -708,7 +717,7 @@ fn stop_label_cut(
             continue;
         }
         let raw = bare_label(b);
-        if raw.len() > 3 * (longest + 30) {
+        if raw.len() > 3 * (longest + LABEL_TITLE_BYTES) {
             continue;
         }
         let label = raw.to_lowercase();
@@ -723,10 +732,17 @@ fn stop_label_cut(
 }
 
 /// A label's words without a heading's marks or a count after them ("Comments (12)",
-/// "Kommentare: 3" are the label).
+/// "Kommentare: 3" are the label), or before them on a heading ("## 59 Comments").
 fn bare_label(b: &str) -> &str {
-    b.trim_start_matches(['#', ' '])
-        .trim()
+    let words = b.trim_start_matches(['#', ' ']).trim();
+    // a count before the label only on a heading: a line "3 comments" under each teaser
+    // of a listing is the teaser's
+    let words = if b.starts_with('#') {
+        words.trim_start_matches(|c: char| c.is_ascii_digit() || c == ' ')
+    } else {
+        words
+    };
+    words
         .trim_end_matches(|c: char| c.is_ascii_digit() || matches!(c, ':' | '.' | '(' | ')' | ' '))
         .trim()
 }
@@ -737,8 +753,14 @@ fn bare_label(b: &str) -> &str {
 /// separator and a gloss ("related — 有關", "comments | 3").
 fn section_label(label: &str, comments: &[&str]) -> bool {
     STOP_LABELS.iter().chain(comments).any(|l| {
+        // a label ending in a preposition names what follows it: a post's whole title
+        let gloss = if l.ends_with(" on") || l.ends_with(" to") {
+            LABEL_TITLE_BYTES
+        } else {
+            30
+        };
         label == *l
-            || (label.len() <= l.len() + 30
+            || (label.len() <= l.len() + gloss
                 && label.starts_with(l)
                 && (l.contains(' ')
                     || label[l.len()..].starts_with(|c: char| !c.is_alphanumeric() && c != ' ')
@@ -747,6 +769,9 @@ fn section_label(label: &str, comments: &[&str]) -> bool {
                         .starts_with(|c: char| !c.is_alphanumeric())))
     })
 }
+
+/// Bytes of a title a label may name after it ("thoughts on “...”").
+const LABEL_TITLE_BYTES: usize = 200;
 
 /// The heading a container opens with when it names a teaser or comment section ("Most
 /// read in world news", "Related stories", "3 Comments"): such a section set inside the
@@ -769,9 +794,10 @@ fn labelled_section<'a>(e: ElementRef<'a>, comments: &[&str]) -> Option<ElementR
         .take_while(|a| a.id() != e.id())
         .filter_map(ElementRef::wrap)
         .find(|a| matches!(a.value().name(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6"))?;
-    let label = collapse(&heading.text().collect::<String>()).to_lowercase();
+    let label = format!("# {}", collapse(&heading.text().collect::<String>()).to_lowercase());
     let label = bare_label(&label);
-    (!label.is_empty() && label.len() <= 120 && section_label(label, comments)).then_some(heading)
+    (!label.is_empty() && label.len() <= 3 * LABEL_TITLE_BYTES && section_label(label, comments))
+        .then_some(heading)
 }
 
 /// Per block, whether it is part of a code block: blank lines inside a fenced block split it
