@@ -794,7 +794,10 @@ fn labelled_section<'a>(e: ElementRef<'a>, comments: &[&str]) -> Option<ElementR
         .take_while(|a| a.id() != e.id())
         .filter_map(ElementRef::wrap)
         .find(|a| matches!(a.value().name(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6"))?;
-    let label = format!("# {}", collapse(&heading.text().collect::<String>()).to_lowercase());
+    let label = format!(
+        "# {}",
+        collapse(&heading.text().collect::<String>()).to_lowercase()
+    );
     let label = bare_label(&label);
     (!label.is_empty() && label.len() <= 3 * LABEL_TITLE_BYTES && section_label(label, comments))
         .then_some(heading)
@@ -2402,6 +2405,27 @@ mod tests {
         );
         let x = extract(&html, "https://h.example/", false, None, None).unwrap();
         assert!(x.text.contains("gauge rose"), "{}", x.text);
+    }
+
+    #[test]
+    fn comment_headings_with_a_count_or_a_title_end_the_article() {
+        let para =
+            "The river moved its gravel over the season, and the banks held for another year. "
+                .repeat(3);
+        let story = format!("{para}\n\n{para}\n\n{para}");
+        for heading in [
+            "## 59 Comments",
+            "### 12 thoughts on “The river report, with a title long enough to need more than thirty bytes”",
+            "### One response to “The river report”",
+        ] {
+            let text = format!("{story}\n\n{heading}\n\nGreat post, thanks!\n\nI agree with Anna.");
+            let (out, _) = tidy(&text, Vec::new(), None, false, true, &[]);
+            assert_eq!(out, story, "{heading}");
+        }
+        // a count before a label on a plain line is a teaser's metadata, not a heading
+        let text = format!("{story}\n\n3 comments\n\n{para}");
+        let (out, _) = tidy(&text, Vec::new(), None, false, true, &[]);
+        assert!(out.trim_end().ends_with(para.trim()), "{out}");
     }
 
     #[test]
