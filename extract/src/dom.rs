@@ -723,7 +723,7 @@ fn stop_label_cut(
         let label = raw.to_lowercase();
         let heading_like =
             b.starts_with('#') || (label.chars().count() <= 40 && !label.contains('.'));
-        let hit = section_label(&label, comments);
+        let hit = section_label(&label, comments).is_some();
         if heading_like && hit {
             return pos.saturating_sub(2);
         }
@@ -751,8 +751,8 @@ fn bare_label(b: &str) -> &str {
 /// with `comments`, a comment section ([`COMMENT_LABELS`]): the label exactly, or a
 /// multi-word label heading a longer title ("most popular diets"), or a label followed by a
 /// separator and a gloss ("related — 有關", "comments | 3").
-fn section_label(label: &str, comments: &[&str]) -> bool {
-    STOP_LABELS.iter().chain(comments).any(|l| {
+fn section_label(label: &str, comments: &[&str]) -> Option<Label> {
+    let hit = |l: &&str| {
         // a label ending in a preposition names what follows it: a post's whole title
         let gloss = if l.ends_with(" on") || l.ends_with(" to") {
             LABEL_TITLE_BYTES
@@ -767,7 +767,23 @@ fn section_label(label: &str, comments: &[&str]) -> bool {
                     || label[l.len()..]
                         .trim_start()
                         .starts_with(|c: char| !c.is_alphanumeric())))
-    })
+    };
+    if STOP_LABELS.iter().any(hit) {
+        Some(Label::Teasers)
+    } else if comments.iter().any(hit) {
+        Some(Label::Comments)
+    } else {
+        None
+    }
+}
+
+/// What a section label names.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Label {
+    /// Teasers: related, most read, recommended.
+    Teasers,
+    /// The comments.
+    Comments,
 }
 
 /// Bytes of a title a label may name after it ("thoughts on “...”").
@@ -776,7 +792,7 @@ const LABEL_TITLE_BYTES: usize = 200;
 /// The heading a container opens with when it names a teaser or comment section ("Most
 /// read in world news", "Related stories", "3 Comments"): such a section set inside the
 /// article (a widget between two paragraphs) is not the article, wherever it stands.
-fn labelled_section<'a>(e: ElementRef<'a>, comments: &[&str]) -> Option<ElementRef<'a>> {
+fn labelled_section<'a>(e: ElementRef<'a>, comments: &[&str]) -> Option<(ElementRef<'a>, Label)> {
     if matches!(e.value().name(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6") {
         return None;
     }
@@ -799,8 +815,10 @@ fn labelled_section<'a>(e: ElementRef<'a>, comments: &[&str]) -> Option<ElementR
         collapse(&heading.text().collect::<String>()).to_lowercase()
     );
     let label = bare_label(&label);
-    (!label.is_empty() && label.len() <= 3 * LABEL_TITLE_BYTES && section_label(label, comments))
-        .then_some(heading)
+    if label.is_empty() || label.len() > 3 * LABEL_TITLE_BYTES {
+        return None;
+    }
+    section_label(label, comments).map(|l| (heading, l))
 }
 
 /// Per block, whether it is part of a code block: blank lines inside a fenced block split it
@@ -1208,15 +1226,18 @@ impl Walker<'_> {
                 return;
             }
         }
-        // a teaser or comment section set inside the article (a third of it at most) is
-        // left out; where it stood may still end the article ([`stop_label_cut`])
-        if let Some(st) = self.scores.get(e.id()).filter(|st| {
+        // a teaser section set inside the article (a third of it at most), or a comment
+        // section, is left out; where it stood may still end the article
+        // ([`stop_label_cut`])
+        if let Some(st) = self.scores.get(e.id()).filter(|_| {
             matches!(self.prune, Prune::Full | Prune::Sections)
                 && matches!(name, "div" | "section" | "aside" | "article" | "ul" | "ol")
-                && st.text * 3 < self.root_text
         }) {
-            if labelled_section(e, self.comment_labels).is_some() {
-                tracing::trace!(tag = name, class = ?e.value().attr("class"), "walker drops a labelled teaser section");
+            let small = st.text * 3 < self.root_text;
+            if let Some((_, label)) = labelled_section(e, self.comment_labels)
+                .filter(|(_, l)| small || *l == Label::Comments)
+            {
+                tracing::trace!(tag = name, class = ?e.value().attr("class"), ?label, "walker drops a labelled section");
                 self.flush();
                 self.labelled.push((self.out.len(), st.text as usize));
                 return;
@@ -2405,6 +2426,27 @@ mod tests {
         );
         let x = extract(&html, "https://h.example/", false, None, None).unwrap();
         assert!(x.text.contains("gauge rose"), "{}", x.text);
+        // a comment section, whatever its size (here longer than the story) and with no
+        // class to name it
+        let comment = |n: usize| {
+            format!(
+                "<div><h4>Reader {n}</h4><p>I grew up by that river and never saw the banks \
+                 move, though my grandfather always said they would one day, and he was right \
+                 about most things.</p><a href=\"#r{n}\">Reply</a></div>"
+            )
+        };
+        let html = format!(
+            "<html><body><div><h1>River</h1>{}<div><h3>12 thoughts on “River”</h3>{}</div></div></body></html>",
+            paras(0..4),
+            (0..12).map(comment).collect::<String>()
+        );
+        let x = extract(&html, "https://h.example/", false, None, None).unwrap();
+        assert!(x.text.contains("Paragraph 3 "), "{}", x.text);
+        assert!(
+            !x.text.contains("grandfather") && !x.text.contains("thoughts"),
+            "{}",
+            x.text
+        );
     }
 
     #[test]
