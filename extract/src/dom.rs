@@ -643,6 +643,19 @@ const STOP_LABELS: &[&str] = &[
     "zum weiterlesen",
     "lesen sie auch",
     "top themen",
+    "you might like",
+    "you may like",
+    "you may also be interested in",
+    "popular posts",
+    "recent posts",
+    "ähnliche beiträge",
+    "weitere beiträge",
+    "das könnte dich auch interessieren",
+    "también te puede interesar",
+    "vous aimerez aussi",
+    "ti potrebbe interessare",
+    "potrebbe interessarti",
+    "czytaj również",
 ];
 
 /// Labels of a comment section, which closes an article too (but not a thread, where each
@@ -665,6 +678,9 @@ const COMMENT_LABELS: &[&str] = &[
     "komentarze",
     "reacties",
     "комментарии",
+    "post a comment",
+    "keine kommentare",
+    "ein kommentar",
     // WordPress's own headings over a post's comments: "12 thoughts on “Title”"
     "comments on",
     "thoughts on",
