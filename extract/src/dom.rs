@@ -717,8 +717,9 @@ fn stop_label_cut(
         .find(|l| before(l.0, false) * 2 >= whole)
         .map_or(len, |l| l.0);
     let comments: &[&str] = if thread { &[] } else { COMMENT_LABELS };
-    // a hit is a label or a label and up to 30 bytes more; lowercasing shrinks a character
-    // to no less than a third of its bytes (the Kelvin sign's `k`): longer blocks cannot hit
+    // a hit is a label and up to LABEL_TITLE_BYTES more ([`section_label`]); lowercasing
+    // shrinks a character to no less than a third of its bytes (the Kelvin sign's `k`):
+    // longer blocks cannot hit
     let longest = STOP_LABELS
         .iter()
         .chain(comments)
@@ -805,10 +806,11 @@ enum Label {
 /// Bytes of a title a label may name after it ("thoughts on “...”").
 const LABEL_TITLE_BYTES: usize = 200;
 
-/// The heading a container opens with when it names a teaser or comment section ("Most
-/// read in world news", "Related stories", "3 Comments"): such a section set inside the
-/// article (a widget between two paragraphs) is not the article, wherever it stands.
-fn labelled_section<'a>(e: ElementRef<'a>, comments: &[&str]) -> Option<(ElementRef<'a>, Label)> {
+/// What section a container is when it opens with a heading naming a teaser or comment
+/// section ("Most read in world news", "Related stories", "3 Comments"): such a section set
+/// inside the article (a widget between two paragraphs) is not the article, wherever it
+/// stands.
+fn labelled_section(e: ElementRef<'_>, comments: &[&str]) -> Option<Label> {
     if matches!(e.value().name(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6") {
         return None;
     }
@@ -834,7 +836,7 @@ fn labelled_section<'a>(e: ElementRef<'a>, comments: &[&str]) -> Option<(Element
     if label.is_empty() || label.len() > 3 * LABEL_TITLE_BYTES {
         return None;
     }
-    section_label(label, comments).map(|l| (heading, l))
+    section_label(label, comments)
 }
 
 /// Per block, whether it is part of a code block: blank lines inside a fenced block split it
@@ -1053,8 +1055,8 @@ struct Walker<'s> {
     root_text: u32,
     /// The comment-section labels that mark a section to leave out (none on a thread).
     comment_labels: &'static [&'static str],
-    /// The labelled teaser sections left out: where in `out` each stood, and its text
-    /// (characters, about its bytes).
+    /// The labelled teaser and comment sections left out: where in `out` each stood, and
+    /// its text (characters, about its bytes).
     labelled: Vec<(usize, usize)>,
     /// Nesting inside `<blockquote>`.
     quotes: usize,
@@ -1250,8 +1252,8 @@ impl Walker<'_> {
                 && matches!(name, "div" | "section" | "aside" | "article" | "ul" | "ol")
         }) {
             let small = st.text * 3 < self.root_text;
-            if let Some((_, label)) = labelled_section(e, self.comment_labels)
-                .filter(|(_, l)| small || *l == Label::Comments)
+            if let Some(label) =
+                labelled_section(e, self.comment_labels).filter(|l| small || *l == Label::Comments)
             {
                 tracing::trace!(tag = name, class = ?e.value().attr("class"), ?label, "walker drops a labelled section");
                 self.flush();
