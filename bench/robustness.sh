@@ -22,5 +22,6 @@ for mode in names tags both; do
     python3 bench/wcxb.py --trawl "$CARGO_TARGET_DIR/release/trawl" --repeat 1 \
         --only trawl,rs-trafilatura --perturb "$mode" "$@" | sed '/pages\/s/,$d'
     python3 bench/extract.py --trawl "$CARGO_TARGET_DIR/release/trawl" --repeat 1 \
-        --only trawl,trafilatura,readability --perturb "$mode" "$@" | sed '/pages\/s/,/^$/d'
+        --only trawl,trafilatura,readability --perturb "$mode" "$@" \
+        | sed -n '/^extractor  *tune token/,/^$/p' | grep -v '^speed'
 done
