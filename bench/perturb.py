@@ -40,7 +40,9 @@ def rewrite_dir(src, dst, mode):
     for fn in sorted(os.listdir(src)):
         gz = fn.endswith(".gz")
         raw = (gzip.open if gz else open)(os.path.join(src, fn), "rb").read()
-        out = rewrite(raw.decode("utf-8", errors="replace"), mode).encode("utf-8")
+        # Latin-1 maps every byte to one character and back: a page in any encoding keeps
+        # its bytes but for the attributes rewritten (ASCII)
+        out = rewrite(raw.decode("latin-1"), mode).encode("latin-1")
         if gz:
             with gzip.open(os.path.join(dst, fn), "wb", compresslevel=1) as f:
                 f.write(out)
