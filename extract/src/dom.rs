@@ -679,6 +679,9 @@ const COMMENT_LABELS: &[&str] = &[
     "reacties",
     "комментарии",
     "post a comment",
+    "view comments",
+    "show comments",
+    "read comments",
     "keine kommentare",
     "ein kommentar",
     // WordPress's own headings over a post's comments: "12 thoughts on “Title”"
@@ -803,6 +806,9 @@ enum Label {
     Comments,
 }
 
+/// Bytes of a line that opens a comment section without a heading ("View comments (27)").
+const COMMENT_LINE_CHARS: usize = 40;
+
 /// Bytes of a title a label may name after it ("thoughts on “...”").
 const LABEL_TITLE_BYTES: usize = 200;
 
@@ -827,7 +833,44 @@ fn labelled_section(e: ElementRef<'_>, comments: &[&str]) -> Option<Label> {
         .ancestors()
         .take_while(|a| a.id() != e.id())
         .filter_map(ElementRef::wrap)
-        .find(|a| matches!(a.value().name(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6"))?;
+        .find(|a| matches!(a.value().name(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6"));
+    let Some(heading) = heading else {
+        // a comment section's count on a line of its own ("View comments (27)"), unless the
+        // elements beside it open with one too (each post of a blog's index: "0 Comments")
+        let line = |x: ElementRef<'_>| {
+            let first = x
+                .descendants()
+                .find(|n| n.value().as_text().is_some_and(|t| !t.trim().is_empty()))?;
+            let block = first
+                .ancestors()
+                .take_while(|a| a.id() != x.id())
+                .filter_map(ElementRef::wrap)
+                .find(|a| crate::score::is_block(a.value().name()))?;
+            // (a line, not a paragraph: read no further than a label's length)
+            let mut raw = String::new();
+            for t in block.text() {
+                raw.push_str(t);
+                if raw.len() > 4 * COMMENT_LINE_CHARS {
+                    return None;
+                }
+            }
+            let text = collapse(&raw).to_lowercase();
+            (text.len() <= COMMENT_LINE_CHARS)
+                .then(|| section_label(bare_label(&format!("# {text}")), comments))
+                .flatten()
+                .filter(|l| *l == Label::Comments)
+        };
+        let label = line(e)?;
+        let name = e.value().name();
+        let beside = e
+            .prev_siblings()
+            .chain(e.next_siblings())
+            .filter_map(ElementRef::wrap)
+            .filter(|x| x.value().name() == name)
+            .take(4)
+            .any(|x| line(x).is_some());
+        return (!beside).then_some(label);
+    };
     let label = format!(
         "# {}",
         collapse(&heading.text().collect::<String>()).to_lowercase()
@@ -2462,6 +2505,46 @@ mod tests {
         assert!(x.text.contains("Paragraph 3 "), "{}", x.text);
         assert!(
             !x.text.contains("grandfather") && !x.text.contains("thoughts"),
+            "{}",
+            x.text
+        );
+    }
+
+    #[test]
+    fn a_comment_count_line_opens_a_comment_section_unless_every_item_has_one() {
+        let para = |n: usize| {
+            format!(
+                "<p>Paragraph {n} of the story tells how the river moved its gravel over the \
+                 season, what the farmers saw, and why the banks held for another year.</p>"
+            )
+        };
+        let story: String = (0..5).map(para).collect();
+        let comment = |n: usize| {
+            format!("<div><p>Reader {n} writes: my grandfather always said the banks would move one day, and he was right about most things.</p></div>")
+        };
+        // more comment than story: the label stands in the text's first half, where it
+        // would not cut it
+        let comments: String = (0..9).map(comment).collect();
+        let html = format!(
+            "<html><body><div><h1>River</h1>{story}<div><div>View comments (9)</div>{comments}</div></div></body></html>"
+        );
+        let x = extract(&html, "https://h.example/", false, None, None).unwrap();
+        assert!(x.text.contains("Paragraph 4 "), "{}", x.text);
+        assert!(!x.text.contains("grandfather"), "{}", x.text);
+        // a blog's index, every post opening with its count: the posts stay
+        let post = |n: usize| {
+            format!(
+                "<article><div>0 Comments</div><h2>Post {n}</h2>{}</article>",
+                para(n)
+            )
+        };
+        let html = format!(
+            "<html><body><section>{}</section></body></html>",
+            (0..4).map(post).collect::<String>()
+        );
+        let x = extract(&html, "https://h.example/", false, None, None).unwrap();
+        assert!(
+            x.text.contains("Paragraph 0 ") && x.text.contains("Paragraph 3 "),
             "{}",
             x.text
         );
