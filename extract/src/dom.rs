@@ -213,7 +213,7 @@ fn extract_parsed(
         scores: &scores,
         prune,
         root_text: 0,
-        comment_labels: if thread { &[] } else { COMMENT_LABELS },
+        comment_labels: comment_labels(thread),
         labelled: Vec::new(),
         quotes: 0,
         said: Default::default(),
@@ -695,6 +695,16 @@ const COMMENT_LABELS: &[&str] = &[
     "one comment on",
 ];
 
+/// The comment-section labels that end or mark a section: none on a page that declares a
+/// thread, whose comments are its posts.
+fn comment_labels(thread: bool) -> &'static [&'static str] {
+    if thread {
+        &[]
+    } else {
+        COMMENT_LABELS
+    }
+}
+
 /// Where the content ends at a teaser-section label (a heading or a short line like
 /// "Most Popular") in the second half of the text: the text's blocks with their offsets
 /// ([`split_blocks`]), which of them are code ([`in_code`]), and the text's length.
@@ -719,7 +729,7 @@ fn stop_label_cut(
         .iter()
         .find(|l| before(l.0, false) * 2 >= whole)
         .map_or(len, |l| l.0);
-    let comments: &[&str] = if thread { &[] } else { COMMENT_LABELS };
+    let comments = comment_labels(thread);
     // a hit is a label and up to LABEL_TITLE_BYTES more ([`section_label`]); lowercasing
     // shrinks a character to no less than a third of its bytes (the Kelvin sign's `k`):
     // longer blocks cannot hit
@@ -817,7 +827,7 @@ const LABEL_TITLE_BYTES: usize = 200;
 /// inside the article (a widget between two paragraphs) is not the article, wherever it
 /// stands.
 fn labelled_section(e: ElementRef<'_>, comments: &[&str]) -> Option<Label> {
-    if matches!(e.value().name(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6") {
+    if crate::score::is_heading(e.value().name()) {
         return None;
     }
     // the container's first text, outside elements that are never rendered
@@ -833,7 +843,7 @@ fn labelled_section(e: ElementRef<'_>, comments: &[&str]) -> Option<Label> {
         .ancestors()
         .take_while(|a| a.id() != e.id())
         .filter_map(ElementRef::wrap)
-        .find(|a| matches!(a.value().name(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6"));
+        .find(|a| crate::score::is_heading(a.value().name()));
     let Some(heading) = heading else {
         // a comment section's count on a line of its own ("View comments (27)"), unless the
         // elements beside it open with one too (each post of a blog's index: "0 Comments")
@@ -1572,10 +1582,8 @@ fn is_caption(e: &ElementRef<'_>) -> bool {
     });
     named
         && !e.descendants().filter_map(ElementRef::wrap).any(|d| {
-            matches!(
-                d.value().name(),
-                "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "img"
-            )
+            let name = d.value().name();
+            crate::score::is_heading(name) || name == "img"
         })
 }
 

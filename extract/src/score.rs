@@ -87,6 +87,11 @@ pub(crate) fn invisible(name: &str) -> bool {
     )
 }
 
+/// Headings, `<h1>` to `<h6>`.
+pub(crate) fn is_heading(name: &str) -> bool {
+    matches!(name, "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
+}
+
 /// Block-level elements: text nodes belong to the nearest one.
 pub(crate) fn is_block(name: &str) -> bool {
     matches!(
@@ -622,10 +627,7 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
                         && last_colon
                         && last_owner != u32::MAX
                         && own[last_owner as usize].text >= INTRO_TEXT
-                        && !matches!(
-                            els[last_owner as usize].name(),
-                            "h1" | "h2" | "h3" | "h4" | "h5" | "h6"
-                        ),
+                        && !is_heading(els[last_owner as usize].name()),
                 );
                 // a code block owns all of its text: a highlighter's one `<div>` per line
                 // is a line of the block, not a block of its own
@@ -1332,7 +1334,7 @@ fn items(x: &Items<'_>) -> Option<NodeId> {
             && x.first_link[i]
             && (20..2000).contains(&x.sub_text[i])
             && x.sub_link[i] * 100 >= x.sub_text[i] * 12
-            && !matches!(x.els[i].name(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
+            && !is_heading(x.els[i].name())
     };
     let mut groups: FxHashMap<u64, (u32, u32)> = FxHashMap::default();
     for i in 0..n {
