@@ -261,6 +261,57 @@ fn killed_crawl_resumes_without_fetching_any_page_twice() {
     );
 }
 
+/// A crawl whose state disk (journal and frontier) has less free space than
+/// `crawl.min_free_disk_mb` stops before RocksDB writes anything, with an error naming the key
+/// and the folder (RocksDB on a full disk can abort the process instead of failing); the rerun
+/// with room writes the same WARC parts as a crawl that never stopped.
+#[test]
+fn a_nearly_full_state_disk_stops_the_crawl_with_the_key_named_and_a_rerun_resumes() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let web = rt
+        .block_on(trawl_testweb::TestWeb::start(trawl_testweb::demo::sites()))
+        .unwrap();
+    let seeds = crate::support::toml_strings(trawl_testweb::demo::seeds(&web));
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("journal");
+    let config = |name: &str, floor: u64, state: &std::path::Path| {
+        let cfg = dir.path().join(name);
+        std::fs::write(&cfg, format!("[crawl]\nseeds = [{}]\ndelay_ms = 0\npages_per_part = 4\nallow_private_addresses = true\nstate_dir = \"{}\"\nmin_free_disk_mb = {floor}\n", seeds, state.display())).unwrap();
+        cfg
+    };
+    let crawl = |cfg: &std::path::Path, root: &std::path::Path| {
+        let mut c = trawl();
+        c.args(["crawl", "--quiet", "--config"])
+            .arg(cfg)
+            .arg("--output")
+            .arg(root)
+            .env("SOURCE_DATE_EPOCH", "1767225600");
+        c
+    };
+    // a floor no disk has room for: a petabyte
+    let root = dir.path().join("run");
+    let o = crate::support::run(&mut crawl(&config("full.toml", 1 << 30, &journal), &root));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "the crawl stops: {err}");
+    assert!(
+        err.contains("crawl.min_free_disk_mb = 1073741824") && err.contains("journal"),
+        "the error names the key and the folder: {err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    let warc = root.join("crawl/warc");
+    assert!(!warc.exists() || files(&warc).is_empty());
+    // room again (the default floor): the same run root goes on
+    ok(&mut crawl(&config("room.toml", 256, &journal), &root));
+    let clean = dir.path().join("clean");
+    ok(&mut crawl(
+        &config("clean.toml", 256, &dir.path().join("journal2")),
+        &clean,
+    ));
+    let warcs = |r: &std::path::Path| files(&r.join("crawl/warc"));
+    assert!(!warcs(&clean).is_empty());
+    assert_eq!(warcs(&root), warcs(&clean));
+}
+
 /// The number of CPU threads changes nothing that is written: `trawl run` and the stage
 /// commands with 1 and 2 threads give the same bytes.
 #[test]

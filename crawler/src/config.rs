@@ -86,6 +86,10 @@ pub struct CrawlConfig {
     /// Local directory of the crawl journal (RocksDB; every fetch outcome, so a killed crawl
     /// never fetches a URL twice). Default: under ~/.cache/trawl, keyed by the run root.
     pub state_dir: Option<String>,
+    /// The crawl stops, with an error saying so, when the disk holding `state_dir` has less
+    /// free space than this (MiB): RocksDB on a full disk can abort the process. A rerun goes
+    /// on where it stopped. 0 turns the check off.
+    pub min_free_disk_mb: u64,
     /// A round's URLs are decided, fetched and written this many at a time, in the round's
     /// order (the queue itself waits on disk beside the journal): memory holds one chunk, and
     /// fetches run concurrently within a chunk. What is fetched and written does not depend
@@ -137,6 +141,7 @@ impl Default for CrawlConfig {
             allow_private_addresses: false,
             resolve: std::collections::BTreeMap::new(),
             state_dir: None,
+            min_free_disk_mb: 256,
             worker_timeout_secs: 3600,
             frontier_chunk: 10_000,
             seen_on_disk: false,

@@ -384,8 +384,15 @@ impl Crawler {
         } else {
             journal_dir
         };
-        let journal =
-            Arc::new(crate::journal::Journal::open(&journal_dir).map_err(CrawlError::Journal)?);
+        // the journal and the frontier share a disk, and its free-space floor
+        let guard = Arc::new(crate::disk::DiskGuard::new(
+            &journal_dir,
+            self.cfg.min_free_disk_mb,
+        ));
+        let journal = Arc::new(
+            crate::journal::Journal::open(&journal_dir, guard.clone())
+                .map_err(CrawlError::Journal)?,
+        );
         self.robots.set_journal(Some(journal.clone()));
         // the queued URLs, on disk beside the journal (rebuilt by every process)
         let mut frontier_dir = journal_dir.clone().into_os_string();
@@ -393,6 +400,7 @@ impl Crawler {
         let mut frontier = crate::frontier::Frontier::open(
             std::path::Path::new(&frontier_dir),
             self.cfg.seen_on_disk,
+            guard,
         )
         .map_err(CrawlError::Journal)?;
         // a recrawl: the earlier crawl's pages, for conditional requests and revisit bodies

@@ -18,13 +18,15 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use rocksdb::{BlockBasedOptions, Direction, IteratorMode, Options, WriteBatch, WriteOptions, DB};
+use rocksdb::{BlockBasedOptions, Direction, IteratorMode, WriteBatch, WriteOptions, DB};
 use url::Url;
 
 use crate::robots::authority;
 
 pub(crate) struct Frontier {
     db: DB,
+    /// The free space of the disk under the store: checked before every write.
+    guard: std::sync::Arc<crate::disk::DiskGuard>,
     path: PathBuf,
     /// URLs queued per round (`A` keys).
     queued: HashMap<u32, u64>,
@@ -72,8 +74,13 @@ fn depth_of(v: &[u8]) -> u32 {
 impl Frontier {
     /// An empty frontier store in `dir` (whatever an earlier process left there is removed);
     /// the seen set in the store too with `seen_on_disk`.
-    pub(crate) fn open(dir: &Path, seen_on_disk: bool) -> Result<Frontier, String> {
-        let mut opts = Options::default();
+    pub(crate) fn open(
+        dir: &Path,
+        seen_on_disk: bool,
+        guard: std::sync::Arc<crate::disk::DiskGuard>,
+    ) -> Result<Frontier, String> {
+        guard.check()?;
+        let mut opts = crate::journal::store_options();
         // most lookups of the seen set are for URLs it does not hold yet
         let mut table = BlockBasedOptions::default();
         table.set_bloom_filter(10.0, false);
@@ -81,6 +88,7 @@ impl Frontier {
         let db = crate::journal::fresh_db(dir, opts, "the crawl frontier")?;
         Ok(Frontier {
             db,
+            guard,
             path: dir.to_path_buf(),
             queued: HashMap::new(),
             cursor: HashMap::new(),
@@ -89,6 +97,7 @@ impl Frontier {
     }
 
     fn write(&self, batch: WriteBatch) -> Result<(), String> {
+        self.guard.check()?;
         let mut wo = WriteOptions::default();
         wo.disable_wal(true);
         self.db
@@ -373,10 +382,14 @@ impl std::hash::Hasher for FirstBits {
 mod tests {
     use super::*;
 
+    fn off() -> std::sync::Arc<crate::disk::DiskGuard> {
+        std::sync::Arc::new(crate::disk::DiskGuard::off())
+    }
+
     #[test]
     fn a_round_comes_out_round_robin_best_first() {
         let dir = tempfile::tempdir().unwrap();
-        let mut f = Frontier::open(&dir.path().join("f"), false).unwrap();
+        let mut f = Frontier::open(&dir.path().join("f"), false, off()).unwrap();
         let urls = [
             "http://b.test/1",
             "http://a.test/low",
@@ -442,7 +455,8 @@ mod tests {
     fn the_seen_set_in_memory_or_on_disk() {
         let dir = tempfile::tempdir().unwrap();
         for on_disk in [false, true] {
-            let mut f = Frontier::open(&dir.path().join(format!("f{on_disk}")), on_disk).unwrap();
+            let mut f =
+                Frontier::open(&dir.path().join(format!("f{on_disk}")), on_disk, off()).unwrap();
             assert!(f.mark_seen("http://a.test/1").unwrap());
             assert!(!f.mark_seen("http://a.test/1").unwrap());
             assert!(f.mark_seen("http://a.test/2").unwrap());

@@ -15,6 +15,12 @@ pub(crate) type Outcome = Result<FetchedPage, FetchFail>;
 pub(crate) struct Journal {
     db: DB,
     path: PathBuf,
+    /// A write failed (a full disk): RocksDB must not be written again after a failed synced
+    /// write (Debian's build aborts the process on the next one), so the crawl goes on
+    /// without its journal.
+    broken: std::sync::atomic::AtomicBool,
+    /// The free space of the disk under the journal (and the frontier beside it).
+    guard: std::sync::Arc<crate::disk::DiskGuard>,
 }
 
 impl std::fmt::Debug for Journal {
@@ -39,9 +45,13 @@ pub fn default_dir(root_url: &str) -> PathBuf {
 }
 
 impl Journal {
-    pub(crate) fn open(dir: &Path) -> Result<Journal, String> {
+    pub(crate) fn open(
+        dir: &Path,
+        guard: std::sync::Arc<crate::disk::DiskGuard>,
+    ) -> Result<Journal, String> {
+        guard.check()?;
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let mut opts = Options::default();
+        let mut opts = store_options();
         opts.create_if_missing(true);
         let db = DB::open(&opts, dir).map_err(|e| {
             let e = e.to_string();
@@ -57,6 +67,8 @@ impl Journal {
         Ok(Journal {
             db,
             path: dir.to_path_buf(),
+            broken: Default::default(),
+            guard,
         })
     }
 
@@ -88,16 +100,43 @@ impl Journal {
                 );
             }
         }
-        let mut wo = rocksdb::WriteOptions::default();
-        wo.set_sync(true);
-        // losing the journal only costs refetches; a crawl must not stop for it
-        match self.db.put_opt(url.as_bytes(), v, &wo) {
+        self.write(url.as_bytes(), &v)
+    }
+
+    /// A synced put; false when it failed now or an earlier write did, or the disk is nearly
+    /// full. Losing the journal only costs refetches after a crash: the crawl does not stop
+    /// for it here (the frontier beside it stops the crawl when the disk is nearly full).
+    fn write(&self, key: &[u8], value: &[u8]) -> bool {
+        use std::sync::atomic::Ordering;
+        if self.broken.load(Ordering::Relaxed) {
+            return false;
+        }
+        let r = self.guard.check().and_then(|()| {
+            let mut wo = rocksdb::WriteOptions::default();
+            wo.set_sync(true);
+            self.db
+                .put_opt(key, value, &wo)
+                .map_err(|e| format!("crawl journal write failed: {e}"))
+        });
+        match r {
             Ok(()) => true,
             Err(e) => {
-                tracing::warn!(error = %e, "crawl journal write failed");
+                if !self.broken.swap(true, Ordering::Relaxed) {
+                    tracing::error!(
+                        journal = %self.path.display(),
+                        "{e}; the journal records no more outcomes in this process, so a \
+                         rerun after a crash fetches again what was fetched since the last \
+                         committed part"
+                    );
+                }
                 false
             }
         }
+    }
+
+    /// Whether a journal write has failed in this process.
+    fn is_broken(&self) -> bool {
+        self.broken.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The 429/503 answers recorded with a deferral (see [`Journal::put_deferred`]).
@@ -109,23 +148,32 @@ impl Journal {
     /// Records that a URL waited for its host's backoff in a round (`key`), with the 429/503
     /// answers it has had: a rerun defers it in the same round instead of fetching it earlier.
     pub(crate) fn put_deferred(&self, key: &str, tries: u32) {
-        let mut wo = rocksdb::WriteOptions::default();
-        wo.set_sync(true);
-        if let Err(e) = self.db.put_opt(key.as_bytes(), tries.to_le_bytes(), &wo) {
-            tracing::warn!(error = %e, "crawl journal write failed");
-        }
+        self.write(key.as_bytes(), &tries.to_le_bytes());
     }
 
     /// Forgets an outcome (its page is now in a committed WARC part), so the journal holds at
     /// most about one part's bodies on disk.
     pub(crate) fn forget(&self, url: &str) {
-        let _ = self.db.delete(url.as_bytes());
+        if !self.is_broken() && self.db.delete(url.as_bytes()).is_err() {
+            self.broken
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+        }
     }
 
     /// Removes the journal (the crawl is complete and committed).
     pub(crate) fn destroy(self) {
         remove_db(self.db, &self.path);
     }
+}
+
+/// Options for the crawl's RocksDB stores. RocksDB's own info log (`LOG`, beside the data)
+/// records only fatal errors: the crawl logs its errors itself, and on a full disk RocksDB
+/// writing an error to that log after a failed write aborts the process (an assertion in
+/// Debian's build) before the error reaches the crawl.
+pub(crate) fn store_options() -> Options {
+    let mut opts = Options::default();
+    opts.set_log_level(rocksdb::LogLevel::Fatal);
+    opts
 }
 
 /// A new, empty RocksDB in `dir` for a store every process rebuilds (whatever an earlier
@@ -197,7 +245,7 @@ impl Previous {
 
     /// An empty store in `dir` (whatever an earlier process left there is removed).
     pub(crate) fn create(dir: &Path) -> Result<Previous, String> {
-        let db = fresh_db(dir, Options::default(), "the store of the earlier crawl")?;
+        let db = fresh_db(dir, store_options(), "the store of the earlier crawl")?;
         Ok(Previous {
             db: Some(db),
             path: dir.to_path_buf(),

@@ -28,6 +28,7 @@ mod canon;
 pub mod cdp;
 mod config;
 mod crawl;
+mod disk;
 mod fetch;
 mod frontier;
 pub mod guard;

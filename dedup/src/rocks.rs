@@ -77,6 +77,10 @@ impl RocksIndex {
         let mut opts = Options::default();
         opts.create_if_missing(true);
         opts.set_max_open_files(256);
+        // RocksDB's own info log records only fatal errors: on a full disk, RocksDB writing an
+        // error there after a failed write aborts the process (an assertion in Debian's
+        // build) instead of returning the error
+        opts.set_log_level(rocksdb::LogLevel::Fatal);
         let db = DB::open(&opts, dir)
             .map_err(|e| format!("cannot open the dedup index at {}: {e}", dir.display()))?;
         Ok(RocksIndex {
