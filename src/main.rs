@@ -97,8 +97,58 @@ fn main() -> ExitCode {
                 eprintln!("error: invalid config: {c}");
                 return ExitCode::from(2);
             }
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", error_text(&e));
             ExitCode::from(1)
         }
+    }
+}
+
+/// An error and its causes on one line, each cause left out when the text before already
+/// says it: many errors (object_store's, io's wrappers) repeat their source in their own
+/// message, and `{:#}` wrote a full disk's `No space left on device` four times.
+fn error_text(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in e.chain() {
+        let t = cause.to_string();
+        if out.is_empty() {
+            out = t;
+        } else if !out.contains(&t) {
+            out.push_str(": ");
+            out.push_str(&t);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    /// An error that repeats its source in its own message, as object_store's do.
+    #[derive(Debug)]
+    struct Repeats(std::io::Error);
+
+    impl std::fmt::Display for Repeats {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "Unable to copy data to file: {}", self.0)
+        }
+    }
+
+    impl std::error::Error for Repeats {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.0)
+        }
+    }
+
+    #[test]
+    fn an_error_chain_says_each_cause_once() {
+        let io = std::io::Error::other("No space left on device (os error 28)");
+        let e = anyhow::Error::new(Repeats(io)).context("storage error at run/report/index.html");
+        assert_eq!(
+            super::error_text(&e),
+            "storage error at run/report/index.html: Unable to copy data to file: No space left \
+             on device (os error 28)"
+        );
+        // causes that add something are all written
+        let e = anyhow::anyhow!("disk full").context("cannot write part 3");
+        assert_eq!(super::error_text(&e), "cannot write part 3: disk full");
     }
 }
