@@ -2428,6 +2428,53 @@ mod tests {
     }
 
     #[test]
+    fn a_region_named_by_its_accessible_name_is_read_as_named() {
+        // generated class names say nothing; the mega menu inside the main landmark names
+        // itself in its aria-label (without it, its links outweigh the notice beside it and
+        // the page is read as a list of them)
+        let items: String = (0..8)
+            .map(|i| {
+                format!(
+                    r#"<li class="k1x"><a href="/s/{i}">Safety programme number {i} for mines</a>
+                    <ul class="q9z"><li><a href="/s/{i}/a">Materials and courses for section {i}</a></li>
+                    <li><a href="/s/{i}/b">Quarterly calls and meetings of group {i}</a></li></ul></li>"#
+                )
+            })
+            .collect();
+        let para = "Operators must report every accident at a mine within fifteen minutes of \
+                    learning of it, and keep the site as it was until inspectors arrive. ";
+        let banner = "An official website of the government. Here is how you know that this \
+                      site is secure and that what you send on it goes only to the agency. ";
+        let page = |label: &str| {
+            format!(
+                r#"<html><body><div class="h7"><p>{banner}</p><p>{banner}</p></div>
+                <main class="c69f971"><ul class="c5c0f1a c584f8f"{label}>{items}</ul>
+                <div class="c040f06"><article><h1>Reporting an accident</h1>{}</article></div>
+                </main></body></html>"#,
+                format!("<p>{para}</p>").repeat(5)
+            )
+        };
+        let text = |label: &str| {
+            extract(
+                &page(label),
+                "https://agency.example/notice",
+                true,
+                None,
+                None,
+            )
+            .unwrap()
+            .text
+        };
+        let named = text(r#" aria-label="Mega menu navigation""#);
+        assert!(named.contains("within fifteen minutes"), "{named}");
+        assert!(!named.contains("Safety programme"), "{named}");
+        // a long label describes a link or a control: it names no region
+        let long = text(r#" aria-label="Courses and materials, not a navigation menu""#);
+        assert!(long.contains("Safety programme"), "{long}");
+        assert_eq!(long, text(""));
+    }
+
+    #[test]
     fn legal_small_print_under_the_text_is_not_the_text() {
         let para = "Index funds follow a market benchmark as closely as they can, which keeps their costs low and their returns close to the market's. ";
         let html = format!(

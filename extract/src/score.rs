@@ -222,7 +222,18 @@ fn class_words(a: &Attrs<'_>, reviews: bool, thread: bool) -> ClassWords {
     // an id of many words is a heading's slug (`receive-and-reply-to-an-inbound-sms`), which
     // names the section's topic, not a component: its words say nothing of the region
     let slug = |v: &str| v.split(['-', '_']).filter(|w| !w.is_empty()).count() > SLUG_WORDS;
-    for v in a.class.into_iter().chain(a.id.filter(|v| !slug(v))) {
+    // an accessible name names the region in words (`Mega menu navigation`, `Breadcrumb`,
+    // `Related stories`), and survives where class names are generated (`css-1x2y3z`); a
+    // long one is a link's or a control's description, not a region's name
+    let label = a
+        .label
+        .filter(|v| v.split_whitespace().count() <= LABEL_WORDS);
+    for v in a
+        .class
+        .into_iter()
+        .chain(a.id.filter(|v| !slug(v)))
+        .chain(label)
+    {
         for m in consent_vendors().find_iter(v) {
             c.consent = true;
             c.cmp |= m.pattern().as_usize() >= FIRST_CMP;
@@ -269,6 +280,9 @@ fn class_words(a: &Attrs<'_>, reviews: bool, thread: bool) -> ClassWords {
 /// Words beyond which an id is a heading's slug.
 const SLUG_WORDS: usize = 4;
 
+/// Words beyond which an `aria-label` describes rather than names.
+const LABEL_WORDS: usize = 4;
+
 /// The attributes scoring reads, found in one pass over the element's attributes.
 #[derive(Default, Clone, Copy)]
 struct Attrs<'a> {
@@ -280,6 +294,8 @@ struct Attrs<'a> {
     hidden: bool,
     aria_hidden: bool,
     labelled_by: bool,
+    /// `aria-label`: the region's accessible name.
+    label: Option<&'a str>,
 }
 
 impl<'a> Attrs<'a> {
@@ -295,6 +311,7 @@ impl<'a> Attrs<'a> {
                 "hidden" => a.hidden = true,
                 "aria-hidden" => a.aria_hidden = v == "true",
                 "aria-labelledby" => a.labelled_by = !v.trim().is_empty(),
+                "aria-label" => a.label = Some(v),
                 _ => {}
             }
         }

@@ -33,6 +33,7 @@ pub(crate) const READ_ATTRS: &[&str] = &[
     "hidden",
     "aria-hidden",
     "aria-labelledby",
+    "aria-label",
     "itemprop",
     "itemtype",
     "rel",
