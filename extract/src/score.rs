@@ -222,7 +222,8 @@ fn class_words(a: &Attrs<'_>, reviews: bool, thread: bool) -> ClassWords {
     // an id of many words is a heading's slug (`receive-and-reply-to-an-inbound-sms`), which
     // names the section's topic, not a component: its words say nothing of the region
     let slug = |v: &str| v.split(['-', '_']).filter(|w| !w.is_empty()).count() > SLUG_WORDS;
-    // an accessible name names the region in words (`Mega menu navigation`, `Breadcrumb`,
+    // so does a component name in a test or analytics hook (`data-testid="related-stories"`,
+    // `data-component="Global_Nav"`); an accessible name names the region in words (`Mega menu navigation`, `Breadcrumb`,
     // `Related stories`), and survives where class names are generated (`css-1x2y3z`); a
     // long one is a link's or a control's description, not a region's name
     let label = a
@@ -233,6 +234,7 @@ fn class_words(a: &Attrs<'_>, reviews: bool, thread: bool) -> ClassWords {
         .into_iter()
         .chain(a.id.filter(|v| !slug(v)))
         .chain(label)
+        .chain(a.component)
     {
         for m in consent_vendors().find_iter(v) {
             c.consent = true;
@@ -296,6 +298,9 @@ struct Attrs<'a> {
     labelled_by: bool,
     /// `aria-label`: the region's accessible name.
     label: Option<&'a str>,
+    /// `data-testid`, `data-component` or `data-module`: a component's name in a hook for
+    /// tests or analytics, where class names are generated (`css-1x2y3z`).
+    component: Option<&'a str>,
 }
 
 impl<'a> Attrs<'a> {
@@ -312,6 +317,7 @@ impl<'a> Attrs<'a> {
                 "aria-hidden" => a.aria_hidden = v == "true",
                 "aria-labelledby" => a.labelled_by = !v.trim().is_empty(),
                 "aria-label" => a.label = Some(v),
+                "data-testid" | "data-component" | "data-module" => a.component = Some(v),
                 _ => {}
             }
         }
