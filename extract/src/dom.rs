@@ -2449,7 +2449,7 @@ mod tests {
             format!(
                 r#"<html><body><div class="h7"><p>{banner}</p><p>{banner}</p></div>
                 <main class="c69f971"><ul class="c5c0f1a c584f8f"{label}>{items}</ul>
-                <div class="c040f06"><article><h1>Reporting an accident</h1>{}</article></div>
+                <div class="c040f06"><article><h2>Reporting an accident</h2>{}</article></div>
                 </main></body></html>"#,
                 format!("<p>{para}</p>").repeat(5)
             )
@@ -2499,6 +2499,46 @@ mod tests {
         assert!(named.contains("keep the ferry running"), "{named}");
         assert!(!named.contains("weekly email"), "{named}");
         assert!(text("").contains("weekly email"));
+    }
+
+    #[test]
+    fn a_list_of_links_above_the_title_is_the_menu_not_a_listing() {
+        // a site menu written without <nav> or a named class, above a short story: its
+        // links outweigh the story, but they end before the story's title
+        let menu: String = (0..6)
+            .map(|i| {
+                format!(
+                    r#"<li class="m1"><a href="/c{i}">Championship news number {i}</a><ul class="m2">
+                    <li><a href="/c{i}/t">Tables and standings of series {i}</a></li>
+                    <li><a href="/c{i}/d">Drivers and teams of series {i}</a></li></ul></li>"#
+                )
+            })
+            .collect();
+        let para = "The calendar for the season has twelve rounds, from March to December, and \
+                    the organiser may still move two of them. ";
+        let page = |title: &str| {
+            format!(
+                r#"<html><body><div class="c1"><ul class="c2">{menu}</ul></div>
+                <div class="c3">{title}<p>{}</p></div></body></html>"#,
+                para.repeat(4)
+            )
+        };
+        let text = |title: &str| {
+            extract(
+                &page(title),
+                "https://races.example/calendar",
+                true,
+                None,
+                None,
+            )
+            .unwrap()
+            .text
+        };
+        let titled = text("<h1>Calendar 2018</h1>");
+        assert!(titled.contains("twelve rounds"), "{titled}");
+        assert!(!titled.contains("Championship news"), "{titled}");
+        // without a title to go by, the links are still read as the page's list
+        assert!(text("").contains("Championship news"));
     }
 
     #[test]

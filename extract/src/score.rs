@@ -1025,6 +1025,21 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
         stats: &stats,
         prose,
     });
+    // a list that ends before the page's title, with the prose root after it: the site's
+    // menu above an article (a listing's title heads its items)
+    let listing = listing.filter(|l| {
+        let Some((_, r)) = best else { return true };
+        let Some(h) = (0..n).find(|&i| els[i].name() == "h1" && !stats[i].boiler) else {
+            return true;
+        };
+        let (li, ri) = (index[l] as usize, index[&r] as usize);
+        let before = li + size[li] as usize <= h;
+        let root_after = ri >= h || (ri..ri + size[ri] as usize).contains(&h);
+        if before && root_after {
+            tracing::trace!("an item list before the title is no listing");
+        }
+        !(before && root_after)
+    });
     // a list beside the page's own prose, both inside the main landmark (a shop's front
     // page: a product slider among its sections): the content is what holds both
     let listing = listing.map(|l| {
