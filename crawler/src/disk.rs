@@ -59,9 +59,7 @@ impl DiskGuard {
         if free < self.min_free_mb.saturating_mul(1 << 20) {
             let e = format!(
                 "the disk holding the crawl state ({}) has {} MiB free, under \
-                 crawl.min_free_disk_mb = {}: the crawl stops before the disk fills; free \
-                 space (or move crawl.state_dir to a larger disk) and rerun, which goes on \
-                 where this run stopped",
+                 crawl.min_free_disk_mb = {}",
                 self.path.display(),
                 free >> 20,
                 self.min_free_mb
@@ -71,11 +69,23 @@ impl DiskGuard {
         }
         Ok(())
     }
+
+    /// [`DiskGuard::check`] for a write the crawl cannot go on without: its error says that
+    /// the crawl stops, and what to do.
+    pub(crate) fn stop(&self) -> Result<(), String> {
+        self.check().map_err(|e| {
+            format!(
+                "{e}: the crawl stops before the disk fills; free space (or move \
+                 crawl.state_dir to a larger disk) and rerun, which goes on where this run \
+                 stopped"
+            )
+        })
+    }
 }
 
 /// The bytes an unprivileged process may still write on the disk holding `path` (or its
 /// nearest existing ancestor).
-pub(crate) fn free_bytes(path: &Path) -> Option<u64> {
+fn free_bytes(path: &Path) -> Option<u64> {
     let existing = path.ancestors().find(|p| p.exists())?;
     let s = rustix::fs::statvfs(existing).ok()?;
     Some(s.f_bavail.saturating_mul(s.f_frsize))
@@ -101,6 +111,7 @@ mod tests {
         let g = DiskGuard::new(dir.path(), free_mb + 1_000_000);
         let e = g.check().unwrap_err();
         assert!(e.contains("crawl.min_free_disk_mb"), "{e}");
+        assert!(g.stop().unwrap_err().contains("rerun"));
         assert!(e.contains(&dir.path().display().to_string()), "{e}");
         // at once again, without a new lookup
         assert_eq!(g.check().unwrap_err(), e);

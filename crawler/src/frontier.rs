@@ -79,7 +79,7 @@ impl Frontier {
         seen_on_disk: bool,
         guard: std::sync::Arc<crate::disk::DiskGuard>,
     ) -> Result<Frontier, String> {
-        guard.check()?;
+        guard.stop()?;
         let mut opts = crate::journal::store_options();
         // most lookups of the seen set are for URLs it does not hold yet
         let mut table = BlockBasedOptions::default();
@@ -97,7 +97,7 @@ impl Frontier {
     }
 
     fn write(&self, batch: WriteBatch) -> Result<(), String> {
-        self.guard.check()?;
+        self.guard.stop()?;
         let mut wo = WriteOptions::default();
         wo.disable_wal(true);
         self.db

@@ -15,9 +15,8 @@ pub(crate) type Outcome = Result<FetchedPage, FetchFail>;
 pub(crate) struct Journal {
     db: DB,
     path: PathBuf,
-    /// A write failed (a full disk): RocksDB must not be written again after a failed synced
-    /// write (Debian's build aborts the process on the next one), so the crawl goes on
-    /// without its journal.
+    /// A write failed (a full or failing disk) or the disk is nearly full: the journal writes
+    /// nothing more in this process and the crawl goes on without it (see [`Journal::write`]).
     broken: std::sync::atomic::AtomicBool,
     /// The free space of the disk under the journal (and the frontier beside it).
     guard: std::sync::Arc<crate::disk::DiskGuard>,
@@ -49,7 +48,7 @@ impl Journal {
         dir: &Path,
         guard: std::sync::Arc<crate::disk::DiskGuard>,
     ) -> Result<Journal, String> {
-        guard.check()?;
+        guard.stop()?;
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let mut opts = store_options();
         opts.create_if_missing(true);
@@ -121,22 +120,21 @@ impl Journal {
         match r {
             Ok(()) => true,
             Err(e) => {
-                if !self.broken.swap(true, Ordering::Relaxed) {
-                    tracing::error!(
-                        journal = %self.path.display(),
-                        "{e}; the journal records no more outcomes in this process, so a \
-                         rerun after a crash fetches again what was fetched since the last \
-                         committed part"
-                    );
-                }
+                self.fail(&e);
                 false
             }
         }
     }
 
-    /// Whether a journal write has failed in this process.
-    fn is_broken(&self) -> bool {
-        self.broken.load(std::sync::atomic::Ordering::Relaxed)
+    /// Stops the journal's writes in this process, saying so once.
+    fn fail(&self, e: &str) {
+        if !self.broken.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            tracing::error!(
+                journal = %self.path.display(),
+                "{e}; the journal records no more outcomes in this process, so a rerun after \
+                 a crash fetches again what was fetched since the last committed part"
+            );
+        }
     }
 
     /// The 429/503 answers recorded with a deferral (see [`Journal::put_deferred`]).
@@ -154,9 +152,11 @@ impl Journal {
     /// Forgets an outcome (its page is now in a committed WARC part), so the journal holds at
     /// most about one part's bodies on disk.
     pub(crate) fn forget(&self, url: &str) {
-        if !self.is_broken() && self.db.delete(url.as_bytes()).is_err() {
-            self.broken
-                .store(true, std::sync::atomic::Ordering::Relaxed);
+        if self.broken.load(std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
+        if let Err(e) = self.db.delete(url.as_bytes()) {
+            self.fail(&format!("crawl journal write failed: {e}"));
         }
     }
 

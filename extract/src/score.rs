@@ -222,10 +222,10 @@ fn class_words(a: &Attrs<'_>, reviews: bool, thread: bool) -> ClassWords {
     // an id of many words is a heading's slug (`receive-and-reply-to-an-inbound-sms`), which
     // names the section's topic, not a component: its words say nothing of the region
     let slug = |v: &str| v.split(['-', '_']).filter(|w| !w.is_empty()).count() > SLUG_WORDS;
-    // so does a component name in a test or analytics hook (`data-testid="related-stories"`,
-    // `data-component="Global_Nav"`); an accessible name names the region in words (`Mega menu navigation`, `Breadcrumb`,
-    // `Related stories`), and survives where class names are generated (`css-1x2y3z`); a
-    // long one is a link's or a control's description, not a region's name
+    // where class names are generated (`css-1x2y3z`), two names survive and are read as
+    // class words: the accessible name, in words (`Mega menu navigation`, `Breadcrumb`; a
+    // long one describes a link or a control and names no region), and a component's name
+    // in a hook for tests or analytics (`data-testid="related-stories"`)
     let label = a
         .label
         .filter(|v| v.split_whitespace().count() <= LABEL_WORDS);
