@@ -126,11 +126,8 @@ fn demo_run_writes_shards_manifest_and_report() {
 #[test]
 fn runs_get_ids_run_json_status_and_resume_under_storage_root() {
     let dir = tempfile::tempdir().unwrap();
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let web = rt
-        .block_on(trawl_testweb::TestWeb::start(trawl_testweb::demo::sites()))
-        .unwrap();
-    let seeds = crate::support::toml_strings(trawl_testweb::demo::seeds(&web));
+    let demo = crate::support::demo_web();
+    let (web, seeds) = (&demo.web, &demo.seeds);
     // a config file run without --output: the run root is <storage.root>/<run id>
     let web_cfg = dir.path().join("p.toml");
     let base = dir.path().join("runs");
@@ -213,7 +210,7 @@ fn runs_get_ids_run_json_status_and_resume_under_storage_root() {
         "the unfinished run with this config is continued, not a new one"
     );
     assert_eq!(std::fs::read_dir(&base).unwrap().count(), 2);
-    drop(web);
+    drop(demo);
 }
 
 #[test]
@@ -470,11 +467,8 @@ fn every_subcommand_explains_its_flags() {
 #[test]
 fn a_later_batch_continues_the_frontier_and_status_exports_prometheus() {
     let dir = tempfile::tempdir().unwrap();
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let web = rt
-        .block_on(trawl_testweb::TestWeb::start(trawl_testweb::demo::sites()))
-        .unwrap();
-    let seeds = crate::support::toml_strings(trawl_testweb::demo::seeds(&web));
+    let demo = crate::support::demo_web();
+    let seeds = &demo.seeds;
     let cfg = |extra: &str, name: &str| {
         let p = dir.path().join(name);
         std::fs::write(&p, format!("[crawl]\nseeds = [{}]\ndelay_ms = 0\nallow_private_addresses = true\nsitemaps = false\nmax_pages = 6\n{extra}", seeds)).unwrap();
@@ -514,7 +508,7 @@ fn a_later_batch_continues_the_frontier_and_status_exports_prometheus() {
     let prom = ok(trawl().args(["status", "--prometheus"]).arg(&a));
     assert!(prom.contains("# TYPE trawl_records_seen_total counter"));
     assert!(prom.contains("trawl_records_dropped_total{run=\"\",stage=\"crawl\",step=\"crawl\",reason=\"budget_exhausted\"}"), "{prom}");
-    drop(web);
+    drop(demo);
 }
 
 #[test]

@@ -267,11 +267,8 @@ fn killed_crawl_resumes_without_fetching_any_page_twice() {
 /// with room writes the same WARC parts as a crawl that never stopped.
 #[test]
 fn a_nearly_full_state_disk_stops_the_crawl_with_the_key_named_and_a_rerun_resumes() {
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let web = rt
-        .block_on(trawl_testweb::TestWeb::start(trawl_testweb::demo::sites()))
-        .unwrap();
-    let seeds = crate::support::toml_strings(trawl_testweb::demo::seeds(&web));
+    let demo = crate::support::demo_web();
+    let seeds = &demo.seeds;
     let dir = tempfile::tempdir().unwrap();
     let journal = dir.path().join("journal");
     let config = |name: &str, floor: u64, state: &std::path::Path| {

@@ -303,11 +303,8 @@ fn systemd_units_are_complete() {
 /// once, as Slurm does), each crawling its share of the registered domains.
 #[test]
 fn slurm_crawl_tasks_run_together_as_workers() {
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let web = rt
-        .block_on(trawl_testweb::TestWeb::start(trawl_testweb::demo::sites()))
-        .unwrap();
-    let seeds = crate::support::toml_strings(trawl_testweb::demo::seeds(&web));
+    let demo = crate::support::demo_web();
+    let seeds = &demo.seeds;
     let dir = tempfile::tempdir().unwrap();
     let cfg = dir.path().join("c.toml");
     std::fs::write(

@@ -108,11 +108,8 @@ fn warcio_reads_the_crawl_warc() {
 #[test]
 fn recrawl_writes_revisit_records_and_keeps_documents() {
     let Some(py) = python() else { return };
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let web = rt
-        .block_on(trawl_testweb::TestWeb::start(trawl_testweb::demo::sites()))
-        .unwrap();
-    let seeds = crate::support::toml_strings(trawl_testweb::demo::seeds(&web));
+    let demo = crate::support::demo_web();
+    let seeds = &demo.seeds;
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = (dir.path().join("a"), dir.path().join("b"));
     let cfg = |extra: &str| {
@@ -168,7 +165,7 @@ fn recrawl_writes_revisit_records_and_keeps_documents() {
         "the revisited pages' bodies reached the pipeline"
     );
     assert_eq!(docs(&a)["tokens"], docs(&b)["tokens"]);
-    drop(web);
+    drop(demo);
 }
 
 /// Every file under a folder.

@@ -268,6 +268,29 @@ pub fn manifest_dir() -> PathBuf {
     PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo test sets CARGO_MANIFEST_DIR"))
 }
 
+/// The bundled demo web served on loopback, with the runtime that serves it (dropped with
+/// it).
+pub struct DemoWeb {
+    pub web: trawl_testweb::TestWeb,
+    /// Its seed URLs as the inside of a TOML array.
+    pub seeds: String,
+    _rt: tokio::runtime::Runtime,
+}
+
+/// Starts the demo web (its sites on 127.0.0.x, a free port).
+pub fn demo_web() -> DemoWeb {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let web = rt
+        .block_on(trawl_testweb::TestWeb::start(trawl_testweb::demo::sites()))
+        .unwrap();
+    let seeds = toml_strings(trawl_testweb::demo::seeds(&web));
+    DemoWeb {
+        web,
+        seeds,
+        _rt: rt,
+    }
+}
+
 /// Strings as the inside of a TOML array: `"a", "b"` (for the seed lists of test configs).
 pub fn toml_strings<S: AsRef<str>>(items: impl IntoIterator<Item = S>) -> String {
     items
