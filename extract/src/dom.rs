@@ -822,6 +822,18 @@ const COMMENT_LINE_CHARS: usize = 40;
 /// Bytes of a title a label may name after it ("thoughts on “...”").
 const LABEL_TITLE_BYTES: usize = 200;
 
+/// An element's first text, outside elements that are never rendered.
+fn first_text(e: ElementRef<'_>) -> Option<ego_tree::NodeRef<'_, scraper::Node>> {
+    e.descendants().find(|n| {
+        n.value().as_text().is_some_and(|t| !t.trim().is_empty())
+            && !n.ancestors().take_while(|a| a.id() != e.id()).any(|a| {
+                a.value()
+                    .as_element()
+                    .is_some_and(|x| UNRENDERED.contains(&x.name()))
+            })
+    })
+}
+
 /// What section a container is when it opens with a heading naming a teaser or comment
 /// section ("Most read in world news", "Related stories", "3 Comments"): such a section set
 /// inside the article (a widget between two paragraphs) is not the article, wherever it
@@ -830,15 +842,7 @@ fn labelled_section(e: ElementRef<'_>, comments: &[&str]) -> Option<Label> {
     if crate::score::is_heading(e.value().name()) {
         return None;
     }
-    // the container's first text, outside elements that are never rendered
-    let first = e.descendants().find(|n| {
-        n.value().as_text().is_some_and(|t| !t.trim().is_empty())
-            && !n.ancestors().take_while(|a| a.id() != e.id()).any(|a| {
-                a.value()
-                    .as_element()
-                    .is_some_and(|x| UNRENDERED.contains(&x.name()))
-            })
-    })?;
+    let first = first_text(e)?;
     let heading = first
         .ancestors()
         .take_while(|a| a.id() != e.id())
@@ -848,9 +852,11 @@ fn labelled_section(e: ElementRef<'_>, comments: &[&str]) -> Option<Label> {
         // a comment section's count on a line of its own ("View comments (27)"), unless the
         // elements beside it open with one too (each post of a blog's index: "0 Comments")
         let line = |x: ElementRef<'_>| {
-            let first = x
-                .descendants()
-                .find(|n| n.value().as_text().is_some_and(|t| !t.trim().is_empty()))?;
+            let first = if x.id() == e.id() {
+                first
+            } else {
+                first_text(x)?
+            };
             let block = first
                 .ancestors()
                 .take_while(|a| a.id() != x.id())
@@ -2652,6 +2658,14 @@ mod tests {
         );
         let x = extract(&html, "https://h.example/", false, None, None).unwrap();
         assert!(x.text.contains("Paragraph 4 "), "{}", x.text);
+        assert!(!x.text.contains("grandfather"), "{}", x.text);
+        // text that is never rendered before the line (a template for new comments) is not
+        // the section's first text
+        let html = html.replace(
+            "<div><div>View comments (9)</div>",
+            "<div><template><p>Write a reply</p></template><div>View comments (9)</div>",
+        );
+        let x = extract(&html, "https://h.example/", false, None, None).unwrap();
         assert!(!x.text.contains("grandfather"), "{}", x.text);
         // a blog's index, every post opening with its count: the posts stay
         let post = |n: usize| {
