@@ -266,7 +266,13 @@ impl Pipeline {
         .expect("built above");
         ShardRunner::new(&self.store, self.force).make(&job, |w| {
             w.read_step(input.docs.len(), &input.bad);
-            anyhow::Ok(w.chain(chain, input.docs))
+            let kept = w.chain(chain, input.docs);
+            // a task's own storage failed (the dedup index's disk): the shard is not
+            // committed, with its records counted as errors or not
+            if let Some(e) = chain.fault() {
+                anyhow::bail!("{e}");
+            }
+            Ok(kept)
         })
     }
 

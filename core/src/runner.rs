@@ -177,6 +177,13 @@ impl Chain {
         Some(doc)
     }
 
+    /// The first stage's storage failure (see [`crate::Task::fault`]), named by its stage.
+    pub fn fault(&self) -> Option<String> {
+        self.stages
+            .iter()
+            .find_map(|s| s.fault().map(|e| format!("{}: {e}", s.name())))
+    }
+
     /// Stats so far.
     pub fn stats(&self) -> &RunStats {
         &self.stats

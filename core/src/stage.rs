@@ -98,6 +98,14 @@ pub trait Task: Send {
 
     /// Ends the run-wide look-ahead (see [`Task::look_ahead`]).
     fn end_look_ahead(&mut self) {}
+
+    /// A failure of the task's own storage (its on-disk index's disk is full): not a record's
+    /// problem, so the shard must not be committed with its records counted as errors. The
+    /// shard's maker checks it after the shard's records and stops the stage with it; a
+    /// rerun makes the shard again.
+    fn fault(&self) -> Option<String> {
+        None
+    }
 }
 
 /// A stage of any kind, as the runner holds it.
@@ -154,6 +162,14 @@ impl Stage {
     pub fn end_look_ahead(&mut self) {
         if let Stage::Task(t) = self {
             t.end_look_ahead();
+        }
+    }
+
+    /// The task's storage failure, if any (see [`Task::fault`]).
+    pub fn fault(&self) -> Option<String> {
+        match self {
+            Stage::Task(t) => t.fault(),
+            _ => None,
         }
     }
 

@@ -440,6 +440,50 @@ mod tests {
         }
     }
 
+    /// An index whose storage fails at its second document (a full disk).
+    struct FailsAtSecond(MemoryIndex, u32);
+    impl LshIndex for FailsAtSecond {
+        fn owner(&self, band: u32, key: u64) -> Option<DocId> {
+            self.0.owner(band, key)
+        }
+        fn claim(&mut self, band: u32, key: u64, id: &DocId) {
+            self.0.claim(band, key, id)
+        }
+        fn store(&mut self, id: &DocId, shingles: Vec<u64>, sig: Vec<u64>) {
+            self.1 += 1;
+            self.0.store(id, shingles, sig)
+        }
+        fn load(&self, id: &DocId) -> Option<(Vec<u64>, Vec<u64>)> {
+            self.0.load(id)
+        }
+        fn cluster(&self, id: &DocId) -> Option<Cluster> {
+            self.0.cluster(id)
+        }
+        fn join(&mut self, id: &DocId, of: &DocId) {
+            self.0.join(id, of)
+        }
+        fn fault(&self) -> Option<String> {
+            (self.1 >= 2).then(|| "writing the dedup index failed: no space".to_string())
+        }
+    }
+
+    #[test]
+    fn an_index_storage_failure_is_the_chains_fault_not_a_record_error() {
+        let index = FailsAtSecond(MemoryIndex::default(), 0);
+        let near = NearDedup::new(&DedupConfig::default(), Box::new(index));
+        let mut chain = trawl_core::Chain::new("dedup", vec![Stage::Task(Box::new(near))]);
+        assert_eq!(chain.fault(), None);
+        for d in survivor_original_copy() {
+            chain.process(d);
+        }
+        // the shard's maker stops the stage with it; no record was counted as an error
+        assert_eq!(
+            chain.fault().as_deref(),
+            Some("near_dedup: writing the dedup index failed: no space")
+        );
+        assert!(chain.stats().stage("near_dedup").unwrap().errors.is_empty());
+    }
+
     #[test]
     fn a_copy_is_compared_with_every_member_of_a_candidate_cluster() {
         let docs = survivor_original_copy();

@@ -28,6 +28,11 @@ pub trait LshIndex: Send {
     fn join(&mut self, id: &DocId, of: &DocId);
     /// Makes pending writes durable (called after each document is inserted).
     fn commit(&mut self) {}
+    /// A failure of the index's storage: after one, its answers are not to be trusted and
+    /// the stage must stop (see [`trawl_core::Task::fault`]).
+    fn fault(&self) -> Option<String> {
+        None
+    }
 }
 
 /// Members of one cluster kept for verification: a copy is compared with up to this many
@@ -466,6 +471,10 @@ impl NearDedup {
 impl Task for NearDedup {
     fn name(&self) -> &'static str {
         "near_dedup"
+    }
+
+    fn fault(&self) -> Option<String> {
+        self.index.fault()
     }
 
     fn seed(&mut self, kept: &Document) {

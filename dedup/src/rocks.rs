@@ -21,6 +21,10 @@ use crate::near::{Cluster, LshIndex, MAX_VERIFIED_MEMBERS};
 pub struct RocksIndex {
     db: DB,
     batch: WriteBatch,
+    /// The first read or write that failed (a full disk): from then on nothing more is
+    /// written, reads answer "not there", and the stage stops at the end of the shard
+    /// ([`LshIndex::fault`]) instead of counting every later record as an error.
+    fault: std::sync::OnceLock<String>,
 }
 
 impl std::fmt::Debug for RocksIndex {
@@ -86,38 +90,47 @@ impl RocksIndex {
         Ok(RocksIndex {
             db,
             batch: WriteBatch::default(),
+            fault: std::sync::OnceLock::new(),
         })
     }
 
     fn get(&self, key: &[u8]) -> Option<Vec<u8>> {
-        self.db.get(key).expect("reading the dedup index failed")
+        if self.fault.get().is_some() {
+            return None;
+        }
+        self.db
+            .get(key)
+            .map_err(|e| self.fail("reading", e))
+            .ok()
+            .flatten()
     }
 
     fn flush_batch(&mut self) {
-        if !self.batch.is_empty() {
-            let b = std::mem::take(&mut self.batch);
-            // an index write failure must stop the run: decisions would silently change
-            self.db.write(b).expect("writing the dedup index failed");
+        let b = std::mem::take(&mut self.batch);
+        // an index write failure must stop the run: decisions would silently change
+        if !b.is_empty() && self.fault.get().is_none() {
+            if let Err(e) = self.db.write(b) {
+                self.fail("writing", e);
+            }
         }
+    }
+
+    fn fail(&self, what: &str, e: rocksdb::Error) {
+        let _ = self.fault.set(format!(
+            "{what} the dedup index failed (a full disk?): {e}; nothing is committed for \
+             this shard, and a rerun goes on from the last committed one"
+        ));
     }
 }
 
 impl LshIndex for RocksIndex {
     fn owner(&self, band: u32, key: u64) -> Option<DocId> {
-        self.db
-            .get(band_key(band, key))
-            .expect("reading the dedup index failed")
-            .map(|v| id_of(&v))
+        self.get(&band_key(band, key)).map(|v| id_of(&v))
     }
 
     fn claim(&mut self, band: u32, key: u64, id: &DocId) {
         let k = band_key(band, key);
-        if self
-            .db
-            .get(k)
-            .expect("reading the dedup index failed")
-            .is_none()
-        {
+        if self.fault.get().is_none() && self.get(&k).is_none() {
             self.batch.put(k, id.as_str().as_bytes());
         }
     }
@@ -133,10 +146,7 @@ impl LshIndex for RocksIndex {
     }
 
     fn load(&self, id: &DocId) -> Option<(Vec<u64>, Vec<u64>)> {
-        let v = self
-            .db
-            .get(doc_key(id))
-            .expect("reading the dedup index failed")?;
+        let v = self.get(&doc_key(id))?;
         let n = u32::from_le_bytes(v.get(..4)?.try_into().ok()?) as usize;
         let all: Vec<u64> = v[4..]
             .chunks_exact(8)
@@ -187,5 +197,9 @@ impl LshIndex for RocksIndex {
 
     fn commit(&mut self) {
         self.flush_batch();
+    }
+
+    fn fault(&self) -> Option<String> {
+        self.fault.get().cloned()
     }
 }
