@@ -817,7 +817,7 @@ enum Label {
 }
 
 /// Bytes of a line that opens a comment section without a heading ("View comments (27)").
-const COMMENT_LINE_CHARS: usize = 40;
+const COMMENT_LINE_BYTES: usize = 40;
 
 /// Bytes of a title a label may name after it ("thoughts on “...”").
 const LABEL_TITLE_BYTES: usize = 200;
@@ -866,12 +866,12 @@ fn labelled_section(e: ElementRef<'_>, comments: &[&str]) -> Option<Label> {
             let mut raw = String::new();
             for t in block.text() {
                 raw.push_str(t);
-                if raw.len() > 4 * COMMENT_LINE_CHARS {
+                if raw.len() > 4 * COMMENT_LINE_BYTES {
                     return None;
                 }
             }
             let text = collapse(&raw).to_lowercase();
-            (text.len() <= COMMENT_LINE_CHARS)
+            (text.len() <= COMMENT_LINE_BYTES)
                 .then(|| section_label(bare_label(&format!("# {text}")), comments))
                 .flatten()
                 .filter(|l| *l == Label::Comments)
@@ -2561,15 +2561,17 @@ mod tests {
         assert!(!x.text.contains("Past performance"), "{}", x.text);
     }
 
+    /// Paragraph `n` of a made-up story about a river (the labelled-section tests' text).
+    fn river_paragraph(n: usize) -> String {
+        format!(
+            "<p>Paragraph {n} of the story tells how the river moved its gravel over the \
+             season, what the farmers saw, and why the banks held for another year.</p>"
+        )
+    }
+
     #[test]
     fn labelled_teaser_section_inside_the_article_is_left_out() {
-        let para = |n: usize| {
-            format!(
-                "<p>Paragraph {n} of the story tells how the river moved its gravel over the \
-                 season, what the farmers saw, and why the banks held for another year.</p>"
-            )
-        };
-        let paras = |r: std::ops::Range<usize>| r.map(para).collect::<String>();
+        let paras = |r: std::ops::Range<usize>| r.map(river_paragraph).collect::<String>();
         // a "Most read" widget between two paragraphs, its teasers plain text (no links to
         // give it away) and no class naming it: the story goes on after it
         let widget = r#"<div><h3>Most read in world news</h3>
@@ -2640,13 +2642,7 @@ mod tests {
 
     #[test]
     fn a_comment_count_line_opens_a_comment_section_unless_every_item_has_one() {
-        let para = |n: usize| {
-            format!(
-                "<p>Paragraph {n} of the story tells how the river moved its gravel over the \
-                 season, what the farmers saw, and why the banks held for another year.</p>"
-            )
-        };
-        let story: String = (0..5).map(para).collect();
+        let story: String = (0..5).map(river_paragraph).collect();
         let comment = |n: usize| {
             format!("<div><p>Reader {n} writes: my grandfather always said the banks would move one day, and he was right about most things.</p></div>")
         };
@@ -2671,7 +2667,7 @@ mod tests {
         let post = |n: usize| {
             format!(
                 "<article><div>0 Comments</div><h2>Post {n}</h2>{}</article>",
-                para(n)
+                river_paragraph(n)
             )
         };
         let html = format!(

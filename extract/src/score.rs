@@ -87,6 +87,12 @@ pub(crate) fn invisible(name: &str) -> bool {
     )
 }
 
+/// The slots of element `i`'s subtree: in pre-order (the scoring pass's `order`) a subtree
+/// is the element's slot and the `size[i] - 1` slots after it.
+fn subtree(size: &[u32], i: usize) -> std::ops::Range<usize> {
+    i..i + size[i] as usize
+}
+
 /// Headings, `<h1>` to `<h6>`.
 pub(crate) fn is_heading(name: &str) -> bool {
     matches!(name, "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
@@ -754,7 +760,7 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
         }
     }
     let n = order.len();
-    // pre-order: a subtree is the slot range [i, i + size[i])
+    // pre-order: a subtree is a range of slots ([`subtree`])
     let mut size = vec![1u32; n];
     sum_subtrees(&order, &mut size);
     let mut stats: Vec<Stat> = vec![Stat::default(); n];
@@ -1033,8 +1039,8 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
             return true;
         };
         let (li, ri) = (index[l] as usize, index[&r] as usize);
-        let before = li + size[li] as usize <= h;
-        let root_after = ri >= h || (ri..ri + size[ri] as usize).contains(&h);
+        let before = subtree(&size, li).end <= h;
+        let root_after = ri >= h || subtree(&size, ri).contains(&h);
         if before && root_after {
             tracing::trace!("an item list before the title is no listing");
         }
@@ -1050,7 +1056,7 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
         // range of slots) holds the list
         let (li, ri) = (index[&l] as usize, index[&r] as usize);
         let mut c = ri;
-        while c != u32::MAX as usize && !(c..c + size[c] as usize).contains(&li) {
+        while c != u32::MAX as usize && !subtree(&size, c).contains(&li) {
             c = order[c].1 as usize;
         }
         if c != li && c != ri && m.contains(&c) {
@@ -1101,7 +1107,7 @@ fn main_landmark(
     let main = (0..size.len())
         .filter(|&i| landmark[i] && !stats[i].boiler)
         .max_by(|&a, &b| stats[a].mass.total_cmp(&stats[b].mass))?;
-    Some(main..main + size[main] as usize)
+    Some(subtree(size, main))
 }
 
 /// The content root among `candidates` (slot, (node, parent)): greatest mass with its
@@ -1164,7 +1170,7 @@ fn building_blocks(
             continue;
         }
         keys[i] = key(i);
-        let end = i + size[i] as usize;
+        let end = subtree(size, i).end;
         let g = groups.entry(keys[i]).or_insert((0, 0));
         if i >= g.1 {
             g.0 += prefix[end] - prefix[i];
@@ -1249,7 +1255,7 @@ fn sibling_sections(
         // the parent's children: its first slot after it, then each next one past the
         // previous child's subtree
         let p = parent as usize;
-        let end = p + size[p] as usize;
+        let end = subtree(size, p).end;
         let mut children =
             std::iter::successors(Some(p + 1), |&c| size.get(c).map(|&s| c + s as usize))
                 .take_while(|&c| c < end);
@@ -1313,7 +1319,7 @@ fn thread_posts(
         if let Some(g) = posts.get_mut(&comp[i]) {
             if i >= g.3 {
                 g.0 += 1;
-                g.3 = i + size[i] as usize;
+                g.3 = subtree(size, i).end;
             }
             g.1 = g.1.min(i);
             g.2 = i;
@@ -1324,7 +1330,7 @@ fn thread_posts(
     // the nearest element holding the first and the last post holds every post between them
     // (a subtree is a range of slots)
     let mut c = first;
-    while !(c..c + size[c] as usize).contains(&last) {
+    while !subtree(size, c).contains(&last) {
         let p = order[c].1;
         if p == u32::MAX {
             return None;
