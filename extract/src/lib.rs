@@ -377,6 +377,38 @@ mod tests {
     }
 
     #[test]
+    fn text_encoded_twice_and_written_as_references_is_read_back() {
+        // a CMS escaped the garbled text: `can&acirc;&#128;&#153;t`, which the parser turns
+        // into the same `canâ€™t`
+        let ex = Extractor::new(ExtractConfig {
+            min_text_chars: 0,
+            ..Default::default()
+        });
+        let text = "They can’t say the café’s summer menu costs 5 € &amp; more. ".repeat(6);
+        let html = format!(
+            "<html><head><title>Café menu — été</title></head><body><article><p>{text}</p></article></body></html>"
+        );
+        let (garbled, _, _) = encoding_rs::WINDOWS_1252.decode(html.as_bytes());
+        let escaped: String = garbled
+            .chars()
+            .map(|c| match c {
+                'â' => "&acirc;".to_string(),
+                'Ã' => "&Atilde;".to_string(),
+                c if c as u32 >= 0x80 => format!("&#{};", c as u32),
+                c => c.to_string(),
+            })
+            .collect();
+        assert!(escaped.contains("can&acirc;&#8364;&#8482;t"), "{escaped}");
+        let doc = ex
+            .extract(&page(escaped.into_bytes(), "text/html; charset=utf-8"))
+            .unwrap();
+        assert_eq!(doc.text, text.trim_end().replace("&amp;", "&"));
+        assert_eq!(doc.meta.title.as_deref(), Some("Café menu — été"));
+        let n = doc.attrs.get("mojibake_repaired").and_then(|v| v.as_u64());
+        assert_eq!(n, Some(6 * 4 + 4));
+    }
+
+    #[test]
     fn binary_bodies_labelled_html_are_not_documents() {
         let ex = Extractor::new(ExtractConfig {
             min_text_chars: 0,

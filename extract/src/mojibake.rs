@@ -3,7 +3,8 @@
 //! `can’t`, `cafÃ©` for `café`, `Ð¿Ñ€Ð¸Ð²ÐµÑ‚` for `привет`. A model trained on it learns the
 //! garbage; the repair reads such a run's characters back as the bytes they were and decodes
 //! those as UTF-8. It runs on the decoded page before parsing, so text, alt text, titles and
-//! descriptions are repaired alike.
+//! descriptions are repaired alike. The same garbling written as character references
+//! (`isn&acirc;&euro;&trade;t`) is read back too (see [`repair_references`]).
 //!
 //! A run is repaired only when its bytes are valid UTF-8 that decodes to characters of a
 //! script or symbol block (see [`plausible`]), and only on a page that shows sure signs of
@@ -173,8 +174,20 @@ fn sequences(text: &str) -> Vec<Seq> {
 
 /// `text` with its double-encoded runs repaired and how many characters were read back, or
 /// `None` when it has none (or shows no sure sign of them). Text encoded three times is
-/// repaired too (up to three rounds).
+/// repaired too (up to three rounds), and so is a double encoding written as character
+/// references (see [`repair_references`]).
 pub(crate) fn repair(text: &str) -> Option<(String, usize)> {
+    match repair_chars(text) {
+        Some((fixed, n)) => match repair_references(&fixed) {
+            Some((again, m)) => Some((again, n + m)),
+            None => Some((fixed, n)),
+        },
+        None => repair_references(text),
+    }
+}
+
+/// The double-encoded runs written as characters (see [`repair`]).
+fn repair_chars(text: &str) -> Option<(String, usize)> {
     // every sequence starts with a character U+00C2-U+00F4, whose UTF-8 starts with 0xC3
     memchr::memchr(0xc3, text.as_bytes())?;
     let mut fixed: Option<String> = None;
@@ -199,6 +212,62 @@ pub(crate) fn repair(text: &str) -> Option<(String, usize)> {
     }
     fixed.map(|f| (f, repaired))
 }
+
+/// A double encoding a CMS wrote as character references, `isn&acirc;&euro;&trade;t` for
+/// `isn’t` (the parser turns them into the same `isnâ€™t`): the page is read with the
+/// references of the characters Windows-1252 holds beyond ASCII (`&acirc;`, `&euro;`,
+/// `&#195;`, `&#x92;`) written as those characters, and repaired as text is. Only when a
+/// reference names a character a sequence starts with (U+00C2-U+00F4), and only when the
+/// text read so shows sure signs: otherwise the page stays as written, byte for byte. The
+/// references replaced are to characters, never to markup (`&lt;`, `&amp;` stay), so the
+/// page parses as it did.
+fn repair_references(text: &str) -> Option<(String, usize)> {
+    let bytes = text.as_bytes();
+    let lead = |c: char| ('\u{c2}'..='\u{f4}').contains(&c);
+    memchr::memchr_iter(b'&', bytes)
+        .find(|&at| reference(text, at).is_some_and(|(c, _)| lead(c)))?;
+    let mut read = String::with_capacity(text.len());
+    let mut at = 0;
+    for amp in memchr::memchr_iter(b'&', bytes) {
+        if amp < at {
+            continue;
+        }
+        if let Some((c, end)) = reference(text, amp) {
+            read.push_str(&text[at..amp]);
+            read.push(c);
+            at = end;
+        }
+    }
+    read.push_str(&text[at..]);
+    repair_chars(&read)
+}
+
+/// The character a reference at byte `at` (an `&`) names, when Windows-1252 holds it beyond
+/// ASCII, and the byte after the reference's `;` (a reference without one is left alone).
+fn reference(text: &str, at: usize) -> Option<(char, usize)> {
+    let rest = &text.as_bytes()[at + 1..];
+    let semi = rest.iter().take(MAX_REFERENCE).position(|&b| b == b';')?;
+    let body = &text[at + 1..at + 1 + semi];
+    let code = if let Some(num) = body.strip_prefix('#') {
+        let (digits, radix) = match num.strip_prefix(['x', 'X']) {
+            Some(hex) => (hex, 16),
+            None => (num, 10),
+        };
+        if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+            return None;
+        }
+        u32::from_str_radix(digits, radix).ok()?
+    } else {
+        // the table's keys end with their `;`
+        let (code, _) = web_atoms::NAMED_ENTITIES.get(&text[at + 1..=at + 1 + semi])?;
+        *code
+    };
+    let c = char::from_u32(code).filter(|&c| c as u32 >= 0x80 && cp1252(c).is_some())?;
+    Some((c, at + semi + 2))
+}
+
+/// The longest reference read, `;` included (`&#x000000C3;`; named ones are shorter).
+const MAX_REFERENCE: usize = 12;
 
 #[cfg(test)]
 mod tests {
@@ -250,6 +319,32 @@ mod tests {
             fixed(&page).as_deref(),
             Some("Déjà vu. Déjà vu. Un être déterminé”\u{a0}».")
         );
+    }
+
+    #[test]
+    fn a_double_encoding_written_as_references_is_repaired() {
+        // what a CMS writes for `isn’t — “café”`, named and numeric
+        let named = "<p>isn&acirc;&euro;&trade;t &acirc;&euro;&rdquo; &acirc;&euro;&oelig;caf&Atilde;&copy;&acirc;&euro;&#157;</p>";
+        assert_eq!(fixed(named).as_deref(), Some("<p>isn’t — “café”</p>"));
+        let numeric = "<p>caf&#195;&#169; &#xC3;&#xA9;t&#xC3;&#xA9; &lt;b&gt; &amp;amp;</p>";
+        assert_eq!(
+            fixed(numeric).as_deref(),
+            Some("<p>café été &lt;b&gt; &amp;amp;</p>")
+        );
+        // written both ways on one page
+        let both = format!("{} caf&Atilde;&copy;", garble("déjà"));
+        assert_eq!(fixed(&both).as_deref(), Some("déjà café"));
+    }
+
+    #[test]
+    fn references_without_a_double_encoding_stay_as_written() {
+        for s in [
+            "S&atilde;o Paulo &copy; 2026 &euro;5 &mdash; caf&eacute; &Atilde;",
+            "&Acirc;ge &amp; &lt;p&gt; &nbsp; &#169; &#x20AC;",
+            "a &Atilde without its semicolon &Acirc",
+        ] {
+            assert_eq!(fixed(s), None, "{s}");
+        }
     }
 
     #[test]
