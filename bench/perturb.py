@@ -8,16 +8,21 @@ used by bench/wcxb.py and bench/extract.py (--perturb):
          `div` and `role` attributes go (as on pages without semantic markup);
   both   both.
 Attribute values in quotes only, which is how nearly every page writes class and id.
+And one edit pattern, for what a rule may have learnt about where links stand:
+  links  every other paragraph that opens with three words (ASCII letters) gets them made a
+         link (`<p><a href="/topic/1">Tidal energy production</a> has ...`), as blogs link
+         the opening words of a paragraph: the text and the ground truth stay the same.
 """
 import gzip
 import hashlib
 import os
 import re
 
-MODES = ["names", "tags", "both"]
+MODES = ["names", "tags", "both", "links"]
 NAME_ATTR = re.compile(r"""\b(class|id)=(["'])([^"']*)\2""", re.I)
 SECTIONING = re.compile(r"<(/?)(article|main|nav|aside|header|footer|section)\b", re.I)
 ROLE_ATTR = re.compile(r"""\srole=(["'])[^"']*\1""", re.I)
+OPENING = re.compile(r"(<p(?:\s[^>]*)?>)(\s*)([A-Za-z][A-Za-z'-]*\s+[A-Za-z'-]+\s+[A-Za-z'-]+)")
 
 
 def _hashed(m):
@@ -31,6 +36,16 @@ def rewrite(html, mode):
         html = NAME_ATTR.sub(_hashed, html)
     if mode in ("tags", "both"):
         html = ROLE_ATTR.sub("", SECTIONING.sub(r"<\1div", html))
+    if mode == "links":
+        seen = [0]
+
+        def linked(m):
+            seen[0] += 1
+            if seen[0] % 2:
+                return m.group(0)
+            return f'{m.group(1)}{m.group(2)}<a href="/topic/{seen[0]}">{m.group(3)}</a>'
+
+        html = OPENING.sub(linked, html)
     return html
 
 

@@ -3740,4 +3740,48 @@ mod tests {
             assert!(!x.text.contains(gone), "{gone} kept: {}", x.text);
         }
     }
+
+    #[test]
+    fn paragraphs_opening_with_a_link_in_a_sentence_are_prose_not_teasers() {
+        // a blog links the opening words of its paragraphs; below the story, a list of
+        // teasers, each a headline link and then its blurb
+        let topics = [
+            "Tidal energy",
+            "Solar glass",
+            "Green hydrogen",
+            "Carbon capture",
+            "Heat pumps",
+            "Wind kites",
+        ];
+        let story: String = topics
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                format!(
+                    r#"{}<p><a href="/wiki/{i}">{t} production</a> has the potential to provide vast amounts of energy, as <a href="/report/{i}">the national energy agency's report</a> says, and the first projects are planned for the coming years.</p>"#,
+                    format!("<p>{}</p>", sentences("coast", 3)).repeat(3)
+                )
+            })
+            .collect();
+        let teasers: String = (0..6)
+            .map(|i| {
+                format!(
+                    r#"<p><a href="/story/{i}">Unrelated headline number {i}</a> Another story about something else entirely, summed up here in a line.</p>"#
+                )
+            })
+            .collect();
+        let html = format!(
+            r#"<html><body><main><h1>Energy from the sea</h1>{story}<div class="more">{teasers}</div></main></body></html>"#
+        );
+        let x = extract(&html, "https://h.example/blog/energy", false, None, None).unwrap();
+        for t in topics {
+            assert!(
+                x.text
+                    .contains(&format!("{t} production has the potential")),
+                "{t} missing: {}",
+                x.text
+            );
+        }
+        assert!(!x.text.contains("Unrelated headline"), "{}", x.text);
+    }
 }

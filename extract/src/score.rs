@@ -584,6 +584,12 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
     // whether the first text inside each element is link text (a headline link)
     let mut first_link: Vec<bool> = Vec::new();
     let mut pending = 0usize;
+    // whether a block's first text is link text that the text after it carries on (a
+    // lowercase letter or a comma: `<a>Tidal energy production</a> has the potential`): a
+    // link set in a sentence, not a headline; and the block whose first text, a link, waits
+    // for the text after it
+    let mut link_flows: Vec<bool> = Vec::new();
+    let mut open_link = u32::MAX;
     // lists introduced by a sentence ending in a colon (`... to do the following:`): their
     // links are the text, not a link list beside it
     let mut introduced: Vec<bool> = Vec::new();
@@ -651,6 +657,7 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
                 sig.push(std::hash::Hasher::finish(&h));
                 has_class.push(attrs.class.is_some_and(|c| !c.trim().is_empty()));
                 first_link.push(false);
+                link_flows.push(false);
                 introduced.push(
                     matches!(name, "ul" | "ol")
                         && last_colon
@@ -691,6 +698,20 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
                     })
                 };
                 if n > 0 {
+                    if in_link {
+                        if o.text == 0 {
+                            open_link = owner;
+                        } else if open_link != owner {
+                            open_link = u32::MAX;
+                        }
+                    } else {
+                        if open_link == owner {
+                            link_flows[owner as usize] = t
+                                .trim_start()
+                                .starts_with(|c: char| c.is_lowercase() || c == ',');
+                        }
+                        open_link = u32::MAX;
+                    }
                     for f in &mut first_link[pending..] {
                         *f = in_link;
                     }
@@ -749,6 +770,9 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
         !in_intro(i)
             && is_blk[i]
             && first_link[i]
+            // a paragraph that opens with a link in its first sentence is prose (a blog
+            // links a paragraph's opening words), not a headline and its blurb
+            && !(link_flows[i] && els[i].name() == "p")
             && sub_text[i] >= 40
             && sub_text[i] < 1500
             && sub_link[i] * 100 >= sub_text[i] * 12
