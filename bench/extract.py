@@ -12,13 +12,13 @@ Each figure is also given for the tuning and the validation part of the pages (t
 bench/wcxb_split.py: sha1("trawl-split:" + "<dataset>/<id>"), 2/3 tuning): rules are changed
 looking at tuning pages only, and a change that lifts tuning but not validation stays out.
 
-With --perturb names|tags|both|links, every page is first rewritten (bench/perturb.py: class
-and id tokens hashed, sectioning tags made divs, both, or paragraphs opening with a link) and
-scored against the same ground truth: the drop against the unperturbed figures is how much an
-extractor leans on naming or on where links stand.
+With --perturb names|tags|both|links|related, every page is first rewritten (bench/perturb.py:
+class and id tokens hashed, sectioning tags made divs, both, paragraphs opening with a link, or
+related-story lines) and scored against the same ground truth: the drop against the
+unperturbed figures is how much an extractor leans on naming or on where links stand.
 
 Usage: bench/extract.py --trawl PATH [--data DIR] [--repeat 3] [--only trawl]
-       [--keep PRED_DIR] [--perturb names|tags|both|links]
+       [--keep PRED_DIR] [--perturb names|tags|both|links|related]
 """
 import argparse
 import functools
