@@ -9,13 +9,14 @@ for the Python tools; trawl reports its own parse + extract time), each tool pin
 with taskset; the tools take turns, one run each per round, and each keeps the median of its
 rounds. No tool is given the page URL.
 
-With --perturb names|tags|both|links|related, every page is first rewritten (bench/perturb.py:
-class and id tokens hashed, sectioning tags made divs, both, paragraphs opening with a link, or
-related-story lines); the drop against the unperturbed figures is how much an extractor leans
-on naming or on where links stand.
+With --perturb MODE (names, tags, both, links, related, signup), every page is first rewritten
+(bench/perturb.py: class and id tokens hashed, sectioning tags made divs, both, paragraphs
+opening with a link, related-story lines, or a sign-up box); the drop against the unperturbed
+figures is how much an extractor leans on naming, on where links stand, or on boxes being
+named.
 
 Usage: bench/wcxb.py --trawl PATH [--data DIR] [--repeat 3] [--only trawl,rs-trafilatura]
-       [--keep PRED_DIR] [--perturb names|tags|both|links|related]
+       [--keep PRED_DIR] [--perturb names|tags|both|links|related|signup]
 """
 import argparse
 import json

@@ -3784,4 +3784,30 @@ mod tests {
         }
         assert!(!x.text.contains("Unrelated headline"), "{}", x.text);
     }
+
+    #[test]
+    fn a_sign_up_box_inside_the_story_is_left_out_whatever_its_names() {
+        // a newsletter box between two paragraphs, with generated class names; a contact
+        // form (a text area) is a page's own content
+        let story = |n: usize| format!("<p>{}</p>", sentences("harbour", 3)).repeat(n);
+        let signup = r#"<div class="c8f2a1"><h3>Get our morning briefing</h3><p>Sign up to receive the best stories of the day in your inbox, every morning, for free.</p><form action="/subscribe"><input type="email" name="address"><input type="hidden" name="list" value="7"><button>Sign up</button></form><p>You can unsubscribe at any time.</p></div>"#;
+        let html = format!(
+            r#"<html><body><article><h1>The harbour</h1>{}{signup}{}</article></body></html>"#,
+            story(3),
+            story(3)
+        );
+        let x = extract(&html, "https://h.example/news/harbour", false, None, None).unwrap();
+        assert_eq!(x.text.matches("Sentence 2 about the harbour").count(), 6, "{}", x.text);
+        for gone in ["morning briefing", "Sign up to receive", "unsubscribe"] {
+            assert!(!x.text.contains(gone), "{gone} kept: {}", x.text);
+        }
+        let contact = r#"<div class="c8f2a1"><h3>Write to the editors</h3><p>Tell us what we got wrong, and we answer within a week.</p><form action="/contact"><input type="email" name="address"><textarea name="message"></textarea><button>Send</button></form></div>"#;
+        let html = format!(
+            r#"<html><body><article><h1>The harbour</h1>{}{contact}{}</article></body></html>"#,
+            story(3),
+            story(3)
+        );
+        let x = extract(&html, "https://h.example/news/harbour", false, None, None).unwrap();
+        assert!(x.text.contains("Write to the editors"), "{}", x.text);
+    }
 }

@@ -285,6 +285,76 @@ fn class_words(a: &Attrs<'_>, reviews: bool, thread: bool) -> ClassWords {
     c
 }
 
+/// The boxes around sign-up forms (a newsletter's, a waiting list's: an e-mail field, at most
+/// three fields a reader fills in, no text area, so not a contact form): from the form up to
+/// the highest ancestor under [`SIGNUP_TEXT`] characters with little link text (a quarter),
+/// not past an item or a cell (a product card that holds a waiting-list form) or the
+/// article. Its heading and small print go with it (`Get our morning briefing`, `You can
+/// unsubscribe at any time`), whatever its class names.
+fn signup_boxes(
+    order: &[(NodeId, u32)],
+    els: &[&scraper::node::Element],
+    fields: &[Fields],
+    sub_text: &[u32],
+    sub_link: &[u32],
+) -> Vec<bool> {
+    let n = order.len();
+    let mut sub = fields.to_vec();
+    for i in (1..n).rev() {
+        let p = order[i].1;
+        if p != u32::MAX {
+            let c = sub[i];
+            let q = &mut sub[p as usize];
+            q.email |= c.email;
+            q.textarea |= c.textarea;
+            q.visible += c.visible;
+        }
+    }
+    let mut boxes = vec![false; n];
+    for i in 0..n {
+        let f = sub[i];
+        if els[i].name() != "form" || !f.email || f.textarea || f.visible > SIGNUP_FIELDS {
+            continue;
+        }
+        let mut at = i;
+        loop {
+            let p = order[at].1 as usize;
+            if order[at].1 == u32::MAX
+                || matches!(
+                    els[p].name(),
+                    "body" | "html" | "main" | "article" | "li" | "td"
+                )
+                || sub_text[p] >= SIGNUP_TEXT
+                || sub_link[p] * 4 > sub_text[p]
+            {
+                break;
+            }
+            at = p;
+        }
+        if sub_text[at] < SIGNUP_TEXT {
+            tracing::trace!(tag = els[at].name(), text = sub_text[at], "a sign-up box");
+            boxes[at] = true;
+        }
+    }
+    boxes
+}
+
+/// A form's fields, as far as its kind goes: an e-mail field, a text area, how many fields
+/// a reader fills in.
+#[derive(Clone, Copy, Default)]
+struct Fields {
+    email: bool,
+    textarea: bool,
+    visible: u32,
+}
+
+/// Non-space characters under which the box around a sign-up form is the sign-up box.
+const SIGNUP_TEXT: u32 = 400;
+
+/// Fields a reader fills in, at most, on a sign-up form (an e-mail address, a name, a
+/// postcode).
+const SIGNUP_FIELDS: u32 = 3;
+
 /// Words beyond which an id is a heading's slug.
 const SLUG_WORDS: usize = 4;
 
@@ -570,6 +640,7 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
     let mut index: FxHashMap<NodeId, u32> = FxHashMap::default();
     let mut own: Vec<Own> = Vec::new();
     let mut boiler: Vec<Boiler> = Vec::new();
+    let mut fields: Vec<Fields> = Vec::new();
     // the semantic bonus of each element as a content root
     let mut bonus: Vec<f32> = Vec::new();
     let mut by_words: Vec<bool> = Vec::new();
@@ -603,9 +674,39 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
             Node::Element(e) => {
                 let name = e.name();
                 if invisible(name) {
+                    // a form's fields: what kind of form holds them
+                    if parent != u32::MAX {
+                        match name {
+                            "textarea" => fields[parent as usize].textarea = true,
+                            "input" => {
+                                let ty = e.attr("type").unwrap_or("text");
+                                let ty = ty.trim().to_ascii_lowercase();
+                                let named_mail = e.attr("name").is_some_and(|v| {
+                                    trawl_core::text::contains_ascii_ci(v, "mail")
+                                });
+                                if ty == "email" || (ty == "text" && named_mail) {
+                                    fields[parent as usize].email = true;
+                                }
+                                if !matches!(
+                                    ty.as_str(),
+                                    "hidden"
+                                        | "submit"
+                                        | "button"
+                                        | "checkbox"
+                                        | "radio"
+                                        | "image"
+                                        | "reset"
+                                ) {
+                                    fields[parent as usize].visible += 1;
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
                     continue;
                 }
                 let slot = order.len() as u32;
+                fields.push(Fields::default());
                 // own flag here; whether it holds is decided once sizes are known
                 let attrs = Attrs::of(e);
                 let cw = class_words(&attrs, product, declared.thread);
@@ -784,6 +885,20 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
         }
     }
     let n = order.len();
+    // sign-up boxes: left out of the text, and of no weight against the region holding them
+    // (one already named boilerplate, `newsletter-signup`, weighs as it did)
+    let mut signup = signup_boxes(&order, &els, &fields, &sub_text, &sub_link);
+    for (b, s) in boiler
+        .iter_mut()
+        .zip(signup.iter_mut())
+        .filter(|(_, s)| **s)
+    {
+        if *b == Boiler::No {
+            *b = Boiler::Strong;
+        } else {
+            *s = false;
+        }
+    }
     // pre-order: a subtree is a range of slots ([`subtree`])
     let mut size = vec![1u32; n];
     sum_subtrees(&order, &mut size);
@@ -906,7 +1021,13 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
                     tracing::trace!(kind = ?boiler[i], text = stats[i].text, tag = els[i].name(), id = ?els[i].attr("id"), class = ?els[i].attr("class"), "boilerplate region");
                 }
                 let s = &mut stats[i];
-                s.mass = -((s.text - s.link.min(s.text)) as f32 * 0.5 + s.link as f32) - 4.0;
+                // a sign-up box sits inside articles: its prose says nothing of the region
+                // around it
+                s.mass = if signup[i] {
+                    0.0
+                } else {
+                    -((s.text - s.link.min(s.text)) as f32 * 0.5 + s.link as f32) - 4.0
+                };
                 s.boiler = true;
             }
             let p = order[i].1;
