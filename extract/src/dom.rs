@@ -3797,7 +3797,12 @@ mod tests {
             story(3)
         );
         let x = extract(&html, "https://h.example/news/harbour", false, None, None).unwrap();
-        assert_eq!(x.text.matches("Sentence 2 about the harbour").count(), 6, "{}", x.text);
+        assert_eq!(
+            x.text.matches("Sentence 2 about the harbour").count(),
+            6,
+            "{}",
+            x.text
+        );
         for gone in ["morning briefing", "Sign up to receive", "unsubscribe"] {
             assert!(!x.text.contains(gone), "{gone} kept: {}", x.text);
         }

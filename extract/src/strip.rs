@@ -374,10 +374,11 @@ mod tests {
                 r#"<img class="x" title='say "hi" >'>t"#,
             ),
             // some attributes are read on one element only: an image's title, not a link's;
-            // a <meta>'s name and content, not a form field's; the <html>'s language
+            // a <meta>'s name and content, and an <input>'s name and type (a sign-up form's
+            // e-mail field); the <html>'s language, not a paragraph's
             (
                 r#"<html lang=en><meta name=description content=d><a title=t rel=author class=c>a</a><img title=t alt=a data-src=/l.png width=3><input name=q type=text class=c><p lang=de>x</p>"#,
-                r#"<html lang=en><meta name=description content=d><a rel=author class=c>a</a><img title=t alt=a data-src=/l.png width=3><input class=c><p>x</p>"#,
+                r#"<html lang=en><meta name=description content=d><a rel=author class=c>a</a><img title=t alt=a data-src=/l.png width=3><input name=q type=text class=c><p>x</p>"#,
             ),
             // a link's target is never read; a canonical <link> stays whole
             (
