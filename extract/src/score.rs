@@ -300,16 +300,7 @@ fn signup_boxes(
 ) -> Vec<bool> {
     let n = order.len();
     let mut sub = fields.to_vec();
-    for i in (1..n).rev() {
-        let p = order[i].1;
-        if p != u32::MAX {
-            let c = sub[i];
-            let q = &mut sub[p as usize];
-            q.email |= c.email;
-            q.textarea |= c.textarea;
-            q.visible += c.visible;
-        }
-    }
+    sum_subtrees(order, &mut sub);
     let mut boxes = vec![false; n];
     for i in 0..n {
         let f = sub[i];
@@ -317,14 +308,14 @@ fn signup_boxes(
             continue;
         }
         let mut at = i;
-        loop {
+        // climb while the parent is still the box: not the page, an item, a cell or the
+        // article, short, and with little link text
+        while order[at].1 != u32::MAX {
             let p = order[at].1 as usize;
-            if order[at].1 == u32::MAX
-                || matches!(
-                    els[p].name(),
-                    "body" | "html" | "main" | "article" | "li" | "td"
-                )
-                || sub_text[p] >= SIGNUP_TEXT
+            if matches!(
+                els[p].name(),
+                "body" | "html" | "main" | "article" | "li" | "td"
+            ) || sub_text[p] >= SIGNUP_TEXT
                 || sub_link[p] * 4 > sub_text[p]
             {
                 break;
@@ -346,6 +337,15 @@ struct Fields {
     email: bool,
     textarea: bool,
     visible: u32,
+}
+
+/// A subtree's fields: those of its forms together ([`sum_subtrees`]).
+impl std::ops::AddAssign for Fields {
+    fn add_assign(&mut self, o: Fields) {
+        self.email |= o.email;
+        self.textarea |= o.textarea;
+        self.visible += o.visible;
+    }
 }
 
 /// Non-space characters under which the box around a sign-up form is the sign-up box.
