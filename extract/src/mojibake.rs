@@ -262,6 +262,18 @@ fn reference(text: &str, at: usize) -> Option<(char, usize)> {
         let (code, _) = web_atoms::NAMED_ENTITIES.get(&text[at + 1..=at + 1 + semi])?;
         *code
     };
+    // a numeric reference to 0x80-0x9F means the Windows-1252 character, as the parser
+    // reads it (`&#150;` is `–`); the five bytes Windows-1252 leaves undefined stay controls
+    let code = match u8::try_from(code) {
+        Ok(b @ 0x80..=0x9f) => encoding_rs::WINDOWS_1252
+            .decode_without_bom_handling(&[b])
+            .0
+            .chars()
+            .next()
+            .filter(|&c| c != '\u{fffd}')
+            .map_or(code, u32::from),
+        _ => code,
+    };
     let c = char::from_u32(code).filter(|&c| c as u32 >= 0x80 && cp1252(c).is_some())?;
     Some((c, at + semi + 2))
 }
@@ -331,6 +343,9 @@ mod tests {
             fixed(numeric).as_deref(),
             Some("<p>café été &lt;b&gt; &amp;amp;</p>")
         );
+        // a reference to 0x80-0x9F is the Windows-1252 character, as the parser reads it
+        let dash = "caf&Atilde;&copy; &#150; &#x97;";
+        assert_eq!(fixed(dash).as_deref(), Some("café – —"));
         // written both ways on one page
         let both = format!("{} caf&Atilde;&copy;", garble("déjà"));
         assert_eq!(fixed(&both).as_deref(), Some("déjà café"));
