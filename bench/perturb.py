@@ -8,7 +8,8 @@ used by bench/wcxb.py and bench/extract.py (--perturb):
          `div` and `role` attributes go (as on pages without semantic markup);
   both   both.
 Attribute values in quotes only, which is how nearly every page writes class and id.
-And one edit pattern, for what a rule may have learnt about where links stand:
+And three editing patterns, for what a rule may have learnt about where links stand and
+about boxes being named (the text stays; what is inserted, no ground truth holds):
   links  every other paragraph that opens with three words (ASCII letters) gets them made a
          link (`<p><a href="/topic/1">Tidal energy production</a> has ...`), as blogs link
          the opening words of a paragraph: the text and the ground truth stay the same;
@@ -52,6 +53,26 @@ def _hashed(m):
     return f"{m.group(1)}={m.group(2)}{tokens}{m.group(2)}"
 
 
+def _at(pattern, html, edit):
+    """`html` with the n-th match of `pattern` (from 1) replaced by `edit(match, n)`, or kept
+    where that is None."""
+    seen = 0
+
+    def sub(m):
+        nonlocal seen
+        seen += 1
+        out = edit(m, seen)
+        return m.group(0) if out is None else out
+
+    return pattern.sub(sub, html)
+
+
+def _related(m, n):
+    """A paragraph and a related-story line after it (the n-th paragraph)."""
+    label, title = RELATED[(n // 3) % len(RELATED)]
+    return f'{m.group(0)}<p><strong>{label}</strong> <a href="/news/{n}">{title}</a></p>'
+
+
 def rewrite(html, mode):
     """One page's HTML rewritten (`mode`: one of MODES)."""
     if mode in ("names", "both"):
@@ -59,35 +80,12 @@ def rewrite(html, mode):
     if mode in ("tags", "both"):
         html = ROLE_ATTR.sub("", SECTIONING.sub(r"<\1div", html))
     if mode == "links":
-        seen = [0]
-
-        def linked(m):
-            seen[0] += 1
-            if seen[0] % 2:
-                return m.group(0)
-            return f'{m.group(1)}{m.group(2)}<a href="/topic/{seen[0]}">{m.group(3)}</a>'
-
-        html = OPENING.sub(linked, html)
+        html = _at(OPENING, html, lambda m, n: None if n % 2 else (
+            f'{m.group(1)}{m.group(2)}<a href="/topic/{n}">{m.group(3)}</a>'))
     if mode == "related":
-        seen = [0]
-
-        def related(m):
-            seen[0] += 1
-            if seen[0] % 3:
-                return m.group(0)
-            label, title = RELATED[(seen[0] // 3) % len(RELATED)]
-            link = f'<a href="/news/{seen[0]}">{title}</a>'
-            return f"{m.group(0)}<p><strong>{label}</strong> {link}</p>"
-
-        html = PARAGRAPH.sub(related, html)
+        html = _at(PARAGRAPH, html, lambda m, n: None if n % 3 else _related(m, n))
     if mode == "signup":
-        seen = [0]
-
-        def signup(m):
-            seen[0] += 1
-            return m.group(0) + SIGNUP if seen[0] == 4 else m.group(0)
-
-        html = PARAGRAPH.sub(signup, html)
+        html = _at(PARAGRAPH, html, lambda m, n: m.group(0) + SIGNUP if n == 4 else None)
     return html
 
 
