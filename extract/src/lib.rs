@@ -346,25 +346,33 @@ mod tests {
         }
     }
 
-    #[test]
-    fn text_encoded_twice_is_read_back() {
-        // a template stored UTF-8 text as Windows-1252 and encoded it again: the page is
-        // valid UTF-8 and shows `canâ€™t`, `Ã©tÃ©`, `â‚¬`
+    /// An extractor that keeps short texts, a café menu's `sentence` six times (the text it
+    /// should extract), and the page holding it: in UTF-8 and garbled (its UTF-8 read as
+    /// Windows-1252, as a template that mixed up encodings shows it).
+    fn garbled_menu(sentence: &str) -> (Extractor, String, String, String) {
         let ex = Extractor::new(ExtractConfig {
             min_text_chars: 0,
             ..Default::default()
         });
-        let text = "They can’t say the café’s summer menu costs 5 €. ".repeat(6);
+        let text = sentence.repeat(6);
         let html = format!(
             "<html><head><title>Café menu — été</title></head><body><article><p>{text}</p></article></body></html>"
         );
-        let (garbled, _, _) = encoding_rs::WINDOWS_1252.decode(html.as_bytes());
+        let garbled = encoding_rs::WINDOWS_1252
+            .decode(html.as_bytes())
+            .0
+            .into_owned();
+        (ex, text, html, garbled)
+    }
+
+    #[test]
+    fn text_encoded_twice_is_read_back() {
+        // the page is valid UTF-8 and shows `canâ€™t`, `Ã©tÃ©`, `â‚¬`
+        let (ex, text, html, garbled) =
+            garbled_menu("They can’t say the café’s summer menu costs 5 €. ");
         assert!(garbled.contains("canâ€™t"));
         let doc = ex
-            .extract(&page(
-                garbled.into_owned().into_bytes(),
-                "text/html; charset=utf-8",
-            ))
+            .extract(&page(garbled.into_bytes(), "text/html; charset=utf-8"))
             .unwrap();
         assert_eq!(doc.text, text.trim_end());
         assert_eq!(doc.meta.title.as_deref(), Some("Café menu — été"));
@@ -378,17 +386,10 @@ mod tests {
 
     #[test]
     fn text_encoded_twice_and_written_as_references_is_read_back() {
-        // a CMS escaped the garbled text: `can&acirc;&#128;&#153;t`, which the parser turns
-        // into the same `canâ€™t`
-        let ex = Extractor::new(ExtractConfig {
-            min_text_chars: 0,
-            ..Default::default()
-        });
-        let text = "They can’t say the café’s summer menu costs 5 € &amp; more. ".repeat(6);
-        let html = format!(
-            "<html><head><title>Café menu — été</title></head><body><article><p>{text}</p></article></body></html>"
-        );
-        let (garbled, _, _) = encoding_rs::WINDOWS_1252.decode(html.as_bytes());
+        // a CMS escaped the garbled text: `can&acirc;&#8364;&#8482;t`, which the parser
+        // turns into the same `canâ€™t`
+        let (ex, text, _, garbled) =
+            garbled_menu("They can’t say the café’s summer menu costs 5 € &amp; more. ");
         let escaped: String = garbled
             .chars()
             .map(|c| match c {
