@@ -3814,5 +3814,14 @@ mod tests {
         );
         let x = extract(&html, "https://h.example/news/harbour", false, None, None).unwrap();
         assert!(x.text.contains("Write to the editors"), "{}", x.text);
+        // an embedded sign-up form with three fields and a honeypot for bots in a hidden box
+        let embedded = r#"<div class="c91b"><h2>Join our list</h2><p>Monthly news from the harbour, no spam.</p><form action="/list"><input type="email" name="EMAIL"><input type="text" name="FNAME"><input type="text" name="LNAME"><div aria-hidden="true"><input type="text" name="b_5f3a"></div><input type="submit" value="Subscribe"></form></div>"#;
+        let html = format!(
+            r#"<html><body><article><h1>The harbour</h1>{}{embedded}{}</article></body></html>"#,
+            story(3),
+            story(3)
+        );
+        let x = extract(&html, "https://h.example/news/harbour", false, None, None).unwrap();
+        assert!(!x.text.contains("Join our list"), "{}", x.text);
     }
 }

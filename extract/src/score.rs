@@ -687,16 +687,25 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
                                 if ty == "email" || (ty == "text" && named_mail) {
                                     fields[parent as usize].email = true;
                                 }
-                                if !matches!(
-                                    ty.as_str(),
-                                    "hidden"
-                                        | "submit"
-                                        | "button"
-                                        | "checkbox"
-                                        | "radio"
-                                        | "image"
-                                        | "reset"
-                                ) {
+                                // a field for bots in a hidden box (a sign-up form's
+                                // honeypot, as Mailchimp's) is none a reader fills in
+                                let box_hidden = {
+                                    let p = els[parent as usize];
+                                    p.attr("aria-hidden") == Some("true")
+                                        || p.attr("hidden").is_some()
+                                };
+                                if !box_hidden
+                                    && !matches!(
+                                        ty.as_str(),
+                                        "hidden"
+                                            | "submit"
+                                            | "button"
+                                            | "checkbox"
+                                            | "radio"
+                                            | "image"
+                                            | "reset"
+                                    )
+                                {
                                     fields[parent as usize].visible += 1;
                                 }
                             }
