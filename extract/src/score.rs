@@ -290,10 +290,12 @@ fn class_words(a: &Attrs<'_>, reviews: bool, thread: bool) -> ClassWords {
 /// the highest ancestor under [`SIGNUP_TEXT`] characters with little link text (a quarter),
 /// not past an item or a cell (a product card that holds a waiting-list form) or the
 /// article. Its heading and small print go with it (`Get our morning briefing`, `You can
-/// unsubscribe at any time`), whatever its class names.
+/// unsubscribe at any time`), whatever its class names. A box already named boilerplate
+/// (`newsletter-signup`) is not one of them: it weighs as such regions do.
 fn signup_boxes(
     order: &[(NodeId, u32)],
     els: &[&scraper::node::Element],
+    boiler: &[Boiler],
     fields: &[Fields],
     sub_text: &[u32],
     sub_link: &[u32],
@@ -322,7 +324,7 @@ fn signup_boxes(
             }
             at = p;
         }
-        if sub_text[at] < SIGNUP_TEXT {
+        if sub_text[at] < SIGNUP_TEXT && boiler[at] == Boiler::No {
             tracing::trace!(tag = els[at].name(), text = sub_text[at], "a sign-up box");
             boxes[at] = true;
         }
@@ -895,18 +897,9 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
     }
     let n = order.len();
     // sign-up boxes: left out of the text, and of no weight against the region holding them
-    // (one already named boilerplate, `newsletter-signup`, weighs as it did)
-    let mut signup = signup_boxes(&order, &els, &fields, &sub_text, &sub_link);
-    for (b, s) in boiler
-        .iter_mut()
-        .zip(signup.iter_mut())
-        .filter(|(_, s)| **s)
-    {
-        if *b == Boiler::No {
-            *b = Boiler::Strong;
-        } else {
-            *s = false;
-        }
+    let signup = signup_boxes(&order, &els, &boiler, &fields, &sub_text, &sub_link);
+    for (b, _) in boiler.iter_mut().zip(&signup).filter(|(_, s)| **s) {
+        *b = Boiler::Strong;
     }
     // pre-order: a subtree is a range of slots ([`subtree`])
     let mut size = vec![1u32; n];
