@@ -531,8 +531,9 @@ fn bold_subheading(e: ElementRef<'_>) -> bool {
 }
 
 /// Whether a block at the edge of the content is a fragment around it (section labels,
-/// credits, "related" headings, share and copyright lines) rather than content.
-fn edge_fragment(block: &str) -> bool {
+/// credits, "related" headings, share and copyright lines) rather than content; `leading`:
+/// at the top edge.
+fn edge_fragment(block: &str, leading: bool) -> bool {
     let t = block.trim();
     if t.contains("```") || t.starts_with('|') {
         return false;
@@ -572,8 +573,10 @@ fn edge_fragment(block: &str) -> bool {
     if phrase && n < 200 {
         return true;
     }
-    // a copyright notice with its reprint terms runs longer
-    if n < 500 && (plain.starts_with('©') || lower.starts_with("copyright")) {
+    // a copyright notice with its reprint terms runs longer, under the text (above it, a
+    // long block opening with `©` is a photo credit run into the first paragraph: `© Provided
+    // by Example Inc Nintendo and Apple shocked the world ...`)
+    if !leading && n < 500 && (plain.starts_with('©') || lower.starts_with("copyright")) {
         return true;
     }
     let sentence_end = plain.ends_with(['.', '!', '?', '…', '"', '”', '»', '。', '！', '？']);
@@ -947,7 +950,7 @@ fn tidy(
     let mut keep: Vec<bool> = blocks.iter().map(|(p, _)| *p < cut).collect();
     let n = keep.iter().filter(|k| **k).count();
     let (mut lo, mut hi) = (0usize, n);
-    while hi > lo && (blocks[hi - 1].1.starts_with('#') || edge_fragment(blocks[hi - 1].1)) {
+    while hi > lo && (blocks[hi - 1].1.starts_with('#') || edge_fragment(blocks[hi - 1].1, false)) {
         hi -= 1;
     }
     let norm = |s: &str| {
@@ -976,7 +979,7 @@ fn tidy(
     while lo < hi {
         let b = blocks[lo].1;
         let is_title = is_title_block(b);
-        if is_title || (!b.starts_with('#') && edge_fragment(b)) {
+        if is_title || (!b.starts_with('#') && edge_fragment(b, true)) {
             lo += 1;
         } else {
             break;
@@ -2106,6 +2109,25 @@ mod tests {
         (0..n)
             .map(|i| format!("Sentence {i} about the {tag} runs on for a good while, with a clause, and ends here. "))
             .collect()
+    }
+
+    #[test]
+    fn a_photo_credit_run_into_the_first_paragraph_keeps_the_paragraph() {
+        // generated class names: nothing names the credit, so its text opens the paragraph;
+        // a copyright notice under the text still goes
+        let html = format!(
+            r#"<html><body><div class="x0h"><h1>Game launch</h1></div><article>
+            <p><span class="x1a"><img src="/p.jpg" width="600" height="400"><span class="x2b">© Provided by Example Media Inc</span></span> The studio shocked the world this year by announcing its first game for phones, {}</p>
+            <p>{}</p>
+            <p>© 2016 Example Media Inc. All rights reserved. This material may not be published, broadcast, rewritten or redistributed without the written consent of the publisher, which is given only for reprints in print.</p>
+            </article></body></html>"#,
+            sentences("launch", 3),
+            sentences("price", 4)
+        );
+        let x = extract(&html, "https://h.example/", false, None, None).unwrap();
+        assert!(x.text.contains("shocked the world"), "{}", x.text);
+        assert!(x.text.contains("Sentence 3 about the price"), "{}", x.text);
+        assert!(!x.text.contains("reprints"), "{}", x.text);
     }
 
     #[test]
