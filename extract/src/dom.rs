@@ -2826,6 +2826,34 @@ mod tests {
     }
 
     #[test]
+    fn microdata_product_replaces_a_page_that_holds_little_of_it() {
+        // the product in microdata only, in `<meta>`s a script renders the page from
+        let page = r#"<html><head><title>Trail Runner 2</title></head><body>
+            <ul class="menu"><li>Women</li><li>Men</li></ul>
+            <div itemscope itemtype="https://schema.org/Product">
+              <meta itemprop="name" content="Trail Runner 2">
+              <div class="gallery"><p>Use the arrows to move between images.</p></div>
+              <meta itemprop="description" content="A light trail shoe with a grippy outsole for wet rock &amp; mud. Its upper is recycled mesh, and a rock plate guards the sole.">
+              <div itemprop="offers" itemscope itemtype="https://schema.org/Offer"><meta itemprop="price" content="89.00"><meta itemprop="priceCurrency" content="EUR"></div>
+              <div itemprop="additionalProperty" itemscope itemtype="https://schema.org/PropertyValue"><meta itemprop="name" content="Weight"><meta itemprop="value" content="280 g"></div>
+              <div itemprop="review" itemscope itemtype="https://schema.org/Review"><meta itemprop="name" content="Not the product's name"></div>
+            </div></body></html>"#;
+        let x = extract(
+            page,
+            "https://shop.example/p/trail-runner-2",
+            true,
+            None,
+            None,
+        )
+        .unwrap();
+        assert_eq!(
+            x.text,
+            "# Trail Runner 2\n\nA light trail shoe with a grippy outsole for wet rock & mud. Its upper is recycled mesh, and a rock plate guards the sole.\n\n- Price: 89.00 EUR\n- Weight: 280 g"
+        );
+        assert_eq!(x.page_type.0, crate::PageType::Product);
+    }
+
+    #[test]
     fn json_ld_product_replaces_a_page_that_holds_little_of_it() {
         let ld = |description: &str| {
             format!(

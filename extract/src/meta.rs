@@ -110,7 +110,12 @@ fn product_text(p: &Value) -> Option<String> {
                 .to_string(),
         );
     }
-    if let Some(Value::Array(props)) = p.get("additionalProperty") {
+    let props = match p.get("additionalProperty") {
+        Some(Value::Array(a)) => a.as_slice(),
+        Some(one @ Value::Object(_)) => std::slice::from_ref(one),
+        _ => &[],
+    };
+    {
         for prop in props.iter().take(100) {
             if let (Some(k), Some(v)) = (
                 prop.get("name").and_then(text),
@@ -144,6 +149,94 @@ fn clean(s: Option<String>) -> Option<String> {
     s.map(|v| crate::dom::collapse(&v))
         .filter(|v| !v.is_empty())
         .map(|v| v.chars().take(1000).collect())
+}
+
+/// Nesting of microdata items read (an item inside an item inside ...), at most.
+const MICRODATA_DEPTH: usize = 4;
+
+/// A microdata item (an element with `itemscope`) in the shape JSON-LD gives the same item:
+/// `@type` from `itemtype`, each `itemprop` a key (a repeated one a list), a nested item an
+/// object. A property's value is its `content` (a `<meta>`'s, or a price's beside the price
+/// as shown), a `<time>`'s `datetime`, a `<data>`'s `value`, else its text (a line per
+/// block: a description's paragraphs). URLs (a link's, an image's) are not read: the text a
+/// product declares holds none.
+fn microdata_item(scope: scraper::ElementRef<'_>, depth: usize) -> Value {
+    let mut obj = serde_json::Map::new();
+    if let Some(t) = attr(scope.value(), "itemtype") {
+        let t = t.split_ascii_whitespace().next().unwrap_or("");
+        obj.insert(
+            "@type".into(),
+            Value::String(t.rsplit('/').next().unwrap_or(t).to_string()),
+        );
+    }
+    microdata_props(scope, &mut obj, depth);
+    Value::Object(obj)
+}
+
+/// The properties under `e` (not those of items nested in it) added to `obj`.
+fn microdata_props(
+    e: scraper::ElementRef<'_>,
+    obj: &mut serde_json::Map<String, Value>,
+    depth: usize,
+) {
+    for child in e.children().filter_map(scraper::ElementRef::wrap) {
+        let v = child.value();
+        let scoped = attr(v, "itemscope").is_some();
+        if let Some(names) = attr(v, "itemprop") {
+            let value = if scoped {
+                (depth < MICRODATA_DEPTH).then(|| microdata_item(child, depth + 1))
+            } else {
+                Some(Value::String(microdata_value(child)))
+            };
+            for name in value.iter().flat_map(|_| names.split_ascii_whitespace()) {
+                let value = value.clone().unwrap_or_default();
+                match obj.get_mut(name) {
+                    Some(Value::Array(a)) => a.push(value),
+                    Some(old) => *old = Value::Array(vec![old.take(), value]),
+                    None => {
+                        obj.insert(name.to_string(), value);
+                    }
+                }
+            }
+        }
+        if !scoped {
+            microdata_props(child, obj, depth);
+        }
+    }
+}
+
+/// A microdata property's value (see [`microdata_item`]).
+fn microdata_value(e: scraper::ElementRef<'_>) -> String {
+    let v = e.value();
+    let from = match v.name() {
+        "time" => attr(v, "datetime"),
+        "data" | "meter" => attr(v, "value"),
+        _ => None,
+    };
+    if let Some(s) = attr(v, "content").or(from) {
+        return s.to_string();
+    }
+    // the element's text, a line per block (a description's paragraphs)
+    let mut text = String::new();
+    for node in e.descendants() {
+        match node.value() {
+            scraper::Node::Text(t)
+                if !node
+                    .parent()
+                    .and_then(|p| p.value().as_element())
+                    .is_some_and(|p| matches!(p.name(), "script" | "style")) =>
+            {
+                text.push_str(t)
+            }
+            scraper::Node::Element(el)
+                if crate::score::is_block(el.name()) || el.name() == "br" =>
+            {
+                text.push('\n')
+            }
+            _ => {}
+        }
+    }
+    text
 }
 
 /// Article-like JSON-LD objects (top level, arrays, `@graph`).
@@ -224,6 +317,8 @@ pub(crate) fn page_meta(doc: &Html, base: Option<&url::Url>) -> PageMeta {
     let (mut noai, mut noimageai, mut noindex) = (false, false, false);
     let mut signals = Vec::new();
     let mut types: Vec<(String, u32)> = Vec::new();
+    // the first microdata product (`itemscope itemtype=".../Product"`)
+    let mut product_item = None;
     for node in doc.tree.root().descendants() {
         let Some(el) = scraper::ElementRef::wrap(node) else {
             continue;
@@ -231,7 +326,16 @@ pub(crate) fn page_meta(doc: &Html, base: Option<&url::Url>) -> PageMeta {
         let v = el.value();
         if let Some(t) = attr(v, "itemtype") {
             for t in t.split_ascii_whitespace() {
-                count_type(&mut types, t.rsplit('/').next().unwrap_or(t));
+                let t = t.rsplit('/').next().unwrap_or(t);
+                count_type(&mut types, t);
+                if product_item.is_none()
+                    && attr(v, "itemscope").is_some()
+                    && crate::pagetype::PRODUCT_TYPES
+                        .iter()
+                        .any(|p| t.eq_ignore_ascii_case(p))
+                {
+                    product_item = Some(el);
+                }
             }
         }
         match v.name() {
@@ -366,10 +470,12 @@ pub(crate) fn page_meta(doc: &Html, base: Option<&url::Url>) -> PageMeta {
         .and_then(|a| a.get("articleBody"))
         .and_then(|v| v.as_str())
         .and_then(body_paragraphs);
+    // JSON-LD's product, else microdata's read the same way
     let product = ld
         .iter()
         .find(|v| ld_type_in(v, crate::pagetype::PRODUCT_TYPES))
-        .and_then(product_text);
+        .and_then(product_text)
+        .or_else(|| product_item.and_then(|e| product_text(&microdata_item(e, 0))));
     PageMeta {
         title,
         author,
@@ -393,6 +499,29 @@ pub(crate) fn page_meta(doc: &Html, base: Option<&url::Url>) -> PageMeta {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_microdata_product_is_read_as_its_json_ld_would_be() {
+        let html = r#"<html><body><div itemscope itemtype="http://schema.org/Product">
+            <h1 itemprop="name">Steel <b>kettle</b></h1>
+            <div itemprop="description"><p>Boils a litre in three minutes.</p><p>Keeps water warm for an hour.</p></div>
+            <span itemprop="offers" itemscope itemtype="http://schema.org/Offer">
+              <span itemprop="price" content="49.90">49,90 €</span><meta itemprop="priceCurrency" content="EUR">
+            </span>
+            <div itemprop="additionalProperty" itemscope itemtype="http://schema.org/PropertyValue"><span itemprop="name">Capacity</span><span itemprop="value">1.7 l</span></div>
+            <div itemprop="additionalProperty" itemscope itemtype="http://schema.org/PropertyValue"><span itemprop="name">Power</span><span itemprop="value">2200 W</span></div>
+            <div itemprop="brand" itemscope itemtype="http://schema.org/Brand"><span itemprop="name">Acme</span></div>
+            </div></body></html>"#;
+        let m = page_meta(&Html::parse_document(html), None);
+        assert_eq!(
+            m.product.as_deref(),
+            Some("# Steel kettle\n\nBoils a litre in three minutes.\n\nKeeps water warm for an hour.\n\n- Price: 49.90 EUR\n- Capacity: 1.7 l\n- Power: 2200 W")
+        );
+        // JSON-LD's product wins over microdata's
+        let ld = r#"<script type="application/ld+json">{"@type":"Product","name":"Kettle two","description":"From JSON-LD."}</script>"#;
+        let m = page_meta(&Html::parse_document(&format!("{ld}{html}")), None);
+        assert_eq!(m.product.as_deref(), Some("# Kettle two\n\nFrom JSON-LD."));
+    }
 
     #[test]
     fn meta_opengraph_and_json_ld() {

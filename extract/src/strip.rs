@@ -39,13 +39,15 @@ pub(crate) const READ_ATTRS: &[&str] = &[
     "data-module",
     "itemprop",
     "itemtype",
+    "itemscope",
+    "content",
     "rel",
 ];
 
 /// The attributes read only on one element: an image's sources (with the lazy-loading ones,
 /// `dom::LAZY_ATTRS`), text and size; a `<picture>` source's; `<meta>`'s name and value;
-/// `<time>`'s date; `<html lang>`; an `<input>`'s `type` and `name` (a sign-up form's e-mail
-/// field). A link's `title` is never read (keeping it, and the fields' attributes, everywhere
+/// `<time>`'s date; `<data>`'s and `<meter>`'s value (microdata); `<html lang>`; an
+/// `<input>`'s `type` and `name` (a sign-up form's e-mail field). A link's `title` is never read (keeping it, and the fields' attributes, everywhere
 /// cost 4.5% more instructions over the labelled pages).
 const READ_ON: &[(&str, &[&str])] = &[
     (
@@ -64,6 +66,8 @@ const READ_ON: &[(&str, &[&str])] = &[
     ("source", &["srcset", "data-srcset", "type"]),
     ("meta", &["content", "property", "name"]),
     ("time", &["datetime"]),
+    ("data", &["value"]),
+    ("meter", &["value"]),
     ("input", &["type", "name"]),
     ("html", &["lang"]),
 ];
