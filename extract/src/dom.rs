@@ -2825,6 +2825,18 @@ mod tests {
         assert!(!x.text.contains("pockets galore"), "{}", x.text);
     }
 
+    /// A product page's extraction, images kept.
+    fn shop_page(html: &str) -> Extracted {
+        extract(
+            html,
+            "https://shop.example/p/trail-runner-2",
+            true,
+            None,
+            None,
+        )
+        .unwrap()
+    }
+
     #[test]
     fn microdata_product_replaces_a_page_that_holds_little_of_it() {
         // the product in microdata only, in `<meta>`s a script renders the page from
@@ -2838,14 +2850,7 @@ mod tests {
               <div itemprop="additionalProperty" itemscope itemtype="https://schema.org/PropertyValue"><meta itemprop="name" content="Weight"><meta itemprop="value" content="280 g"></div>
               <div itemprop="review" itemscope itemtype="https://schema.org/Review"><meta itemprop="name" content="Not the product's name"></div>
             </div></body></html>"#;
-        let x = extract(
-            page,
-            "https://shop.example/p/trail-runner-2",
-            true,
-            None,
-            None,
-        )
-        .unwrap();
+        let x = shop_page(page);
         assert_eq!(
             x.text,
             "# Trail Runner 2\n\nA light trail shoe with a grippy outsole for wet rock & mud. Its upper is recycled mesh, and a rock plate guards the sole.\n\n- Price: 89.00 EUR\n- Weight: 280 g"
@@ -2867,14 +2872,7 @@ mod tests {
             r#"<html><head><title>Trail Runner 2</title>{}</head><body><ul class="menu"><li>Women</li><li>Men</li></ul><div class="gallery"><p>Use the arrows to move between images.</p></div></body></html>"#,
             ld(description)
         );
-        let x = extract(
-            &script_page,
-            "https://shop.example/p/trail-runner-2",
-            true,
-            None,
-            None,
-        )
-        .unwrap();
+        let x = shop_page(&script_page);
         assert_eq!(
             x.text,
             "# Trail Runner 2\n\nA light trail shoe with a grippy outsole for wet rock & mud.\n\nRecycled mesh upper\n\nRock plate\n\n- Price: 89.00 EUR\n- Weight: 280 g\n- Drop: 8"
@@ -2886,14 +2884,7 @@ mod tests {
             r#"<html><head><title>Trail Runner 2</title>{}</head><body><main><h1>Trail Runner 2</h1><p>{prose}</p><p>Only in the page.</p></main></body></html>"#,
             ld(description)
         );
-        let x = extract(
-            &full,
-            "https://shop.example/p/trail-runner-2",
-            true,
-            None,
-            None,
-        )
-        .unwrap();
+        let x = shop_page(&full);
         assert!(
             x.text.contains("Only in the page.") && !x.text.contains("Price:"),
             "{}",
