@@ -309,6 +309,51 @@ fn a_nearly_full_state_disk_stops_the_crawl_with_the_key_named_and_a_rerun_resum
     assert_eq!(warcs(&root), warcs(&clean));
 }
 
+/// A run root whose disk has less free space than `storage.min_free_disk_mb` gets nothing
+/// written: the crawl stops at its first WARC part with an error naming the key and the run
+/// root, and the rerun with room writes the same WARC parts as a crawl that never stopped.
+#[test]
+fn a_nearly_full_run_root_disk_stops_the_run_with_the_key_named_and_a_rerun_resumes() {
+    let demo = crate::support::demo_web();
+    let seeds = &demo.seeds;
+    let dir = tempfile::tempdir().unwrap();
+    let config = |name: &str, floor: u64, state: &str| {
+        let cfg = dir.path().join(name);
+        std::fs::write(&cfg, format!("[storage]\nmin_free_disk_mb = {floor}\n[crawl]\nseeds = [{}]\ndelay_ms = 0\npages_per_part = 4\nallow_private_addresses = true\nstate_dir = \"{}\"\n", seeds, dir.path().join(state).display())).unwrap();
+        cfg
+    };
+    let crawl = |cfg: &std::path::Path, root: &std::path::Path| {
+        let mut c = trawl();
+        c.args(["crawl", "--quiet", "--config"])
+            .arg(cfg)
+            .arg("--output")
+            .arg(root)
+            .env("SOURCE_DATE_EPOCH", "1767225600");
+        c
+    };
+    // a floor no disk has room for: a petabyte
+    let root = dir.path().join("run");
+    let o = crate::support::run(&mut crawl(&config("full.toml", 1 << 30, "journal"), &root));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "the crawl stops: {err}");
+    assert!(
+        err.contains("storage.min_free_disk_mb = 1073741824")
+            && err.contains("storage.root")
+            && err.contains(&root.canonicalize().unwrap().display().to_string()),
+        "the error names the key and the run root: {err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    let warc = root.join("crawl/warc");
+    assert!(!warc.exists() || files(&warc).is_empty());
+    // room again (the default floor): the same run root goes on
+    ok(&mut crawl(&config("room.toml", 256, "journal"), &root));
+    let clean = dir.path().join("clean");
+    ok(&mut crawl(&config("clean.toml", 256, "journal2"), &clean));
+    let warcs = |r: &std::path::Path| files(&r.join("crawl/warc"));
+    assert!(!warcs(&clean).is_empty());
+    assert_eq!(warcs(&root), warcs(&clean));
+}
+
 /// The number of CPU threads changes nothing that is written: `trawl run` and the stage
 /// commands with 1 and 2 threads give the same bytes.
 #[test]

@@ -23,6 +23,7 @@
 #![deny(missing_docs)]
 
 pub mod compliance;
+pub mod disk;
 mod error;
 pub mod html;
 mod record;

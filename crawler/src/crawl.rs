@@ -385,9 +385,12 @@ impl Crawler {
             journal_dir
         };
         // the journal and the frontier share a disk, and its free-space floor
-        let guard = Arc::new(crate::disk::DiskGuard::new(
+        let guard = Arc::new(trawl_core::disk::DiskGuard::new(
             &journal_dir,
             self.cfg.min_free_disk_mb,
+            "crawl",
+            "state_dir",
+            "the crawl state",
         ));
         let journal = Arc::new(
             crate::journal::Journal::open(&journal_dir, guard.clone())

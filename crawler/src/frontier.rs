@@ -26,7 +26,7 @@ use crate::robots::authority;
 pub(crate) struct Frontier {
     db: DB,
     /// The free space of the disk under the store: checked before every write.
-    guard: std::sync::Arc<crate::disk::DiskGuard>,
+    guard: std::sync::Arc<trawl_core::disk::DiskGuard>,
     path: PathBuf,
     /// URLs queued per round (`A` keys).
     queued: HashMap<u32, u64>,
@@ -77,7 +77,7 @@ impl Frontier {
     pub(crate) fn open(
         dir: &Path,
         seen_on_disk: bool,
-        guard: std::sync::Arc<crate::disk::DiskGuard>,
+        guard: std::sync::Arc<trawl_core::disk::DiskGuard>,
     ) -> Result<Frontier, String> {
         guard.stop()?;
         let mut opts = crate::journal::store_options();
@@ -382,8 +382,8 @@ impl std::hash::Hasher for FirstBits {
 mod tests {
     use super::*;
 
-    fn off() -> std::sync::Arc<crate::disk::DiskGuard> {
-        std::sync::Arc::new(crate::disk::DiskGuard::off())
+    fn off() -> std::sync::Arc<trawl_core::disk::DiskGuard> {
+        std::sync::Arc::new(trawl_core::disk::DiskGuard::off())
     }
 
     #[test]

@@ -19,7 +19,7 @@ pub(crate) struct Journal {
     /// nothing more in this process and the crawl goes on without it (see [`Journal::write`]).
     broken: std::sync::atomic::AtomicBool,
     /// The free space of the disk under the journal (and the frontier beside it).
-    guard: std::sync::Arc<crate::disk::DiskGuard>,
+    guard: std::sync::Arc<trawl_core::disk::DiskGuard>,
 }
 
 impl std::fmt::Debug for Journal {
@@ -46,7 +46,7 @@ pub fn default_dir(root_url: &str) -> PathBuf {
 impl Journal {
     pub(crate) fn open(
         dir: &Path,
-        guard: std::sync::Arc<crate::disk::DiskGuard>,
+        guard: std::sync::Arc<trawl_core::disk::DiskGuard>,
     ) -> Result<Journal, String> {
         guard.stop()?;
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;

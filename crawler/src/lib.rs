@@ -28,7 +28,6 @@ mod canon;
 pub mod cdp;
 mod config;
 mod crawl;
-mod disk;
 mod fetch;
 mod frontier;
 pub mod guard;

@@ -79,6 +79,10 @@ pub struct DedupConfig {
     /// deduplicated against every earlier run that used the same directory (recurring
     /// crawls). Unset: an in-memory index for this run only.
     pub index_dir: Option<String>,
+    /// With `index_dir`: nothing is written to the index while its disk has less free space
+    /// than this many MiB (the stage stops before the shard is committed, with an error
+    /// naming this key; the rerun goes on from the last committed shard). 0: no floor.
+    pub min_free_disk_mb: u64,
 }
 
 impl Default for DedupConfig {
@@ -98,6 +102,7 @@ impl Default for DedupConfig {
             seed: 1,
             max_memory_mb: 1024,
             index_dir: None,
+            min_free_disk_mb: 256,
         }
     }
 }
@@ -127,7 +132,10 @@ impl DedupConfig {
     /// The LSH index this config asks for.
     pub fn open_index(&self) -> Result<Box<dyn LshIndex>, String> {
         Ok(match &self.index_dir {
-            Some(d) => Box::new(RocksIndex::open(std::path::Path::new(d))?),
+            Some(d) => Box::new(RocksIndex::open(
+                std::path::Path::new(d),
+                self.min_free_disk_mb,
+            )?),
             None => Box::new(MemoryIndex::default()),
         })
     }
@@ -599,6 +607,34 @@ mod tests {
             ..Default::default()
         };
         assert!(bad.open_index().is_err());
+    }
+
+    #[test]
+    fn a_dedup_index_below_its_free_space_floor_writes_nothing_and_faults_naming_the_keys() {
+        let dir = tempfile::tempdir().unwrap();
+        let idx = dir.path().join("idx").display().to_string();
+        let at = |floor: u64| DedupConfig {
+            index_dir: Some(idx.clone()),
+            min_free_disk_mb: floor,
+            ..Default::default()
+        };
+        let id = DocId::from_external("doc-1");
+        // a floor no disk has room for: a petabyte
+        let mut full = at(1 << 30).open_index().unwrap();
+        full.claim(3, 77, &id);
+        full.store(&id, vec![1, 2], vec![3, 4]);
+        full.commit();
+        let fault = full.fault().expect("the stage is told");
+        for part in [
+            "dedup.min_free_disk_mb = 1073741824",
+            "dedup.index_dir",
+            idx.as_str(),
+        ] {
+            assert!(fault.contains(part), "{part} not in: {fault}");
+        }
+        drop(full);
+        let room = at(0).open_index().unwrap();
+        assert!(room.owner(3, 77).is_none() && room.load(&id).is_none());
     }
 
     #[test]

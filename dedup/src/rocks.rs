@@ -25,6 +25,8 @@ pub struct RocksIndex {
     /// written, reads answer "not there", and the stage stops at the end of the shard
     /// ([`LshIndex::fault`]) instead of counting every later record as an error.
     fault: std::sync::OnceLock<String>,
+    /// The index disk's free-space floor (`dedup.min_free_disk_mb`), checked before writes.
+    disk: trawl_core::disk::DiskGuard,
 }
 
 impl std::fmt::Debug for RocksIndex {
@@ -75,8 +77,9 @@ fn decode_cluster(root: DocId, v: &[u8]) -> Option<Cluster> {
 }
 
 impl RocksIndex {
-    /// Opens (or creates) the index in a local directory.
-    pub fn open(dir: &Path) -> Result<RocksIndex, String> {
+    /// Opens (or creates) the index in a local directory, writing nothing while its disk has
+    /// less than `min_free_mb` MiB free (0: no floor).
+    pub fn open(dir: &Path, min_free_mb: u64) -> Result<RocksIndex, String> {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let mut opts = Options::default();
         opts.create_if_missing(true);
@@ -91,6 +94,13 @@ impl RocksIndex {
             db,
             batch: WriteBatch::default(),
             fault: std::sync::OnceLock::new(),
+            disk: trawl_core::disk::DiskGuard::new(
+                dir,
+                min_free_mb,
+                "dedup",
+                "index_dir",
+                "the dedup index",
+            ),
         })
     }
 
@@ -109,7 +119,12 @@ impl RocksIndex {
         let b = std::mem::take(&mut self.batch);
         // an index write failure must stop the run: decisions would silently change
         if !b.is_empty() && self.fault.get().is_none() {
-            if let Err(e) = self.db.write(b) {
+            if let Err(e) = self.disk.stop() {
+                // (RocksDB on a full disk may abort the process rather than fail the write)
+                let _ = self
+                    .fault
+                    .set(format!("{e}; nothing is committed for this shard"));
+            } else if let Err(e) = self.db.write(b) {
                 self.fail("writing", e);
             }
         }

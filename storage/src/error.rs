@@ -40,6 +40,14 @@ pub enum StorageError {
         #[source]
         source: std::io::Error,
     },
+    /// A local run root's disk is below its free-space floor: nothing more is written.
+    #[error("{url} not written: {reason}")]
+    LowDisk {
+        /// The object that was not written.
+        url: String,
+        /// The free space, the floor and what to do.
+        reason: String,
+    },
     /// A file's content is malformed (WARC syntax, JSON).
     #[error("malformed {what} in {url}: {reason}")]
     Malformed {

@@ -50,6 +50,11 @@ pub struct StorageConfig {
     /// Lines) or `parquet` (columns `id`, `text`, `url`, and JSON strings `meta`, `attrs`,
     /// `consent`, `images`, `extra`; zstd row groups). Stages read either.
     pub documents: crate::docs::DocFormat,
+    /// A local run root: no object is written while its disk has less free space than this
+    /// many MiB (the stage stops with an error naming this key; the rerun goes on from the
+    /// last committed shard), so a run never fills the disk it shares with the machine. 0:
+    /// no floor. Not used for S3.
+    pub min_free_disk_mb: u64,
 }
 
 impl Default for StorageConfig {
@@ -66,6 +71,7 @@ impl Default for StorageConfig {
             instance_metadata: true,
             anonymous: false,
             documents: crate::docs::DocFormat::Jsonl,
+            min_free_disk_mb: 256,
         }
     }
 }
@@ -124,6 +130,8 @@ pub struct Storage {
     url: String,
     part_size: usize,
     bucket: Option<(String, String)>,
+    /// A local root's free-space floor (`storage.min_free_disk_mb`), checked before writes.
+    disk: Option<Arc<trawl_core::disk::DiskGuard>>,
 }
 
 impl Storage {
@@ -186,6 +194,7 @@ impl Storage {
                 url: url.trim_end_matches('/').to_string(),
                 part_size,
                 bucket: Some((bucket.to_string(), endpoint)),
+                disk: None,
             });
         }
         if url.contains("://") && !url.starts_with("file://") {
@@ -213,6 +222,15 @@ impl Storage {
         Ok(Storage {
             store: Arc::new(local),
             prefix: Path::default(),
+            disk: (cfg.min_free_disk_mb > 0).then(|| {
+                Arc::new(trawl_core::disk::DiskGuard::new(
+                    &abs,
+                    cfg.min_free_disk_mb,
+                    "storage",
+                    "root",
+                    "the run root",
+                ))
+            }),
             url: abs.to_string_lossy().into_owned(),
             part_size,
             bucket: None,
@@ -296,6 +314,12 @@ impl Storage {
 
     /// Writes an object atomically (multipart above the part size).
     pub async fn put(&self, rel: &str, data: Bytes) -> Result<(), StorageError> {
+        if let Some(guard) = &self.disk {
+            guard.stop().map_err(|reason| StorageError::LowDisk {
+                url: self.url_of(rel),
+                reason,
+            })?;
+        }
         let path = self.path(rel);
         if data.len() <= self.part_size {
             self.store
@@ -445,6 +469,43 @@ mod tests {
         assert!(s.list("empty").await.unwrap().is_empty());
         s.delete("x/1.txt").await.unwrap();
         s.delete("x/1.txt").await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_local_root_below_its_free_space_floor_writes_nothing_and_names_the_keys() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = dir.path().display().to_string();
+        // a floor no disk has room for: a petabyte
+        let full = StorageConfig {
+            min_free_disk_mb: 1 << 30,
+            ..Default::default()
+        };
+        let s = Storage::open(&url, &full).unwrap();
+        // reading is not writing
+        assert!(!s.exists("x").await.unwrap());
+        let e = s
+            .put("x/1.txt", Bytes::from_static(b"1"))
+            .await
+            .unwrap_err();
+        assert!(matches!(e, StorageError::LowDisk { .. }), "{e}");
+        let msg = e.to_string();
+        for part in [
+            "storage.min_free_disk_mb = 1073741824",
+            "storage.root",
+            "x/1.txt",
+            url.as_str(),
+        ] {
+            assert!(msg.contains(part), "{part} not in: {msg}");
+        }
+        assert!(!dir.path().join("x/1.txt").exists());
+        // the floor off: written
+        let off = StorageConfig {
+            min_free_disk_mb: 0,
+            ..Default::default()
+        };
+        let s = Storage::open(&url, &off).unwrap();
+        s.put("x/1.txt", Bytes::from_static(b"1")).await.unwrap();
+        assert!(dir.path().join("x/1.txt").exists());
     }
 
     #[test]
