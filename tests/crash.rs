@@ -261,19 +261,25 @@ fn killed_crawl_resumes_without_fetching_any_page_twice() {
     );
 }
 
-/// A crawl whose state disk (journal and frontier) has less free space than
-/// `crawl.min_free_disk_mb` stops before RocksDB writes anything, with an error naming the key
-/// and the folder (RocksDB on a full disk can abort the process instead of failing); the rerun
-/// with room writes the same WARC parts as a crawl that never stopped.
-#[test]
-fn a_nearly_full_state_disk_stops_the_crawl_with_the_key_named_and_a_rerun_resumes() {
+/// `trawl crawl` of the demo web with `{section}.min_free_disk_mb` at a floor no disk meets
+/// (a petabyte): it stops, writes no WARC part and does not panic; the rerun into the same run
+/// root with room (the default floor) writes the same WARC parts as a crawl that never
+/// stopped. Returns the first run's stderr and the run root, for the caller's checks of what
+/// the error names.
+fn a_floor_stops_the_crawl_and_a_rerun_resumes(section: &str) -> (String, std::path::PathBuf) {
     let demo = crate::support::demo_web();
     let seeds = &demo.seeds;
     let dir = tempfile::tempdir().unwrap();
-    let journal = dir.path().join("journal");
     let config = |name: &str, floor: u64, state: &std::path::Path| {
+        let crawl = format!("[crawl]\nseeds = [{}]\ndelay_ms = 0\npages_per_part = 4\nallow_private_addresses = true\nstate_dir = \"{}\"\n", seeds, state.display());
+        let floor = format!("min_free_disk_mb = {floor}\n");
+        let toml = if section == "crawl" {
+            crawl + &floor
+        } else {
+            format!("[{section}]\n{floor}{crawl}")
+        };
         let cfg = dir.path().join(name);
-        std::fs::write(&cfg, format!("[crawl]\nseeds = [{}]\ndelay_ms = 0\npages_per_part = 4\nallow_private_addresses = true\nstate_dir = \"{}\"\nmin_free_disk_mb = {floor}\n", seeds, state.display())).unwrap();
+        std::fs::write(&cfg, toml).unwrap();
         cfg
     };
     let crawl = |cfg: &std::path::Path, root: &std::path::Path| {
@@ -285,19 +291,13 @@ fn a_nearly_full_state_disk_stops_the_crawl_with_the_key_named_and_a_rerun_resum
             .env("SOURCE_DATE_EPOCH", "1767225600");
         c
     };
-    // a floor no disk has room for: a petabyte
-    let root = dir.path().join("run");
+    let (root, journal) = (dir.path().join("run"), dir.path().join("journal"));
     let o = crate::support::run(&mut crawl(&config("full.toml", 1 << 30, &journal), &root));
-    let err = String::from_utf8_lossy(&o.stderr);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
     assert!(!o.status.success(), "the crawl stops: {err}");
-    assert!(
-        err.contains("crawl.min_free_disk_mb = 1073741824") && err.contains("journal"),
-        "the error names the key and the folder: {err}"
-    );
     assert!(!err.contains("panicked"), "{err}");
     let warc = root.join("crawl/warc");
     assert!(!warc.exists() || files(&warc).is_empty());
-    // room again (the default floor): the same run root goes on
     ok(&mut crawl(&config("room.toml", 256, &journal), &root));
     let clean = dir.path().join("clean");
     ok(&mut crawl(
@@ -307,51 +307,34 @@ fn a_nearly_full_state_disk_stops_the_crawl_with_the_key_named_and_a_rerun_resum
     let warcs = |r: &std::path::Path| files(&r.join("crawl/warc"));
     assert!(!warcs(&clean).is_empty());
     assert_eq!(warcs(&root), warcs(&clean));
+    // (the run root's name, as the error writes it: the folder goes with `dir`)
+    (err, root.canonicalize().unwrap())
+}
+
+/// A crawl whose state disk (journal and frontier) has less free space than
+/// `crawl.min_free_disk_mb` stops before RocksDB writes anything (RocksDB on a full disk can
+/// abort the process instead of failing), with an error naming the key and the folder.
+#[test]
+fn a_nearly_full_state_disk_stops_the_crawl_with_the_key_named_and_a_rerun_resumes() {
+    let (err, _) = a_floor_stops_the_crawl_and_a_rerun_resumes("crawl");
+    assert!(
+        err.contains("crawl.min_free_disk_mb = 1073741824") && err.contains("journal"),
+        "the error names the key and the folder: {err}"
+    );
 }
 
 /// A run root whose disk has less free space than `storage.min_free_disk_mb` gets nothing
 /// written: the crawl stops at its first WARC part with an error naming the key and the run
-/// root, and the rerun with room writes the same WARC parts as a crawl that never stopped.
+/// root.
 #[test]
 fn a_nearly_full_run_root_disk_stops_the_run_with_the_key_named_and_a_rerun_resumes() {
-    let demo = crate::support::demo_web();
-    let seeds = &demo.seeds;
-    let dir = tempfile::tempdir().unwrap();
-    let config = |name: &str, floor: u64, state: &str| {
-        let cfg = dir.path().join(name);
-        std::fs::write(&cfg, format!("[storage]\nmin_free_disk_mb = {floor}\n[crawl]\nseeds = [{}]\ndelay_ms = 0\npages_per_part = 4\nallow_private_addresses = true\nstate_dir = \"{}\"\n", seeds, dir.path().join(state).display())).unwrap();
-        cfg
-    };
-    let crawl = |cfg: &std::path::Path, root: &std::path::Path| {
-        let mut c = trawl();
-        c.args(["crawl", "--quiet", "--config"])
-            .arg(cfg)
-            .arg("--output")
-            .arg(root)
-            .env("SOURCE_DATE_EPOCH", "1767225600");
-        c
-    };
-    // a floor no disk has room for: a petabyte
-    let root = dir.path().join("run");
-    let o = crate::support::run(&mut crawl(&config("full.toml", 1 << 30, "journal"), &root));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!o.status.success(), "the crawl stops: {err}");
+    let (err, root) = a_floor_stops_the_crawl_and_a_rerun_resumes("storage");
     assert!(
         err.contains("storage.min_free_disk_mb = 1073741824")
             && err.contains("storage.root")
-            && err.contains(&root.canonicalize().unwrap().display().to_string()),
+            && err.contains(&root.display().to_string()),
         "the error names the key and the run root: {err}"
     );
-    assert!(!err.contains("panicked"), "{err}");
-    let warc = root.join("crawl/warc");
-    assert!(!warc.exists() || files(&warc).is_empty());
-    // room again (the default floor): the same run root goes on
-    ok(&mut crawl(&config("room.toml", 256, "journal"), &root));
-    let clean = dir.path().join("clean");
-    ok(&mut crawl(&config("clean.toml", 256, "journal2"), &clean));
-    let warcs = |r: &std::path::Path| files(&r.join("crawl/warc"));
-    assert!(!warcs(&clean).is_empty());
-    assert_eq!(warcs(&root), warcs(&clean));
 }
 
 /// The number of CPU threads changes nothing that is written: `trawl run` and the stage
