@@ -110,20 +110,19 @@ fn product_text(p: &Value) -> Option<String> {
                 .to_string(),
         );
     }
+    // (a list, or one property alone: microdata gives a lone `additionalProperty` so)
     let props = match p.get("additionalProperty") {
         Some(Value::Array(a)) => a.as_slice(),
         Some(one @ Value::Object(_)) => std::slice::from_ref(one),
         _ => &[],
     };
-    {
-        for prop in props.iter().take(100) {
-            if let (Some(k), Some(v)) = (
-                prop.get("name").and_then(text),
-                prop.get("value").and_then(text),
-            ) {
-                if !k.is_empty() && !v.is_empty() {
-                    specs.push(format!("- {k}: {v}"));
-                }
+    for prop in props.iter().take(100) {
+        if let (Some(k), Some(v)) = (
+            prop.get("name").and_then(text),
+            prop.get("value").and_then(text),
+        ) {
+            if !k.is_empty() && !v.is_empty() {
+                specs.push(format!("- {k}: {v}"));
             }
         }
     }
@@ -182,19 +181,21 @@ fn microdata_props(
     for child in e.children().filter_map(scraper::ElementRef::wrap) {
         let v = child.value();
         let scoped = attr(v, "itemscope").is_some();
-        if let Some(names) = attr(v, "itemprop") {
-            let value = if scoped {
+        // (an item nested deeper than `MICRODATA_DEPTH` is left out, with its properties)
+        let value = match attr(v, "itemprop") {
+            Some(_) if scoped => {
                 (depth < MICRODATA_DEPTH).then(|| microdata_item(child, depth + 1))
-            } else {
-                Some(Value::String(microdata_value(child)))
-            };
-            for name in value.iter().flat_map(|_| names.split_ascii_whitespace()) {
-                let value = value.clone().unwrap_or_default();
+            }
+            Some(_) => Some(Value::String(microdata_value(child))),
+            None => None,
+        };
+        if let (Some(names), Some(value)) = (attr(v, "itemprop"), value) {
+            for name in names.split_ascii_whitespace() {
                 match obj.get_mut(name) {
-                    Some(Value::Array(a)) => a.push(value),
-                    Some(old) => *old = Value::Array(vec![old.take(), value]),
+                    Some(Value::Array(a)) => a.push(value.clone()),
+                    Some(old) => *old = Value::Array(vec![old.take(), value.clone()]),
                     None => {
-                        obj.insert(name.to_string(), value);
+                        obj.insert(name.to_string(), value.clone());
                     }
                 }
             }
