@@ -307,10 +307,8 @@ fn extract_parsed(
         w.walk(root, 0);
     }
     w.flush();
-    if w.out.trim().is_empty() {
-        // nothing scored as prose, or the root's walk dropped all it holds (a service page's
-        // main region of link lists around a list a script fills in): keep what is not
-        // boilerplate rather than nothing
+    if w.out.trim().is_empty() && root.id() == body.id() {
+        // nothing scored as prose: keep what is not boilerplate rather than nothing
         w.prune = Prune::Boilerplate;
         w.images.clear();
         w.walk(body, 0);
@@ -2130,25 +2128,6 @@ mod tests {
         assert!(x.text.contains("shocked the world"), "{}", x.text);
         assert!(x.text.contains("Sentence 3 about the price"), "{}", x.text);
         assert!(!x.text.contains("reprints"), "{}", x.text);
-    }
-
-    #[test]
-    fn a_root_whose_walk_writes_nothing_gives_way_to_the_page_outside_boilerplate() {
-        // a schedule a script draws: the main region holds the title and a week picker of
-        // links, which the walk drops as a link list, title and all; the page's own words are
-        // better than an empty text
-        let weeks: String = (1..=40)
-            .map(|i| format!(r#"<a href="/week/{i}">Week {i}</a>"#))
-            .collect();
-        let html = format!(
-            r#"<html><head><title>Schedule</title></head><body><nav><a href="/">Home</a></nav>
-            <div role="main"><section><div><h1>League schedule</h1><div class="picker">{weeks}</div></div><div id="app"></div></section></div>
-            <footer>Copyright 2026</footer></body></html>"#
-        );
-        let x = extract(&html, "https://h.example/", false, None, None).unwrap();
-        assert!(x.text.contains("Week 40"), "{:?}", x.text);
-        assert!(!x.text.contains("Copyright"), "{:?}", x.text);
-        assert!(!x.text.contains("Home"), "{:?}", x.text);
     }
 
     #[test]
