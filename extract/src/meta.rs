@@ -57,17 +57,31 @@ fn markup_paragraphs(s: &str) -> Option<String> {
         return body_paragraphs(s);
     }
     let frag = Html::parse_fragment(s);
+    body_paragraphs(&block_lines(frag.tree.root(), false))
+}
+
+/// The text under `root`, a line break at each block and `<br>`: paragraphs as lines, for
+/// [`body_paragraphs`]. `skip_code`: not the text of `<script>` and `<style>` elements.
+fn block_lines(root: ego_tree::NodeRef<'_, scraper::Node>, skip_code: bool) -> String {
     let mut text = String::new();
-    for node in frag.tree.root().descendants() {
+    for node in root.descendants() {
         match node.value() {
-            scraper::Node::Text(t) => text.push_str(t),
+            scraper::Node::Text(t)
+                if !(skip_code
+                    && node
+                        .parent()
+                        .and_then(|p| p.value().as_element())
+                        .is_some_and(|p| matches!(p.name(), "script" | "style"))) =>
+            {
+                text.push_str(t)
+            }
             scraper::Node::Element(e) if crate::score::is_block(e.name()) || e.name() == "br" => {
                 text.push('\n')
             }
             _ => {}
         }
     }
-    body_paragraphs(&text)
+    text
 }
 
 /// Whether a JSON-LD object's `@type` (a string or a list) is one of `types` (lowercase).
@@ -218,26 +232,7 @@ fn microdata_value(e: scraper::ElementRef<'_>) -> String {
         return s.to_string();
     }
     // the element's text, a line per block (a description's paragraphs)
-    let mut text = String::new();
-    for node in e.descendants() {
-        match node.value() {
-            scraper::Node::Text(t)
-                if !node
-                    .parent()
-                    .and_then(|p| p.value().as_element())
-                    .is_some_and(|p| matches!(p.name(), "script" | "style")) =>
-            {
-                text.push_str(t)
-            }
-            scraper::Node::Element(el)
-                if crate::score::is_block(el.name()) || el.name() == "br" =>
-            {
-                text.push('\n')
-            }
-            _ => {}
-        }
-    }
-    text
+    block_lines(*e, true)
 }
 
 /// Article-like JSON-LD objects (top level, arrays, `@graph`).

@@ -130,7 +130,8 @@ pub struct Storage {
     url: String,
     part_size: usize,
     bucket: Option<(String, String)>,
-    /// A local root's free-space floor (`storage.min_free_disk_mb`), checked before writes.
+    /// A local root's free-space floor (`storage.min_free_disk_mb`), checked before writes
+    /// (none on S3).
     disk: Option<Arc<trawl_core::disk::DiskGuard>>,
 }
 
@@ -222,15 +223,14 @@ impl Storage {
         Ok(Storage {
             store: Arc::new(local),
             prefix: Path::default(),
-            disk: (cfg.min_free_disk_mb > 0).then(|| {
-                Arc::new(trawl_core::disk::DiskGuard::new(
-                    &abs,
-                    cfg.min_free_disk_mb,
-                    "storage",
-                    "root",
-                    "the run root",
-                ))
-            }),
+            // (a floor of 0 is a guard that never stops anything)
+            disk: Some(Arc::new(trawl_core::disk::DiskGuard::new(
+                &abs,
+                cfg.min_free_disk_mb,
+                "storage",
+                "root",
+                "the run root",
+            ))),
             url: abs.to_string_lossy().into_owned(),
             part_size,
             bucket: None,
