@@ -2254,6 +2254,59 @@ mod tests {
     }
 
     #[test]
+    fn a_builders_widgets_between_paragraphs_are_content() {
+        // a page builder names every component a widget (`pb-widget`, `pb-widget-container`
+        // around each heading, paragraph and box): short feature boxes between the page's
+        // paragraphs are its text; the call to action after the last paragraph is not, nor
+        // are the sidebar's widgets on a blog where few elements carry the word
+        let widget = |inner: &str| {
+            format!(
+                r#"<div class="pb-element pb-widget"><div class="pb-widget-container">{inner}</div></div>"#
+            )
+        };
+        let para = |topic: &str| widget(&format!("<p>{}</p>", sentences(topic, 5)));
+        let feature = |name: &str| {
+            widget(&format!(
+                "<h3>{name}</h3><p>Our {name} team helps you grow with care.</p>"
+            ))
+        };
+        let features: String = ["audits", "campaigns", "reporting", "training"]
+            .iter()
+            .map(|f| feature(f))
+            .collect();
+        let html = format!(
+            r#"<html><body><nav><a href="/">Home</a> <a href="/services">Services</a></nav>
+            <div class="pb-page"><section class="pb-section">{}</section>
+            <section class="pb-section">{features}</section>
+            <section class="pb-section">{}</section>
+            <section class="pb-section">{}</section></div>
+            <footer>Example Agency, 1 Main Street</footer></body></html>"#,
+            para("strategy"),
+            para("results"),
+            widget("<h3>Ready to start?</h3><p>Call us today.</p>"),
+        );
+        let x = extract(&html, "https://h.example/", false, None, None).unwrap();
+        for f in ["audits", "campaigns", "reporting", "training"] {
+            assert!(x.text.contains(&format!("Our {f} team")), "{f}: {}", x.text);
+        }
+        assert!(x.text.contains("about the results"), "{}", x.text);
+        assert!(!x.text.contains("Call us today"), "{}", x.text);
+
+        // a blog's sidebar widgets: the word is on a few boxes holding a small part of the text
+        let side: String = (0..3)
+            .map(|i| format!(r#"<div class="widget"><h3>Archive {i}</h3><p>Posts from the year {i} are listed here.</p></div>"#))
+            .collect();
+        let html = format!(
+            r#"<html><body><article><p>{}</p><p>{}</p></article><div class="sidebar-col">{side}</div></body></html>"#,
+            sentences("post", 6),
+            sentences("ending", 6)
+        );
+        let x = extract(&html, "https://h.example/", true, None, None).unwrap();
+        assert!(x.text.contains("about the ending"), "{}", x.text);
+        assert!(!x.text.contains("Posts from the year"), "{}", x.text);
+    }
+
+    #[test]
     fn story_inside_a_weak_region_with_link_lists() {
         // a story viewer (`render-target-modal`) whose region sum is negative from the link
         // lists beside the story: the story is still the content

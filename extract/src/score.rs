@@ -158,14 +158,18 @@ enum WordKind {
     /// Boilerplate regions, trusted whatever the region holds.
     Strong,
     /// Boilerplate that layout classes also use (`ad-wrapper` around the story, `rail`
-    /// columns, `modal` article viewers): trusted only for regions without much prose.
-    Weak,
+    /// columns, `modal` article viewers): trusted only for regions without much prose. The
+    /// number tells the words apart ([`ClassWords::weak_words`]).
+    Weak(u8),
     /// Page layout (`page-wrapper`, `container`).
     Layout,
     /// A disclosure panel (an FAQ answer, an accordion or tab panel): hidden until opened,
     /// but the page's own text.
     Disclosure,
 }
+
+/// How many elements a weak word must be on to be a framework's convention ([`conventions`]).
+const CONVENTION_ELEMENTS: u32 = 8;
 
 fn word_kind(w: &[u8]) -> Option<WordKind> {
     if w.len() > 16 {
@@ -193,12 +197,19 @@ fn word_kind(w: &[u8]) -> Option<WordKind> {
         // a forum post's poster card (name, rank, join date, post count, badges)
         b"userinfo" | b"userdetails" | b"userextras" | b"usertitle" | b"userbanner"
         | b"userstats" | b"postprofile" | b"posterinfo" => WordKind::Strong,
-        b"ad" | b"ads" | b"advert" | b"advertisement" | b"banner" | b"promo" | b"popup"
-        | b"modal" | b"widget" | b"masthead" | b"topbar" | b"paywall" | b"tags" | b"legal"
-        | b"rail" | b"byline" => WordKind::Weak,
+        b"ad" | b"ads" | b"advert" | b"advertisement" => WordKind::Weak(0),
+        b"banner" => WordKind::Weak(1),
+        b"promo" => WordKind::Weak(2),
+        b"popup" | b"modal" => WordKind::Weak(3),
+        b"widget" => WordKind::Weak(4),
+        b"masthead" | b"topbar" => WordKind::Weak(5),
+        b"paywall" => WordKind::Weak(6),
+        b"tags" => WordKind::Weak(7),
+        b"rail" => WordKind::Weak(8),
+        b"byline" => WordKind::Weak(9),
         // legal small print under the text (`disclaimer`, `disclosures`; the singular
         // `disclosure` also names a show-and-hide widget)
-        b"disclaimer" | b"disclaimers" | b"disclosures" => WordKind::Weak,
+        b"legal" | b"disclaimer" | b"disclaimers" | b"disclosures" => WordKind::Weak(10),
         _ => return None,
     })
 }
@@ -210,6 +221,9 @@ struct ClassWords {
     comment: bool,
     strong: bool,
     weak: bool,
+    /// Which weak words (a bit per [`WordKind::Weak`] number; comment words on a thread's
+    /// page are bit 11).
+    weak_words: u16,
     /// A consent vendor's name inside a word (`CybotCookiebotDialog`).
     consent: bool,
     /// Of which a consent management platform's name (`onetrust-consent-sdk`).
@@ -273,11 +287,17 @@ fn class_words(a: &Attrs<'_>, reviews: bool, thread: bool) -> ClassWords {
                 Some(WordKind::Content) => c.content = true,
                 // on a page that declares a discussion, the comments are its posts: only
                 // those without much prose (a remark under an answer) are left out
-                Some(WordKind::Comment) if thread => c.weak = true,
+                Some(WordKind::Comment) if thread => {
+                    c.weak = true;
+                    c.weak_words |= 1 << 11;
+                }
                 Some(WordKind::Comment) => c.comment = true,
                 Some(WordKind::Review) => c.comment |= reviews,
                 Some(WordKind::Strong) => c.strong = true,
-                Some(WordKind::Weak) => c.weak = true,
+                Some(WordKind::Weak(k)) => {
+                    c.weak = true;
+                    c.weak_words |= 1 << k;
+                }
                 None => {}
             }
         }
@@ -646,6 +666,8 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
     // the semantic bonus of each element as a content root
     let mut bonus: Vec<f32> = Vec::new();
     let mut by_words: Vec<bool> = Vec::new();
+    // the weak words that alone make each element a weak region (0: none, or more than them)
+    let mut weak_words: Vec<u16> = Vec::new();
     let mut cmp: Vec<bool> = Vec::new();
     // the main landmark: `<main>` or role=main
     let mut landmark: Vec<bool> = Vec::new();
@@ -738,6 +760,11 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
                         && !cw.consent
                         && boilerplate(name, &tag_only, ClassWords::default()) == Boiler::No,
                 );
+                weak_words.push(if b == Boiler::Weak && name != "form" && !cw.strong {
+                    cw.weak_words
+                } else {
+                    0
+                });
                 cmp.push(cw.cmp);
                 landmark.push(name == "main" || attrs.role == Some("main"));
                 bonus.push(content_bonus(name, &attrs, cw.content));
@@ -1015,6 +1042,7 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
             Boiler::No => false,
         })
         .collect();
+    let conv = conventions(&order, &weak_words, &sub_text);
     // flip the boilerplate regions (but those `spared`), sum the masses and pick the root
     let resolve = |stats: &mut [Stat], spared: &[bool]| {
         for i in (0..n).rev() {
@@ -1068,15 +1096,17 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
     let unflipped = stats.clone();
     let values: Vec<f32> = stats.iter().map(|s| s.mass).collect();
     let mut best = resolve(&mut stats, &single);
+    let mut spared = single;
     // a page with little prose of its own outside its boilerplate-named groups (a forum
     // thread's posts, a page builder's widgets) is made of them
     if best.is_none_or(|(_, id)| stats[index[&id] as usize].mass < MAX_LIST_PROSE) {
         let groupable: Vec<bool> = (0..n).map(|i| flip[i] && by_words[i]).collect();
         let blocks = building_blocks(&order, &size, &els, &own, &groupable, total_text);
-        if blocks.iter().zip(&single).any(|(b, s)| *b && !*s) {
+        if blocks.iter().zip(&spared).any(|(b, s)| *b && !*s) {
             tracing::trace!("boilerplate-named groups hold the page");
-            stats = unflipped;
+            stats = unflipped.clone();
             best = resolve(&mut stats, &blocks);
+            spared = blocks;
         }
     }
     // A page that marks its main landmark says where its content is: a root outside it (a
@@ -1164,6 +1194,52 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
         }
         best = best.map(|(s, _)| (s, order[wider as usize].0));
     }
+    // regions named by a page builder's convention between prose blocks of the content (a
+    // feature box between a service page's paragraphs) are part of it; at its edges (an
+    // author box, a call to action, teasers) they stay out
+    if let (Some(conv), Some((_, id))) = (&conv, best) {
+        let range = subtree(&size, index[&id] as usize);
+        let prose_block = |i: &usize| !stats[*i].boiler && values[*i] >= 60.0;
+        let first = range.clone().find(prose_block);
+        let last = range.clone().rev().find(prose_block);
+        if let (Some(first), Some(last)) = (first, last) {
+            let mut inner = spared.clone();
+            let mut any = false;
+            // the end of the outermost region kept (those inside it go with it)
+            let mut kept_end = 0;
+            for i in first + 1..last {
+                if !conv[i] || !flip[i] || spared[i] {
+                    continue;
+                }
+                let end = subtree(&size, i).end;
+                let top = order[i].1 == u32::MAX || !stats[order[i].1 as usize].boiler;
+                if i < kept_end || (top && end <= last) {
+                    inner[i] = true;
+                    any = true;
+                    kept_end = kept_end.max(end);
+                }
+            }
+            if any {
+                tracing::trace!("builder regions inside the content are kept");
+                let mut again = unflipped.clone();
+                resolve(&mut again, &inner);
+                let mut prose_in: Vec<f32> = (0..n)
+                    .map(|i| {
+                        if again[i].boiler {
+                            0.0
+                        } else {
+                            values[i].max(0.0)
+                        }
+                    })
+                    .collect();
+                sum_subtrees(&order, &mut prose_in);
+                for (s, p) in again.iter_mut().zip(prose_in) {
+                    s.prose = p;
+                }
+                stats = again;
+            }
+        }
+    }
     let code_blocks = (0..n)
         .filter(|&i| els[i].name() == "pre" && sub_text[i] > 0)
         .count() as u32;
@@ -1228,6 +1304,51 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
 /// Non-space characters a block needs for its closing colon to introduce a list (a
 /// sentence, not a `Read more:` label).
 const INTRO_TEXT: u32 = 40;
+
+/// Weak words a page builder puts on every component (`elementor-widget`,
+/// `elementor-widget-container` around each heading, paragraph and feature box): a word on
+/// [`CONVENTION_ELEMENTS`] elements or more whose outermost ones hold half the page's text
+/// or more names the framework's parts, not boilerplate regions. Returns, per element,
+/// whether such words alone make it a weak region (`None`: the page has no such word).
+/// (A sidebar's `widget` boxes hold a small part of the text.)
+fn conventions(order: &[(NodeId, u32)], weak_words: &[u16], sub_text: &[u32]) -> Option<Vec<bool>> {
+    if weak_words.iter().all(|w| *w == 0) {
+        return None;
+    }
+    let n = order.len();
+    let mut count = [0u32; 16];
+    let mut cover = [0u32; 16];
+    // the weak words of each element's ancestors
+    let mut above = vec![0u16; n];
+    for i in 0..n {
+        let p = order[i].1;
+        if p != u32::MAX {
+            above[i] = above[p as usize] | weak_words[p as usize];
+        }
+        let w = weak_words[i];
+        for (k, (c, v)) in count.iter_mut().zip(&mut cover).enumerate() {
+            if w & (1 << k) != 0 {
+                *c += 1;
+                if above[i] & (1 << k) == 0 {
+                    *v += sub_text[i];
+                }
+            }
+        }
+    }
+    let total = sub_text.first().copied().unwrap_or(0);
+    let mut conv = 0u16;
+    for k in 0..16 {
+        if count[k] >= CONVENTION_ELEMENTS && cover[k] * 2 >= total && total > 0 {
+            conv |= 1 << k;
+        }
+    }
+    (conv != 0).then(|| {
+        weak_words
+            .iter()
+            .map(|w| *w != 0 && *w & !conv == 0)
+            .collect()
+    })
+}
 
 /// Adds each element's value into its parent's, children first (the elements are in
 /// pre-order): afterwards each holds the sum over its subtree.
