@@ -236,9 +236,15 @@ struct ClassWords {
 }
 
 /// `reviews`: whether customer reviews are comments (on a product's page; elsewhere a
-/// `review` is as likely the content: a critic's review).
-fn class_words(a: &Attrs<'_>, reviews: bool, thread: bool) -> ClassWords {
-    let mut c = ClassWords::default();
+/// `review` is as likely the content: a critic's review). A page repeats its class values
+/// (a builder's `widget-container` on every component), so what each says is read once per
+/// page (`seen`; `reviews` and `thread` hold for the whole page).
+fn class_words<'a>(
+    a: &Attrs<'a>,
+    reviews: bool,
+    thread: bool,
+    seen: &mut FxHashMap<&'a str, ClassWords>,
+) -> ClassWords {
     // an id of many words is a heading's slug (`receive-and-reply-to-an-inbound-sms`), which
     // names the section's topic, not a component: its words say nothing of the region
     let slug = |v: &str| v.split(['-', '_']).filter(|w| !w.is_empty()).count() > SLUG_WORDS;
@@ -249,57 +255,83 @@ fn class_words(a: &Attrs<'_>, reviews: bool, thread: bool) -> ClassWords {
     let label = a
         .label
         .filter(|v| v.split_whitespace().count() <= LABEL_WORDS);
-    for v in a
-        .class
-        .into_iter()
-        .chain(a.id.filter(|v| !slug(v)))
-        .chain(label)
-        .chain(a.component)
+    let mut c = match a.class {
+        Some(v) => *seen
+            .entry(v)
+            .or_insert_with(|| value_words(v, reviews, thread)),
+        None => ClassWords::default(),
+    };
+    for v in
+        a.id.filter(|v| !slug(v))
+            .into_iter()
+            .chain(label)
+            .chain(a.component)
     {
-        for m in consent_vendors().find_iter(v) {
-            c.consent = true;
-            c.cmp |= m.pattern().as_usize() >= FIRST_CMP;
+        c.merge(value_words(v, reviews, thread));
+    }
+    c
+}
+
+impl ClassWords {
+    fn merge(&mut self, o: ClassWords) {
+        self.content |= o.content;
+        self.comment |= o.comment;
+        self.strong |= o.strong;
+        self.weak |= o.weak;
+        self.weak_words |= o.weak_words;
+        self.consent |= o.consent;
+        self.cmp |= o.cmp;
+        self.layout |= o.layout;
+        self.disclosure |= o.disclosure;
+    }
+}
+
+/// What one class, id, label or component value says ([`class_words`]).
+fn value_words(v: &str, reviews: bool, thread: bool) -> ClassWords {
+    let mut c = ClassWords::default();
+    for m in consent_vendors().find_iter(v) {
+        c.consent = true;
+        c.cmp |= m.pattern().as_usize() >= FIRST_CMP;
+    }
+    // words split at ASCII whitespace, `-`, `_`, `:` (bytes: class values are ASCII in
+    // practice, and a word with other bytes matches no listed word anyway); `user-info`
+    // is read as `userinfo`. A class holding an expression (a utility class with an
+    // arbitrary value, `pt-[calc(var(--banner-height))]`) names a style, not a region.
+    let mut user = false;
+    for w in v
+        .as_bytes()
+        .split(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0c))
+        .filter(|t| !t.contains(&b'[') && !t.contains(&b'('))
+        .flat_map(|t| t.split(|b| matches!(b, b'-' | b'_' | b':')))
+        .filter(|w| !w.is_empty())
+    {
+        let card = user
+            && [&b"info"[..], b"details", b"extras", b"stats", b"card"]
+                .iter()
+                .any(|c| w.eq_ignore_ascii_case(c));
+        user = w.eq_ignore_ascii_case(b"user");
+        if card {
+            c.strong = true;
+            continue;
         }
-        // words split at ASCII whitespace, `-`, `_`, `:` (bytes: class values are ASCII in
-        // practice, and a word with other bytes matches no listed word anyway); `user-info`
-        // is read as `userinfo`. A class holding an expression (a utility class with an
-        // arbitrary value, `pt-[calc(var(--banner-height))]`) names a style, not a region.
-        let mut user = false;
-        for w in v
-            .as_bytes()
-            .split(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0c))
-            .filter(|t| !t.contains(&b'[') && !t.contains(&b'('))
-            .flat_map(|t| t.split(|b| matches!(b, b'-' | b'_' | b':')))
-            .filter(|w| !w.is_empty())
-        {
-            let card = user
-                && [&b"info"[..], b"details", b"extras", b"stats", b"card"]
-                    .iter()
-                    .any(|c| w.eq_ignore_ascii_case(c));
-            user = w.eq_ignore_ascii_case(b"user");
-            if card {
-                c.strong = true;
-                continue;
+        match word_kind(w) {
+            Some(WordKind::Layout) => c.layout = true,
+            Some(WordKind::Disclosure) => c.disclosure = true,
+            Some(WordKind::Content) => c.content = true,
+            // on a page that declares a discussion, the comments are its posts: only
+            // those without much prose (a remark under an answer) are left out
+            Some(WordKind::Comment) if thread => {
+                c.weak = true;
+                c.weak_words |= 1 << 11;
             }
-            match word_kind(w) {
-                Some(WordKind::Layout) => c.layout = true,
-                Some(WordKind::Disclosure) => c.disclosure = true,
-                Some(WordKind::Content) => c.content = true,
-                // on a page that declares a discussion, the comments are its posts: only
-                // those without much prose (a remark under an answer) are left out
-                Some(WordKind::Comment) if thread => {
-                    c.weak = true;
-                    c.weak_words |= 1 << 11;
-                }
-                Some(WordKind::Comment) => c.comment = true,
-                Some(WordKind::Review) => c.comment |= reviews,
-                Some(WordKind::Strong) => c.strong = true,
-                Some(WordKind::Weak(k)) => {
-                    c.weak = true;
-                    c.weak_words |= 1 << k;
-                }
-                None => {}
+            Some(WordKind::Comment) => c.comment = true,
+            Some(WordKind::Review) => c.comment |= reviews,
+            Some(WordKind::Strong) => c.strong = true,
+            Some(WordKind::Weak(k)) => {
+                c.weak = true;
+                c.weak_words |= 1 << k;
             }
+            None => {}
         }
     }
     c
@@ -666,6 +698,8 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
     // the semantic bonus of each element as a content root
     let mut bonus: Vec<f32> = Vec::new();
     let mut by_words: Vec<bool> = Vec::new();
+    let mut seen: FxHashMap<&str, ClassWords> =
+        FxHashMap::with_capacity_and_hasher(256, Default::default());
     // the weak words that alone make each element a weak region (0: none, or more than them)
     let mut weak_words: Vec<u16> = Vec::new();
     let mut cmp: Vec<bool> = Vec::new();
@@ -742,7 +776,7 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
                 fields.push(Fields::default());
                 // own flag here; whether it holds is decided once sizes are known
                 let attrs = Attrs::of(e);
-                let cw = class_words(&attrs, product, declared.thread);
+                let cw = class_words(&attrs, product, declared.thread, &mut seen);
                 let b = if matches!(name, "html" | "body") {
                     Boiler::No
                 } else {
