@@ -4,6 +4,9 @@
 //! are hard to recover from cleanly (Debian's RocksDB aborts the process on an assertion after
 //! a failed write; other programs on the machine fail too), so the writers look at the free
 //! space first and stop, with an error that says what to do, while there is still room.
+//! A disk can also run out of inodes (files) with bytes to spare (many small files beside
+//! the run: a crawl's journals, RocksDB's tables); a guard that is on also stops under
+//! [`MIN_FREE_INODES`] free inodes, on file systems that count them.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -11,6 +14,10 @@ use std::time::{Duration, Instant};
 
 /// How often the free space is looked up (a statvfs call), at most.
 const CHECK_EVERY: Duration = Duration::from_millis(200);
+
+/// Free inodes under which an enabled guard stops (a run writes a few files per shard and
+/// per RocksDB compaction: this is hours of them, and room for the rest of the machine).
+pub const MIN_FREE_INODES: u64 = 4096;
 
 /// A check of the free space under one folder against a floor.
 #[derive(Debug)]
@@ -70,22 +77,39 @@ impl DiskGuard {
             return Ok(());
         }
         last.0 = Some(Instant::now());
-        let Some(free) = free_bytes(&self.path) else {
+        let Some(free) = free_space(&self.path) else {
             return Ok(());
         };
-        if free < self.min_free_mb.saturating_mul(1 << 20) {
-            let e = format!(
-                "the disk holding {} ({}) has {} MiB free, under {}.min_free_disk_mb = {}",
-                self.what,
-                self.path.display(),
-                free >> 20,
-                self.section,
-                self.min_free_mb
-            );
+        if let Some(e) = self.below(free) {
             last.1 = Some(e.clone());
             return Err(e);
         }
         Ok(())
+    }
+
+    /// What is short on a disk with `free` space, if anything.
+    fn below(&self, free: Free) -> Option<String> {
+        if free.bytes < self.min_free_mb.saturating_mul(1 << 20) {
+            return Some(format!(
+                "the disk holding {} ({}) has {} MiB free, under {}.min_free_disk_mb = {}",
+                self.what,
+                self.path.display(),
+                free.bytes >> 20,
+                self.section,
+                self.min_free_mb
+            ));
+        }
+        match free.inodes {
+            Some(n) if n < MIN_FREE_INODES => Some(format!(
+                "the disk holding {} ({}) has {n} free inodes (files), under the {} an \
+                 enabled {}.min_free_disk_mb keeps free",
+                self.what,
+                self.path.display(),
+                MIN_FREE_INODES,
+                self.section
+            )),
+            _ => None,
+        }
     }
 
     /// [`DiskGuard::check`] for a write the run cannot go on without: its error says that the
@@ -101,12 +125,28 @@ impl DiskGuard {
     }
 }
 
+/// What an unprivileged process may still write on a disk.
+#[derive(Clone, Copy, Debug)]
+struct Free {
+    bytes: u64,
+    /// Files it may still make; `None` where the file system does not count them (btrfs and
+    /// others report no inode total).
+    inodes: Option<u64>,
+}
+
+fn free_space(path: &Path) -> Option<Free> {
+    let existing = path.ancestors().find(|p| p.exists())?;
+    let s = rustix::fs::statvfs(existing).ok()?;
+    Some(Free {
+        bytes: s.f_bavail.saturating_mul(s.f_frsize),
+        inodes: (s.f_files > 0).then_some(s.f_favail),
+    })
+}
+
 /// The bytes an unprivileged process may still write on the disk holding `path` (or its
 /// nearest existing ancestor).
 pub fn free_bytes(path: &Path) -> Option<u64> {
-    let existing = path.ancestors().find(|p| p.exists())?;
-    let s = rustix::fs::statvfs(existing).ok()?;
-    Some(s.f_bavail.saturating_mul(s.f_frsize))
+    free_space(path).map(|f| f.bytes)
 }
 
 #[cfg(test)]
@@ -144,5 +184,39 @@ mod tests {
         assert_eq!(g.check().unwrap_err(), e);
         assert!(guard(&dir, 0).check().is_ok());
         assert!(DiskGuard::off().stop().is_ok());
+    }
+
+    #[test]
+    fn a_disk_out_of_inodes_stops_an_enabled_guard_with_bytes_to_spare() {
+        let g = guard(Path::new("/state"), 256);
+        let plenty = 1u64 << 40;
+        let e = g
+            .below(Free {
+                bytes: plenty,
+                inodes: Some(MIN_FREE_INODES - 1),
+            })
+            .expect("too few inodes");
+        assert!(
+            e.contains("inodes") && e.contains("crawl.min_free_disk_mb"),
+            "{e}"
+        );
+        for inodes in [Some(MIN_FREE_INODES), None] {
+            assert!(g
+                .below(Free {
+                    bytes: plenty,
+                    inodes
+                })
+                .is_none());
+        }
+        let e = g
+            .below(Free {
+                bytes: 255 << 20,
+                inodes: None,
+            })
+            .expect("too few bytes");
+        assert!(e.contains("255 MiB free"), "{e}");
+        // the inodes this machine's temporary folder has are read (or not counted)
+        let free = free_space(&std::env::temp_dir()).expect("statvfs");
+        assert!(free.inodes.is_none_or(|n| n > 0));
     }
 }
