@@ -14,112 +14,112 @@
 pub const BROWSER_MAX_DEPTH: usize = 512;
 
 /// Elements without content: never on the stack of open elements.
-fn void(name: &str) -> bool {
+fn void(name: &[u8]) -> bool {
     matches!(
         name,
-        "area"
-            | "base"
-            | "br"
-            | "col"
-            | "embed"
-            | "hr"
-            | "img"
-            | "input"
-            | "keygen"
-            | "link"
-            | "meta"
-            | "param"
-            | "source"
-            | "track"
-            | "wbr"
-            | "basefont"
-            | "bgsound"
-            | "frame"
-            | "image"
-            | "command"
+        b"area"
+            | b"base"
+            | b"br"
+            | b"col"
+            | b"embed"
+            | b"hr"
+            | b"img"
+            | b"input"
+            | b"keygen"
+            | b"link"
+            | b"meta"
+            | b"param"
+            | b"source"
+            | b"track"
+            | b"wbr"
+            | b"basefont"
+            | b"bgsound"
+            | b"frame"
+            | b"image"
+            | b"command"
     )
 }
 
 /// Elements whose content is raw text up to their own end tag.
-fn raw_text(name: &str) -> bool {
+fn raw_text(name: &[u8]) -> bool {
     matches!(
         name,
-        "script"
-            | "style"
-            | "textarea"
-            | "title"
-            | "xmp"
-            | "iframe"
-            | "noembed"
-            | "noframes"
-            | "plaintext"
+        b"script"
+            | b"style"
+            | b"textarea"
+            | b"title"
+            | b"xmp"
+            | b"iframe"
+            | b"noembed"
+            | b"noframes"
+            | b"plaintext"
     )
 }
 
 /// Start tags that close an open `<p>` (HTML's "close a p element in button scope").
-fn closes_p(name: &str) -> bool {
+fn closes_p(name: &[u8]) -> bool {
     matches!(
         name,
-        "address"
-            | "article"
-            | "aside"
-            | "blockquote"
-            | "center"
-            | "details"
-            | "dialog"
-            | "dir"
-            | "div"
-            | "dl"
-            | "fieldset"
-            | "figcaption"
-            | "figure"
-            | "footer"
-            | "form"
-            | "h1"
-            | "h2"
-            | "h3"
-            | "h4"
-            | "h5"
-            | "h6"
-            | "header"
-            | "hgroup"
-            | "hr"
-            | "li"
-            | "main"
-            | "menu"
-            | "nav"
-            | "ol"
-            | "p"
-            | "pre"
-            | "section"
-            | "summary"
-            | "table"
-            | "ul"
-            | "dd"
-            | "dt"
-            | "listing"
-            | "xmp"
-            | "plaintext"
+        b"address"
+            | b"article"
+            | b"aside"
+            | b"blockquote"
+            | b"center"
+            | b"details"
+            | b"dialog"
+            | b"dir"
+            | b"div"
+            | b"dl"
+            | b"fieldset"
+            | b"figcaption"
+            | b"figure"
+            | b"footer"
+            | b"form"
+            | b"h1"
+            | b"h2"
+            | b"h3"
+            | b"h4"
+            | b"h5"
+            | b"h6"
+            | b"header"
+            | b"hgroup"
+            | b"hr"
+            | b"li"
+            | b"main"
+            | b"menu"
+            | b"nav"
+            | b"ol"
+            | b"p"
+            | b"pre"
+            | b"section"
+            | b"summary"
+            | b"table"
+            | b"ul"
+            | b"dd"
+            | b"dt"
+            | b"listing"
+            | b"xmp"
+            | b"plaintext"
     )
 }
 
 /// For a start tag that implicitly closes an open element of its own family: the family,
 /// and the elements at which the search down the stack stops.
-fn implied_close(name: &str) -> Option<(&'static [&'static str], &'static [&'static str])> {
+fn implied_close(name: &[u8]) -> Option<(&'static [&'static str], &'static [&'static str])> {
     const HEADINGS: &[&str] = &["h1", "h2", "h3", "h4", "h5", "h6"];
     Some(match name {
-        "li" => (&["li"], &["ul", "ol", "menu", "table", "td", "th", "body"]),
-        "dd" | "dt" => (&["dd", "dt"], &["dl", "table", "td", "th", "body"]),
-        "tr" => (&["tr"], &["table", "tbody", "thead", "tfoot"]),
-        "td" | "th" => (&["td", "th"], &["tr", "table"]),
-        "tbody" | "thead" | "tfoot" => (&["tbody", "thead", "tfoot"], &["table"]),
-        "option" => (&["option"], &["select", "datalist", "optgroup", "body"]),
-        "optgroup" => (&["optgroup", "option"], &["select", "body"]),
-        "a" => (&["a"], &["table", "td", "th", "body"]),
-        "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => (HEADINGS, &["body"]),
-        "rb" | "rt" | "rp" | "rtc" => (&["rb", "rt", "rp", "rtc"], &["ruby", "body"]),
-        "button" => (&["button"], &["body"]),
-        "form" => (&["form"], &["body"]),
+        b"li" => (&["li"], &["ul", "ol", "menu", "table", "td", "th", "body"]),
+        b"dd" | b"dt" => (&["dd", "dt"], &["dl", "table", "td", "th", "body"]),
+        b"tr" => (&["tr"], &["table", "tbody", "thead", "tfoot"]),
+        b"td" | b"th" => (&["td", "th"], &["tr", "table"]),
+        b"tbody" | b"thead" | b"tfoot" => (&["tbody", "thead", "tfoot"], &["table"]),
+        b"option" => (&["option"], &["select", "datalist", "optgroup", "body"]),
+        b"optgroup" => (&["optgroup", "option"], &["select", "body"]),
+        b"a" => (&["a"], &["table", "td", "th", "body"]),
+        b"h1" | b"h2" | b"h3" | b"h4" | b"h5" | b"h6" => (HEADINGS, &["body"]),
+        b"rb" | b"rt" | b"rp" | b"rtc" => (&["rb", "rt", "rp", "rtc"], &["ruby", "body"]),
+        b"button" => (&["button"], &["body"]),
+        b"form" => (&["form"], &["body"]),
         _ => return None,
     })
 }
@@ -149,14 +149,14 @@ impl Name {
         }
     }
 
-    fn as_str(&self) -> &str {
-        // ASCII-lowercased bytes of a name whose first byte is ASCII; a cut inside a
-        // multi-byte character gives an empty name, which matches no list
-        std::str::from_utf8(&self.buf[..self.len as usize]).unwrap_or("")
+    /// ASCII-lowercased bytes (a name cut inside a multi-byte character matches no list of
+    /// ASCII names, as it should).
+    fn bytes(&self) -> &[u8] {
+        &self.buf[..self.len as usize]
     }
 
     fn is(&self, names: &[&str]) -> bool {
-        names.contains(&self.as_str())
+        names.iter().any(|n| n.as_bytes() == self.bytes())
     }
 }
 
@@ -229,7 +229,7 @@ impl Stack {
 /// Whether the element named `raw_name` (any case) holds raw text up to its own end tag:
 /// the tokenizer reads no tags inside it.
 pub fn is_raw_text(raw_name: &[u8]) -> bool {
-    raw_text(Name::new(raw_name).as_str())
+    raw_text(Name::new(raw_name).bytes())
 }
 
 /// The depth of the tree html5ever would build, followed tag by tag: [`max_depth_exceeds`]
@@ -261,7 +261,7 @@ impl DepthScan {
     /// caller skips it: tags there are text) or, for `plaintext`, up to the end of the page.
     pub fn start(&mut self, raw_name: &[u8], self_closing: bool) -> bool {
         let name = Name::new(raw_name);
-        let n = name.as_str();
+        let n = name.bytes();
         if closes_p(n) {
             self.stack
                 .close(&["p"], &["button", "table", "td", "th", "body"]);
@@ -282,8 +282,8 @@ impl DepthScan {
     /// An end tag.
     pub fn end(&mut self, raw_name: &[u8]) {
         let name = Name::new(raw_name);
-        let n = name.as_str();
-        if n == "br" || n == "p" && !self.stack.is_open("p") {
+        let n = name.bytes();
+        if n == b"br" || n == b"p" && !self.stack.is_open("p") {
             return; // </br> and </p> without a <p> insert an element and close it
         }
         self.stack.end(name);
@@ -336,7 +336,7 @@ pub fn max_depth_exceeds(html: &str, cap: usize) -> bool {
                 break;
             }
             let n = Name::new(raw_name);
-            i = find_end_tag(b, i, n.as_str());
+            i = find_end_tag(b, i, n.bytes());
         }
         if depth.exceeded() {
             return true;
@@ -367,13 +367,13 @@ fn tag_end(b: &[u8], from: usize) -> Option<usize> {
 }
 
 /// The index after `</name ...>` from `from`, or the end of the page.
-fn find_end_tag(b: &[u8], from: usize, name: &str) -> usize {
+fn find_end_tag(b: &[u8], from: usize, name: &[u8]) -> usize {
     let mut i = from;
     while let Some(p) = memchr::memmem::find(&b[i..], b"</") {
         let s = i + p + 2;
         let e = s + name.len();
         if e <= b.len()
-            && b[s..e].eq_ignore_ascii_case(name.as_bytes())
+            && b[s..e].eq_ignore_ascii_case(name)
             && b.get(e)
                 .is_none_or(|c| c.is_ascii_whitespace() || *c == b'>' || *c == b'/')
         {

@@ -170,7 +170,21 @@ pub fn trim_non_alphanumeric(word: &str) -> &str {
 /// exactly).
 pub fn contains_ascii_ci(hay: &str, needle: &str) -> bool {
     let (h, n) = (hay.as_bytes(), needle.as_bytes());
-    n.is_empty() || (h.len() >= n.len() && h.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n)))
+    let Some((&first, rest)) = n.split_first() else {
+        return true;
+    };
+    if h.len() < n.len() {
+        return false;
+    }
+    // candidates: the needle's first byte in either case (memchr's vector search), then the
+    // rest compared
+    let starts = &h[..=h.len() - n.len()];
+    memchr::memchr2_iter(
+        first.to_ascii_lowercase(),
+        first.to_ascii_uppercase(),
+        starts,
+    )
+    .any(|i| h[i + 1..i + n.len()].eq_ignore_ascii_case(rest))
 }
 
 /// Appends the lowercase of `word` to `buf`, exactly as `str::to_lowercase` would (final
@@ -314,6 +328,10 @@ mod tests {
         assert!(contains_ascii_ci("x", ""));
         assert!(!contains_ascii_ci("cook", "cookie"));
         assert!(!contains_ascii_ci("ÉTÉ", "été"), "only ASCII letters fold");
+        assert!(contains_ascii_ci("style=\"DISPLAY:None\"", "none"));
+        assert!(contains_ascii_ci("none", "none") && contains_ascii_ci("xnonx NoNe", "none"));
+        assert!(!contains_ascii_ci("nonnonno", "none"));
+        assert!(contains_ascii_ci("été!", "é!") && !contains_ascii_ci("", "a"));
     }
 
     #[test]
