@@ -756,8 +756,7 @@ fn stop_label_cut(
         let label = raw.to_lowercase();
         let heading_like =
             b.starts_with('#') || (label.chars().count() <= 40 && !label.contains('.'));
-        let hit = section_label(&label, comments).is_some();
-        if heading_like && hit {
+        if heading_like && section_label(&label, comments).is_some() {
             return pos.saturating_sub(2);
         }
     }
@@ -920,7 +919,9 @@ fn in_code(blocks: &[(usize, &str)]) -> Vec<bool> {
 /// "Kommentieren"): a few words, no sentence, not a heading, list item, table or code.
 fn label_block(block: &str) -> bool {
     let t = block.trim();
-    if t.starts_with(['#', '|', '-', '>'])
+    // (under 40 characters, so under 160 bytes: a paragraph is not read through)
+    if t.len() >= 160
+        || t.starts_with(['#', '|', '-', '>'])
         || t.contains("```")
         || t.split_once(". ")
             .is_some_and(|(n, _)| n.chars().all(|c| c.is_ascii_digit()))
@@ -1221,7 +1222,24 @@ impl Walker<'_> {
         }
         let mut last_space = self.cur.is_empty() || self.cur.ends_with([' ', '\n']);
         self.pushed += t.trim().len();
-        for ch in t.chars() {
+        let b = t.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            // a run of printable ASCII other than spaces goes in at once
+            let run = b[i..]
+                .iter()
+                .position(|c| !c.is_ascii_graphic())
+                .map_or(b.len(), |k| i + k);
+            if run > i {
+                self.cur.push_str(&t[i..run]);
+                last_space = false;
+                i = run;
+                continue;
+            }
+            let Some(ch) = t[i..].chars().next() else {
+                break;
+            };
+            i += ch.len_utf8();
             // soft hyphens and stray byte-order marks are invisible: a reader sees one word
             if matches!(ch, '\u{ad}' | '\u{feff}') {
                 continue;
