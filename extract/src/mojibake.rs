@@ -224,8 +224,15 @@ fn repair_chars(text: &str) -> Option<(String, usize)> {
 fn repair_references(text: &str) -> Option<(String, usize)> {
     let bytes = text.as_bytes();
     let lead = |c: char| ('\u{c2}'..='\u{f4}').contains(&c);
+    // (the references most pages are full of name no such character: not looked up)
+    let common = |at: usize| {
+        let rest = &bytes[at + 1..];
+        [&b"amp;"[..], b"nbsp;", b"quot;", b"lt;", b"gt;", b"#39;"]
+            .iter()
+            .any(|r| rest.starts_with(r))
+    };
     memchr::memchr_iter(b'&', bytes)
-        .find(|&at| reference(text, at).is_some_and(|(c, _)| lead(c)))?;
+        .find(|&at| !common(at) && reference(text, at).is_some_and(|(c, _)| lead(c)))?;
     let mut read = String::with_capacity(text.len());
     let mut at = 0;
     for amp in memchr::memchr_iter(b'&', bytes) {
