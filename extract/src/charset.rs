@@ -32,12 +32,23 @@ pub fn decode<'a>(bytes: &'a [u8], declared: Option<&str>) -> std::borrow::Cow<'
         *e != encoding_rs::UTF_16LE && *e != encoding_rs::UTF_16BE && *e != encoding_rs::UTF_8
     });
     let enc = enc.unwrap_or_else(|| {
+        // from just before the first byte beyond ASCII: the head's scripts and styles before
+        // it say nothing of the encoding, and read from the top they crowd the page's text out
+        // of the bytes read (`bench/charset.py`: of 769 WCXB pages written in legacy encodings
+        // without their declarations, 746 read back exactly, against 725 read from the top)
+        let first = bytes.iter().position(|b| !b.is_ascii()).unwrap_or(0);
+        let from = first.saturating_sub(DETECT_CONTEXT);
         let mut det = chardetng::EncodingDetector::new();
-        det.feed(&bytes[..bytes.len().min(256 * 1024)], true);
+        det.feed(&bytes[from..bytes.len().min(from + DETECT_BYTES)], true);
         det.guess(None, true)
     });
     enc.decode_without_bom_handling(bytes).0
 }
+
+/// Bytes chardetng reads ([`decode`]; with 64 or 128 KiB fewer pages read back exactly).
+const DETECT_BYTES: usize = 256 * 1024;
+/// ASCII bytes it reads before the first byte beyond ASCII (the words around it).
+const DETECT_CONTEXT: usize = 256;
 
 fn sniff_meta(head: &[u8]) -> Option<&'static Encoding> {
     let lower: Vec<u8> = head.iter().map(|b| b.to_ascii_lowercase()).collect();
@@ -106,5 +117,21 @@ mod tests {
             Some("utf-8")
         )
         .contains("Café crème"));
+    }
+
+    #[test]
+    fn detection_reads_the_text_after_a_long_ascii_head() {
+        // 300 KB of scripts before the first Cyrillic paragraph, no declaration: read from the
+        // top, the detector saw ASCII only and guessed windows-1252
+        let head = format!(
+            "<html><head><script>{}</script></head><body>",
+            "var a = b + c; // setup\n".repeat(12_000)
+        );
+        let (body, _, _) = encoding_rs::WINDOWS_1251
+            .encode("<p>Москва является столицей России и крупнейшим городом страны.</p>");
+        let mut page = head.into_bytes();
+        page.extend_from_slice(&body);
+        assert!(page.len() > DETECT_BYTES);
+        assert!(decode(&page, None).contains("столицей России"));
     }
 }
