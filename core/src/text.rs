@@ -169,7 +169,11 @@ pub fn trim_non_alphanumeric(word: &str) -> &str {
 /// Whether `hay` contains `needle`, ignoring ASCII case (non-ASCII bytes must match
 /// exactly).
 pub fn contains_ascii_ci(hay: &str, needle: &str) -> bool {
-    let (h, n) = (hay.as_bytes(), needle.as_bytes());
+    bytes_contain_ascii_ci(hay.as_bytes(), needle.as_bytes())
+}
+
+/// [`contains_ascii_ci`] on bytes.
+pub fn bytes_contain_ascii_ci(h: &[u8], n: &[u8]) -> bool {
     let Some((&first, rest)) = n.split_first() else {
         return true;
     };

@@ -1178,20 +1178,7 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
             tracing::trace!(mass = m, text = s.text, link = s.link, boiler = s.boiler, tag = e.name(), id = ?e.attr("id"), class = ?e.attr("class"), "content candidate");
         }
     }
-    // the positive block values outside boilerplate in each subtree
-    let mut prose_in: Vec<f32> = (0..n)
-        .map(|i| {
-            if stats[i].boiler {
-                0.0
-            } else {
-                values[i].max(0.0)
-            }
-        })
-        .collect();
-    sum_subtrees(&order, &mut prose_in);
-    for (s, p) in stats.iter_mut().zip(prose_in) {
-        s.prose = p;
-    }
+    set_prose(&order, &values, &mut stats);
     let prose = best.map_or(0.0, |(_, id)| stats[index[&id] as usize].mass);
     // a root holding a small share of the page's prose spreads over the page's sections;
     // otherwise it joins its sibling sections of the same shape, if it has any. (The wider
@@ -1257,19 +1244,7 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
                 tracing::trace!("builder regions inside the content are kept");
                 let mut again = unflipped.clone();
                 resolve(&mut again, &inner);
-                let mut prose_in: Vec<f32> = (0..n)
-                    .map(|i| {
-                        if again[i].boiler {
-                            0.0
-                        } else {
-                            values[i].max(0.0)
-                        }
-                    })
-                    .collect();
-                sum_subtrees(&order, &mut prose_in);
-                for (s, p) in again.iter_mut().zip(prose_in) {
-                    s.prose = p;
-                }
+                set_prose(&order, &values, &mut again);
                 stats = again;
             }
         }
@@ -1360,6 +1335,9 @@ fn conventions(order: &[(NodeId, u32)], weak_words: &[u16], sub_text: &[u32]) ->
             above[i] = above[p as usize] | weak_words[p as usize];
         }
         let w = weak_words[i];
+        if w == 0 {
+            continue;
+        }
         for (k, (c, v)) in count.iter_mut().zip(&mut cover).enumerate() {
             if w & (1 << k) != 0 {
                 *c += 1;
@@ -1382,6 +1360,20 @@ fn conventions(order: &[(NodeId, u32)], weak_words: &[u16], sub_text: &[u32]) ->
             .map(|w| *w != 0 && *w & !conv == 0)
             .collect()
     })
+}
+
+/// Sets each element's `prose`: the positive block values (`values`, each block's own)
+/// outside boilerplate in its subtree.
+fn set_prose(order: &[(NodeId, u32)], values: &[f32], stats: &mut [Stat]) {
+    let mut prose_in: Vec<f32> = stats
+        .iter()
+        .zip(values)
+        .map(|(s, v)| if s.boiler { 0.0 } else { v.max(0.0) })
+        .collect();
+    sum_subtrees(order, &mut prose_in);
+    for (s, p) in stats.iter_mut().zip(prose_in) {
+        s.prose = p;
+    }
 }
 
 /// Adds each element's value into its parent's, children first (the elements are in

@@ -335,8 +335,8 @@ fn scan_attrs(
 /// word; one with a character reference might spell them, and stays. (Inline styles are
 /// 2% of a page's markup after scripts and styles.)
 fn may_hide(value: &[u8]) -> bool {
-    let has = |w: &[u8]| value.windows(w.len()).any(|x| x.eq_ignore_ascii_case(w));
-    value.contains(&b'&') || has(b"none") || has(b"hidden")
+    use trawl_core::text::bytes_contain_ascii_ci as has;
+    value.contains(&b'&') || has(value, b"none") || has(value, b"hidden")
 }
 
 /// Offset of the closing `</tag` at or after `from` (the end of the input when missing).
