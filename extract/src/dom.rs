@@ -215,6 +215,8 @@ fn extract_parsed(
         root_text: 0,
         comment_labels: comment_labels(thread),
         labelled: Vec::new(),
+        terms: Vec::new(),
+        term_next: false,
         quotes: 0,
         said: Default::default(),
         written: Default::default(),
@@ -329,6 +331,9 @@ fn extract_parsed(
         thread,
         cells,
         &w.labelled,
+        // on documentation a definition term is an API signature or a glossary word; on a
+        // forum or a product page it is as often a field's name (`Joined:`, `Posts:`)
+        if docs { &w.terms } else { &[] },
     );
     tracing::trace!(chars = text.len(), "tidied");
     // Off on articles: the benchmarks' article texts leave a news dek out (on the WCXB
@@ -935,8 +940,8 @@ fn label_block(block: &str) -> bool {
 
 /// Cleans the walked text: cuts at a teaser-section label, drops fragments at both edges
 /// (trailing headings, labels, credits, bylines, the title repeated, leading headings) and
-/// labels standing alone inside (with `cells`, only those with no label beside them); image
-/// offsets follow their text. Never removes the bulk.
+/// labels standing alone inside (with `cells`, only those with no label beside them; never
+/// the blocks starting at `terms`); image offsets follow their text. Never removes the bulk.
 fn tidy(
     text: &str,
     images: Vec<ImageRef>,
@@ -944,6 +949,7 @@ fn tidy(
     thread: bool,
     cells: bool,
     labelled: &[(usize, usize)],
+    terms: &[usize],
 ) -> (String, Vec<ImageRef>) {
     let blocks = split_blocks(text);
     let code = in_code(&blocks);
@@ -1005,6 +1011,7 @@ fn tidy(
     let beside = |i: usize, j: usize| cell[j] && blocks[i].1.trim() != blocks[j].1.trim();
     let lone = |i: usize| {
         label[i]
+            && terms.binary_search(&blocks[i].0).is_err()
             && !(cell[i]
                 && ((i > 0 && beside(i, i - 1)) || (i + 1 < cell.len() && beside(i, i + 1))))
     };
@@ -1121,6 +1128,12 @@ struct Walker<'s> {
     /// The labelled teaser and comment sections left out: where in `out` each stood, and
     /// its text (characters, about its bytes).
     labelled: Vec<(usize, usize)>,
+    /// Where in `out` each definition term (`<dt>`) starts: on documentation, the term a
+    /// definition list defines (an API signature, a glossary word), never a stray label
+    /// ([`tidy`]).
+    terms: Vec<usize>,
+    /// The next block written is a definition term.
+    term_next: bool,
     /// Nesting inside `<blockquote>`.
     quotes: usize,
     /// Hashes of the blocks written so far (those of [`QUOTE_MIN_BYTES`] or more).
@@ -1202,10 +1215,14 @@ impl Walker<'_> {
                 if !self.out.is_empty() {
                     self.out.push_str("\n\n");
                 }
+                if self.term_next {
+                    self.terms.push(self.out.len());
+                }
                 self.out.push_str(&cleaned);
             }
         }
         self.cur.clear();
+        self.term_next = false;
     }
 
     fn push_text(&mut self, t: &str) {
@@ -1477,8 +1494,11 @@ impl Walker<'_> {
                 self.flush();
                 let (start, first_image) = (self.out.len(), self.images.len());
                 self.walk(e, list_depth);
+                self.term_next = n == "dt";
                 self.flush();
                 self.drop_copy(start, first_image);
+                let len = self.out.len();
+                self.terms.retain(|&t| t < len);
             }
             _ => {
                 // inline: a card's fields in spans side by side (`<span>HOKA</span><span>
@@ -2325,6 +2345,35 @@ mod tests {
     }
 
     #[test]
+    fn a_definition_term_is_no_stray_label() {
+        // an API reference: each signature is a short `<dt>` above its description, which
+        // reads like a label standing alone; a label between paragraphs still goes
+        let entry = |name: &str| {
+            format!(
+                "<dl><dt>class {name} [source]</dt><dd><p>{}</p></dd></dl>",
+                sentences(name, 3)
+            )
+        };
+        let html = format!(
+            "<html><body><main><h1>Middleware</h1><p>{}</p>{}{}<p>Advertisement</p><p>{}</p>{}</main></body></html>",
+            sentences("intro", 3),
+            entry("CacheMiddleware"),
+            entry("GzipMiddleware"),
+            sentences("outro", 3),
+            entry("SessionMiddleware"),
+        );
+        let x = extract(&html, "https://docs.example/", false, None, None).unwrap();
+        for name in ["CacheMiddleware", "GzipMiddleware", "SessionMiddleware"] {
+            assert!(
+                x.text.contains(&format!("class {name} [source]")),
+                "{name}: {}",
+                x.text
+            );
+        }
+        assert!(!x.text.contains("Advertisement"), "{}", x.text);
+    }
+
+    #[test]
     fn story_inside_a_weak_region_with_link_lists() {
         // a story viewer (`render-target-modal`) whose region sum is negative from the link
         // lists beside the story: the story is still the content
@@ -2406,7 +2455,7 @@ mod tests {
         // so the guard keeps the fringes, but still not the teasers after "Mehr zum Thema"
         let labels: Vec<String> = (0..30).map(|i| format!("Label {i}")).collect();
         let text = format!("A paragraph of the article that ends with a full stop.\n\n{}\n\n## Mehr zum Thema\n\nTeaser one about something else.\n\nTeaser two about another thing.", labels.join("\n\n"));
-        let (out, _) = tidy(&text, Vec::new(), None, false, true, &[]);
+        let (out, _) = tidy(&text, Vec::new(), None, false, true, &[], &[]);
         assert!(out.contains("A paragraph of the article"), "{out}");
         assert!(
             !out.contains("Teaser one") && !out.contains("Mehr zum Thema"),
@@ -2422,7 +2471,7 @@ mod tests {
         ] {
             let text =
                 format!("{para}\n\n{para}\n\n{label}\n\nRead further in the pursuit of knowledge.");
-            let (out, _) = tidy(&text, Vec::new(), None, false, true, &[]);
+            let (out, _) = tidy(&text, Vec::new(), None, false, true, &[], &[]);
             assert!(
                 !out.contains("pursuit") && out.contains("foundation welcomed"),
                 "{label}: {out}"
@@ -2436,7 +2485,7 @@ mod tests {
         let text = format!(
             "{para}\n\nStarter\n\n$9\n\nper month\n\n10 GB storage\n\n{para}\n\nAdvertisement\n\n{para}\n\n\u{200b}\n\n\u{200b}\n\n{para}\n\nPhoto: Agency\n\nPhoto: Agency\n\n{para}"
         );
-        let (out, _) = tidy(&text, Vec::new(), None, false, true, &[]);
+        let (out, _) = tidy(&text, Vec::new(), None, false, true, &[], &[]);
         assert!(
             out.contains("$9\n\nper month\n\n10 GB storage"),
             "cells: {out}"
@@ -2451,7 +2500,7 @@ mod tests {
             "a line twice is no row: {out}"
         );
         // on a listing or a thread (no cells), a row of short lines is item metadata
-        let (out, _) = tidy(&text, Vec::new(), None, false, false, &[]);
+        let (out, _) = tidy(&text, Vec::new(), None, false, false, &[], &[]);
         assert!(
             !out.contains("$9") && !out.contains("Advertisement"),
             "{out}"
@@ -2787,12 +2836,12 @@ mod tests {
             "### One response to “The river report”",
         ] {
             let text = format!("{story}\n\n{heading}\n\nGreat post, thanks!\n\nI agree with Anna.");
-            let (out, _) = tidy(&text, Vec::new(), None, false, true, &[]);
+            let (out, _) = tidy(&text, Vec::new(), None, false, true, &[], &[]);
             assert_eq!(out, story, "{heading}");
         }
         // a count before a label on a plain line is a teaser's metadata, not a heading
         let text = format!("{story}\n\n3 comments\n\n{para}");
-        let (out, _) = tidy(&text, Vec::new(), None, false, true, &[]);
+        let (out, _) = tidy(&text, Vec::new(), None, false, true, &[], &[]);
         assert!(out.trim_end().ends_with(para.trim()), "{out}");
     }
 
@@ -2807,6 +2856,7 @@ mod tests {
             false,
             true,
             &[],
+            &[],
         );
         assert!(out.starts_with("Good hay"), "{out}");
         // a lead paragraph above the title stays
@@ -2818,6 +2868,7 @@ mod tests {
             Some("Haylage: better than its reputation?"),
             false,
             true,
+            &[],
             &[],
         );
         assert!(out.starts_with("A long lead"), "{out}");
@@ -3459,9 +3510,9 @@ mod tests {
             answer(2),
             answer(3)
         );
-        let (thread, _) = tidy(&text, Vec::new(), None, true, true, &[]);
+        let (thread, _) = tidy(&text, Vec::new(), None, true, true, &[], &[]);
         assert!(thread.contains("answer number 3"), "{thread}");
-        let (article, _) = tidy(&text, Vec::new(), None, false, true, &[]);
+        let (article, _) = tidy(&text, Vec::new(), None, false, true, &[], &[]);
         assert!(!article.contains("answer number 3"), "{article}");
     }
 
