@@ -1497,8 +1497,10 @@ impl Walker<'_> {
                 self.term_next = n == "dt";
                 self.flush();
                 self.drop_copy(start, first_image);
-                let len = self.out.len();
-                self.terms.retain(|&t| t < len);
+                // (a copy dropped takes its terms with it; they are the last ones noted)
+                while self.terms.last().is_some_and(|&t| t >= self.out.len()) {
+                    self.terms.pop();
+                }
             }
             _ => {
                 // inline: a card's fields in spans side by side (`<span>HOKA</span><span>
