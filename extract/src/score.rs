@@ -688,40 +688,44 @@ pub(crate) struct Declared {
 /// Scores the document and picks the content root under `body`.
 pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
     let product = declared.product;
+    // at most one slot per node of the tree (elements are about half of them): the
+    // per-element tables never grow
+    let cap = doc.tree.nodes().len();
     // pre-order with context: (node, parent slot, owner block slot, in link)
-    let mut order: Vec<(NodeId, u32)> = Vec::new(); // (element, parent slot)
-    let mut els: Vec<&scraper::node::Element> = Vec::new();
-    let mut index: FxHashMap<NodeId, u32> = FxHashMap::default();
-    let mut own: Vec<Own> = Vec::new();
-    let mut boiler: Vec<Boiler> = Vec::new();
-    let mut fields: Vec<Fields> = Vec::new();
+    let mut order: Vec<(NodeId, u32)> = Vec::with_capacity(cap); // (element, parent slot)
+    let mut els: Vec<&scraper::node::Element> = Vec::with_capacity(cap);
+    let mut index: FxHashMap<NodeId, u32> =
+        FxHashMap::with_capacity_and_hasher(cap, Default::default());
+    let mut own: Vec<Own> = Vec::with_capacity(cap);
+    let mut boiler: Vec<Boiler> = Vec::with_capacity(cap);
+    let mut fields: Vec<Fields> = Vec::with_capacity(cap);
     // the semantic bonus of each element as a content root
-    let mut bonus: Vec<f32> = Vec::new();
-    let mut by_words: Vec<bool> = Vec::new();
+    let mut bonus: Vec<f32> = Vec::with_capacity(cap);
+    let mut by_words: Vec<bool> = Vec::with_capacity(cap);
     let mut seen: FxHashMap<&str, ClassWords> =
         FxHashMap::with_capacity_and_hasher(256, Default::default());
     // the weak words that alone make each element a weak region (0: none, or more than them)
-    let mut weak_words: Vec<u16> = Vec::new();
-    let mut cmp: Vec<bool> = Vec::new();
+    let mut weak_words: Vec<u16> = Vec::with_capacity(cap);
+    let mut cmp: Vec<bool> = Vec::with_capacity(cap);
     // the main landmark: `<main>` or role=main
-    let mut landmark: Vec<bool> = Vec::new();
-    let mut is_blk: Vec<bool> = Vec::new();
-    let mut sig: Vec<u64> = Vec::new();
+    let mut landmark: Vec<bool> = Vec::with_capacity(cap);
+    let mut is_blk: Vec<bool> = Vec::with_capacity(cap);
+    let mut sig: Vec<u64> = Vec::with_capacity(cap);
     // tag + first class token, wherever it sits (0: no class, nothing to match on)
-    let mut comp: Vec<u64> = Vec::new();
-    let mut has_class: Vec<bool> = Vec::new();
+    let mut comp: Vec<u64> = Vec::with_capacity(cap);
+    let mut has_class: Vec<bool> = Vec::with_capacity(cap);
     // whether the first text inside each element is link text (a headline link)
-    let mut first_link: Vec<bool> = Vec::new();
+    let mut first_link: Vec<bool> = Vec::with_capacity(cap);
     let mut pending = 0usize;
     // whether a block's first text is link text that the text after it carries on (a
     // lowercase letter or a comma: `<a>Tidal energy production</a> has the potential`): a
     // link set in a sentence, not a headline; and the block whose first text, a link, waits
     // for the text after it
-    let mut link_flows: Vec<bool> = Vec::new();
+    let mut link_flows: Vec<bool> = Vec::with_capacity(cap);
     let mut open_link = u32::MAX;
     // lists introduced by a sentence ending in a colon (`... to do the following:`): their
     // links are the text, not a link list beside it
-    let mut introduced: Vec<bool> = Vec::new();
+    let mut introduced: Vec<bool> = Vec::with_capacity(cap);
     // the block that holds the last text seen, and whether that text ended in a colon
     let (mut last_owner, mut last_colon) = (u32::MAX, false);
     let root = doc.tree.root();
