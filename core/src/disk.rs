@@ -134,6 +134,7 @@ struct Free {
     inodes: Option<u64>,
 }
 
+/// What may still be written on the disk holding `path` (or its nearest existing ancestor).
 fn free_space(path: &Path) -> Option<Free> {
     let existing = path.ancestors().find(|p| p.exists())?;
     let s = rustix::fs::statvfs(existing).ok()?;
@@ -141,12 +142,6 @@ fn free_space(path: &Path) -> Option<Free> {
         bytes: s.f_bavail.saturating_mul(s.f_frsize),
         inodes: (s.f_files > 0).then_some(s.f_favail),
     })
-}
-
-/// The bytes an unprivileged process may still write on the disk holding `path` (or its
-/// nearest existing ancestor).
-pub fn free_bytes(path: &Path) -> Option<u64> {
-    free_space(path).map(|f| f.bytes)
 }
 
 #[cfg(test)]
@@ -161,15 +156,15 @@ mod tests {
     fn free_space_of_an_existing_disk_is_read() {
         let dir = std::env::temp_dir().join(format!("trawl-disk-{}", std::process::id()));
         // a folder not made yet: its parent's disk
-        let free = free_bytes(&dir.join("not/yet")).expect("statvfs");
-        assert!(free > 0);
+        let free = free_space(&dir.join("not/yet")).expect("statvfs");
+        assert!(free.bytes > 0);
         assert!(guard(&dir, 1).check().is_ok());
     }
 
     #[test]
     fn a_floor_above_the_free_space_stops_with_the_keys_named_and_stays_stopped() {
         let dir = std::env::temp_dir();
-        let free_mb = free_bytes(&dir).unwrap() >> 20;
+        let free_mb = free_space(&dir).unwrap().bytes >> 20;
         let g = guard(&dir, free_mb + 1_000_000);
         let e = g.check().unwrap_err();
         assert!(e.contains("crawl.min_free_disk_mb"), "{e}");

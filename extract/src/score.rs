@@ -220,9 +220,8 @@ struct ClassWords {
     content: bool,
     comment: bool,
     strong: bool,
-    weak: bool,
-    /// Which weak words (a bit per [`WordKind::Weak`] number; comment words on a thread's
-    /// page are bit 11).
+    /// The weak words among them (a bit per [`WordKind::Weak`] number; comment words on a
+    /// thread's page are bit 11): none, no weak word.
     weak_words: u16,
     /// A consent vendor's name inside a word (`CybotCookiebotDialog`).
     consent: bool,
@@ -277,7 +276,6 @@ impl ClassWords {
         self.content |= o.content;
         self.comment |= o.comment;
         self.strong |= o.strong;
-        self.weak |= o.weak;
         self.weak_words |= o.weak_words;
         self.consent |= o.consent;
         self.cmp |= o.cmp;
@@ -320,17 +318,11 @@ fn value_words(v: &str, reviews: bool, thread: bool) -> ClassWords {
             Some(WordKind::Content) => c.content = true,
             // on a page that declares a discussion, the comments are its posts: only
             // those without much prose (a remark under an answer) are left out
-            Some(WordKind::Comment) if thread => {
-                c.weak = true;
-                c.weak_words |= 1 << 11;
-            }
+            Some(WordKind::Comment) if thread => c.weak_words |= 1 << 11,
             Some(WordKind::Comment) => c.comment = true,
             Some(WordKind::Review) => c.comment |= reviews,
             Some(WordKind::Strong) => c.strong = true,
-            Some(WordKind::Weak(k)) => {
-                c.weak = true;
-                c.weak_words |= 1 << k;
-            }
+            Some(WordKind::Weak(k)) => c.weak_words |= 1 << k,
             None => {}
         }
     }
@@ -573,11 +565,7 @@ fn boilerplate(name: &str, a: &Attrs<'_>, c: ClassWords) -> Boiler {
     if (a.hidden || a.aria_hidden) && !panel {
         return Boiler::Strong;
     }
-    if let Some(style) = a.style.filter(|s| {
-        !panel
-            && (trawl_core::text::contains_ascii_ci(s, "none")
-                || trawl_core::text::contains_ascii_ci(s, "hidden"))
-    }) {
+    if let Some(style) = a.style.filter(|s| !panel && style_may_hide(s.as_bytes())) {
         let s = style.replace(' ', "").to_ascii_lowercase();
         if s.contains("display:none") || s.contains("visibility:hidden") {
             return Boiler::Strong;
@@ -619,11 +607,19 @@ fn boilerplate(name: &str, a: &Attrs<'_>, c: ClassWords) -> Boiler {
     }
     if c.strong && !c.layout {
         Boiler::Strong
-    } else if c.weak || c.strong {
+    } else if c.weak_words != 0 || c.strong {
         Boiler::Weak
     } else {
         Boiler::No
     }
+}
+
+/// Whether a `style` value holds a word [`boilerplate`] reads as hiding (`display: none`,
+/// `visibility: hidden`); a style without one is not read further (nor kept by the pre-parse
+/// pass, `strip::may_hide`).
+pub(crate) fn style_may_hide(style: &[u8]) -> bool {
+    use trawl_core::text::bytes_contain_ascii_ci as has;
+    has(style, b"none") || has(style, b"hidden")
 }
 
 fn content_bonus(name: &str, a: &Attrs<'_>, content_word: bool) -> f32 {

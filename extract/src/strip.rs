@@ -330,13 +330,11 @@ fn scan_attrs(
     }
 }
 
-/// Whether a `style` value may hide its element: the scorer reads only `display: none` and
-/// `visibility: hidden` of a style (`score::boilerplate`), and skips a style holding neither
-/// word; one with a character reference might spell them, and stays. (Inline styles are
-/// 2% of a page's markup after scripts and styles.)
+/// Whether a `style` value may hide its element, as the scorer reads it
+/// ([`crate::score::style_may_hide`]); one with a character reference might spell the words,
+/// and stays. (Inline styles are 2% of a page's markup after scripts and styles.)
 fn may_hide(value: &[u8]) -> bool {
-    use trawl_core::text::bytes_contain_ascii_ci as has;
-    value.contains(&b'&') || has(value, b"none") || has(value, b"hidden")
+    value.contains(&b'&') || crate::score::style_may_hide(value)
 }
 
 /// Offset of the closing `</tag` at or after `from` (the end of the input when missing).
