@@ -2347,6 +2347,37 @@ mod tests {
     }
 
     #[test]
+    fn an_authors_box_under_the_article_is_not_its_text() {
+        // the box about the author under a post (photo, a paragraph of biography, a link to
+        // their other posts) is the same on every post they wrote: whichever way the theme
+        // names it, it goes; the byline's name above the text stays, as does a paper's list
+        // of authors
+        for class in ["author-bio", "post__author-box", "about-the-author", "authorbox"] {
+            let html = format!(
+                r#"<html><body><article><p class="author">By Ana Ruiz</p><p>{}</p><p>{}</p>
+                <div class="{class}"><img src="/ana.jpg" alt=""><h4>Ana Ruiz</h4><p>Ana Ruiz has
+                written about coastal towns for twenty years and lives by the sea with two cats.
+                She also teaches writing at the local college.</p><a href="/author/ana">More
+                posts by Ana</a></div></article></body></html>"#,
+                sentences("harbour", 5),
+                sentences("ferry", 5)
+            );
+            let x = extract(&html, "https://h.example/", false, None, None).unwrap();
+            assert!(x.text.contains("about the ferry"), "{class}: {}", x.text);
+            assert!(!x.text.contains("twenty years"), "{class}: {}", x.text);
+        }
+        let html = format!(
+            r#"<html><body><article><h1>Tidal mixing</h1><div class="author-affiliation">
+            <p>Ana Ruiz, Department of Oceanography, University of the Coast</p></div><p>{}</p>
+            <p>{}</p></article></body></html>"#,
+            sentences("tide", 5),
+            sentences("salinity", 5)
+        );
+        let x = extract(&html, "https://h.example/", false, None, None).unwrap();
+        assert!(x.text.contains("Department of Oceanography"), "{}", x.text);
+    }
+
+    #[test]
     fn a_definition_term_is_no_stray_label() {
         // an API reference: each signature is a short `<dt>` above its description, which
         // reads like a label standing alone; a label between paragraphs still goes

@@ -197,6 +197,9 @@ fn word_kind(w: &[u8]) -> Option<WordKind> {
         // a forum post's poster card (name, rank, join date, post count, badges)
         b"userinfo" | b"userdetails" | b"userextras" | b"usertitle" | b"userbanner"
         | b"userstats" | b"postprofile" | b"posterinfo" => WordKind::Strong,
+        // an author's box under an article ([`person_card`])
+        b"authorbio" | b"authorbox" | b"authorcard" | b"authorprofile" | b"authorinfo"
+        | b"aboutauthor" | b"abouttheauthor" => WordKind::Strong,
         b"ad" | b"ads" | b"advert" | b"advertisement" => WordKind::Weak(0),
         b"banner" => WordKind::Weak(1),
         b"promo" => WordKind::Weak(2),
@@ -220,6 +223,9 @@ struct ClassWords {
     content: bool,
     comment: bool,
     strong: bool,
+    /// A card about a person, not the text ([`person_card`]): it wins over content words
+    /// (`post__author-box`, `entry-author-profile`).
+    card: bool,
     /// The weak words among them (a bit per [`WordKind::Weak`] number; comment words on a
     /// thread's page are bit 11): none, no weak word.
     weak_words: u16,
@@ -276,6 +282,7 @@ impl ClassWords {
         self.content |= o.content;
         self.comment |= o.comment;
         self.strong |= o.strong;
+        self.card |= o.card;
         self.weak_words |= o.weak_words;
         self.consent |= o.consent;
         self.cmp |= o.cmp;
@@ -293,9 +300,9 @@ fn value_words(v: &str, reviews: bool, thread: bool) -> ClassWords {
     }
     // words split at ASCII whitespace, `-`, `_`, `:` (bytes: class values are ASCII in
     // practice, and a word with other bytes matches no listed word anyway); `user-info`
-    // is read as `userinfo`. A class holding an expression (a utility class with an
+    // is read as `userinfo` ([`person_card`]). A class holding an expression (a utility class with an
     // arbitrary value, `pt-[calc(var(--banner-height))]`) names a style, not a region.
-    let mut user = false;
+    let (mut before, mut last): (&[u8], &[u8]) = (b"", b"");
     for w in v
         .as_bytes()
         .split(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0c))
@@ -303,13 +310,10 @@ fn value_words(v: &str, reviews: bool, thread: bool) -> ClassWords {
         .flat_map(|t| t.split(|b| matches!(b, b'-' | b'_' | b':')))
         .filter(|w| !w.is_empty())
     {
-        let card = user
-            && [&b"info"[..], b"details", b"extras", b"stats", b"card"]
-                .iter()
-                .any(|c| w.eq_ignore_ascii_case(c));
-        user = w.eq_ignore_ascii_case(b"user");
+        let card = person_card(before, last, w);
+        (before, last) = (last, w);
         if card {
-            c.strong = true;
+            c.card = true;
             continue;
         }
         match word_kind(w) {
@@ -328,6 +332,41 @@ fn value_words(v: &str, reviews: bool, thread: bool) -> ClassWords {
     }
     c
 }
+
+/// Whether word `w`, after `before` and `last` in one class value, completes the name of a
+/// card about a person rather than the text: a forum poster's (`user-info`, `user-card`) or
+/// an author's box under an article (`author-bio`, `author__box`, `about-the-author`; its
+/// photo, a paragraph of biography and links to the author's other posts, the same on every
+/// page the author wrote). `author` alone is a byline as often as a box, and a byline's
+/// name is kept; `author-details` and `author-affiliation` name a paper's authors, which
+/// are its text.
+fn person_card(before: &[u8], last: &[u8], w: &[u8]) -> bool {
+    let is = |a: &[u8], b: &str| a.eq_ignore_ascii_case(b.as_bytes());
+    let any = |a: &[u8], bs: &[&str]| bs.iter().any(|b| is(a, b));
+    (is(last, "user") && any(w, USER_CARD))
+        || (is(last, "author") && any(w, AUTHOR_BOX))
+        || (is(w, "author") && (is(last, "about") || (is(last, "the") && is(before, "about"))))
+}
+
+/// The words after `user` that name a poster's card ([`person_card`]).
+const USER_CARD: &[&str] = &["info", "details", "extras", "stats", "card"];
+
+/// The words after `author` that name an author's box ([`person_card`]).
+const AUTHOR_BOX: &[&str] = &[
+    "bio",
+    "biography",
+    "box",
+    "card",
+    "profile",
+    "info",
+    "desc",
+    "description",
+    "about",
+    "wrap",
+    "wrapper",
+    "section",
+    "block",
+];
 
 /// The boxes around sign-up forms (a newsletter's, a waiting list's: an e-mail field, at most
 /// three fields a reader fills in, no text area, so not a contact form): from the form up to
@@ -596,6 +635,9 @@ fn boilerplate(name: &str, a: &Attrs<'_>, c: ClassWords) -> Boiler {
     // (`comment-content`, `comment-body`, `cookie-text`)
     if c.comment || c.consent {
         return Boiler::Always;
+    }
+    if c.card {
+        return Boiler::Strong;
     }
     if c.content {
         return Boiler::No;
