@@ -318,6 +318,13 @@ fn extract_parsed(
     }
     check(deadline)?;
     tracing::trace!(chars = w.out.len(), "walked");
+    if page_type.0 == crate::PageType::Article {
+        if let Some(cut) = meta.author.as_deref().and_then(|a| author_bio(&w.out, a)) {
+            tracing::trace!(at = cut, of = w.out.len(), "the author's bio");
+            w.out.truncate(cut);
+            w.images.retain(|im| im.offset < cut);
+        }
+    }
     // on listings and threads a run of short lines is an item's metadata (a date, a
     // category, a reply count); elsewhere a table's or a card's cells (a plan, its price)
     let cells = !matches!(
@@ -936,6 +943,65 @@ fn label_block(block: &str) -> bool {
     let words = t.split_whitespace().count();
     let sentence_end = t.ends_with(['.', '!', '?', '…', '"', '”', '»', '。', '！', '？']);
     words <= 3 && t.chars().count() < 40 && !sentence_end
+}
+
+/// Blocks from the end of an article among which one may be its author's bio.
+const BIO_LAST_BLOCKS: usize = 3;
+/// Characters of a block read as an author's bio, at most (two or three sentences).
+const BIO_MAX_CHARS: usize = 700;
+/// Characters of a block read as an author's bio, at least.
+const BIO_MIN_CHARS: usize = 30;
+
+/// Where the box about an article's author begins, when the walk took it as text: one of the
+/// last [`BIO_LAST_BLOCKS`] blocks, of [`BIO_MIN_CHARS`] to [`BIO_MAX_CHARS`] characters,
+/// begins with the name the page declares as its author (`Ana Ruiz is a reporter ...`), or
+/// with its first name where the whole name stands in one of the two blocks before
+/// (`Written by` / `Ana Ruiz` / `Ana covers ...`). What follows it goes with it (the author's
+/// links, their other posts). Only names that read as a person's (two to four capitalised
+/// words of letters): an organisation named as the author (`Example Team`) begins the
+/// paragraphs about its own products. The class words read an author's box where it is named
+/// one (`score::person_card`); this reads those whose names say nothing. Never the bulk: the
+/// text before the bio must outweigh it.
+fn author_bio(text: &str, author: &str) -> Option<usize> {
+    let names: Vec<&str> = author
+        .split([',', ';', '&'])
+        .flat_map(|a| a.split(" and "))
+        .map(str::trim)
+        .filter(|a| {
+            let words: Vec<&str> = a.split_whitespace().collect();
+            (2..=4).contains(&words.len())
+                && words.iter().all(|w| {
+                    w.starts_with(char::is_uppercase)
+                        && w.chars()
+                            .all(|c| c.is_alphabetic() || matches!(c, '-' | '.' | '\''))
+                })
+        })
+        .collect();
+    if names.is_empty() {
+        return None;
+    }
+    let blocks = split_blocks(text);
+    // the name, then something other than a letter or digit
+    let opens = |b: &str, name: &str| {
+        b.strip_prefix(name)
+            .is_some_and(|rest| !rest.starts_with(char::is_alphanumeric))
+    };
+    for k in blocks.len().saturating_sub(BIO_LAST_BLOCKS).max(1)..blocks.len() {
+        let (at, block) = blocks[k];
+        let b = block.trim_start_matches(['#', '*', '>', '-', ' ']).trim();
+        if !(BIO_MIN_CHARS..=BIO_MAX_CHARS).contains(&b.chars().count()) {
+            continue;
+        }
+        let before = &blocks[k.saturating_sub(2)..k];
+        let bio = names.iter().any(|name| {
+            let first = name.split_whitespace().next().unwrap_or(name);
+            opens(b, name) || (opens(b, first) && before.iter().any(|(_, p)| p.contains(name)))
+        });
+        if bio && at > text.len() - at {
+            return Some(at);
+        }
+    }
+    None
 }
 
 /// Cleans the walked text: cuts at a teaser-section label, drops fragments at both edges
@@ -2352,7 +2418,12 @@ mod tests {
         // their other posts) is the same on every post they wrote: whichever way the theme
         // names it, it goes; the byline's name above the text stays, as does a paper's list
         // of authors
-        for class in ["author-bio", "post__author-box", "about-the-author", "authorbox"] {
+        for class in [
+            "author-bio",
+            "post__author-box",
+            "about-the-author",
+            "authorbox",
+        ] {
             let html = format!(
                 r#"<html><body><article><p class="author">By Ana Ruiz</p><p>{}</p><p>{}</p>
                 <div class="{class}"><img src="/ana.jpg" alt=""><h4>Ana Ruiz</h4><p>Ana Ruiz has
@@ -2375,6 +2446,69 @@ mod tests {
         );
         let x = extract(&html, "https://h.example/", false, None, None).unwrap();
         assert!(x.text.contains("Department of Oceanography"), "{}", x.text);
+    }
+
+    #[test]
+    fn the_declared_authors_bio_at_the_end_is_not_the_text() {
+        // a theme that names nothing: the bio is a paragraph like the others, known by the
+        // name the page declares as its author, at the end
+        let page = |author: &str, tail: &str| {
+            format!(
+                r#"<html><head><meta name="author" content="{author}"><meta property="og:type" content="article"></head><body><article>
+                <h1>Harbour works</h1><p>{}</p><p>{}</p><p>{}</p>{tail}</article></body></html>"#,
+                sentences("harbour", 5),
+                sentences("ferry", 5),
+                sentences("quay", 5)
+            )
+        };
+        let bio = "<p>Ana Ruiz is a reporter who has covered coastal towns for twenty years.</p>\
+                   <p>Follow her on the fediverse.</p>";
+        let x = extract(
+            &page("Ana Ruiz", bio),
+            "https://h.example/",
+            false,
+            None,
+            None,
+        )
+        .unwrap();
+        assert!(x.text.contains("about the quay"), "{}", x.text);
+        assert!(!x.text.contains("twenty years"), "{}", x.text);
+        assert!(!x.text.contains("fediverse"), "{}", x.text);
+        // the name on its own line, then the first name
+        let bio = "<p>Written by</p><p>Ana Ruiz</p><p>Ana has covered coastal towns for twenty \
+                   years.</p>";
+        let x = extract(
+            &page("Ana Ruiz", bio),
+            "https://h.example/",
+            false,
+            None,
+            None,
+        )
+        .unwrap();
+        assert!(!x.text.contains("twenty years"), "{}", x.text);
+        // an organisation as the author begins paragraphs about its own work: they stay
+        let own = "<p>Harbourworks builds quays in twelve countries with local crews.</p>";
+        let x = extract(
+            &page("Harbourworks", own),
+            "https://h.example/",
+            false,
+            None,
+            None,
+        )
+        .unwrap();
+        assert!(x.text.contains("twelve countries"), "{}", x.text);
+        // another person's paragraph at the end stays
+        let quote =
+            "<p>Bo Li, the harbour master, said the quay will open in spring this year.</p>";
+        let x = extract(
+            &page("Ana Ruiz", quote),
+            "https://h.example/",
+            false,
+            None,
+            None,
+        )
+        .unwrap();
+        assert!(x.text.contains("open in spring"), "{}", x.text);
     }
 
     #[test]
