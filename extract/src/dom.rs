@@ -945,6 +945,24 @@ fn label_block(block: &str) -> bool {
     words <= 3 && t.chars().count() < 40 && !sentence_end
 }
 
+/// Whether a button is the question of an FAQ: it opens a disclosure (`aria-expanded`,
+/// `aria-controls`: the answer below it) and reads as a question (three words or more, under
+/// [`QUESTION_MAX_CHARS`] characters, ending in a question mark). Other buttons are controls
+/// (`Menu`, `Show more`, a tab's name) and never text.
+fn disclosure_question(e: ElementRef<'_>) -> bool {
+    let v = e.value();
+    if v.attr("aria-expanded").is_none() && v.attr("aria-controls").is_none() {
+        return false;
+    }
+    let t = collapse(&rendered_text(e));
+    t.split_whitespace().count() >= 3
+        && t.chars().count() < QUESTION_MAX_CHARS
+        && t.ends_with(['?', '？', '؟'])
+}
+
+/// Characters under which a button's text may be an FAQ's question.
+const QUESTION_MAX_CHARS: usize = 200;
+
 /// Blocks from the end of an article among which one may be its author's bio.
 const BIO_LAST_BLOCKS: usize = 3;
 /// Characters of a block read as an author's bio, at most (two or three sentences).
@@ -1373,6 +1391,20 @@ impl Walker<'_> {
 
     fn element(&mut self, e: ElementRef<'_>, list_depth: usize) {
         let name = e.value().name();
+        if name == "button" && disclosure_question(e) {
+            // inside a heading it is the heading's text; elsewhere a line of its own
+            let heading = e.parent().and_then(ElementRef::wrap).is_some_and(|p| {
+                matches!(p.value().name(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
+            });
+            if !heading {
+                self.flush();
+            }
+            self.walk(e, list_depth);
+            if !heading {
+                self.flush();
+            }
+            return;
+        }
         if SKIP_TAGS.contains(&name) {
             return;
         }
@@ -2298,6 +2330,38 @@ mod tests {
         let x = extract(&html, "https://h.example/", false, None, None).unwrap();
         assert!(x.text.contains("Answer 4:"), "{}", x.text);
         assert!(!x.text.contains("about the login"), "{}", x.text);
+    }
+
+    #[test]
+    fn an_faqs_questions_in_buttons_are_text() {
+        // an accordion: each question is the button that opens its answer; the menu's
+        // button (it opens a panel too) and a button that is no question stay out
+        let faq: String = (0..4)
+            .map(|i| {
+                format!(
+                    r#"<div class="item"><h3><button aria-expanded="false" aria-controls="a{i}">How does plan {i} work for teams?</button></h3><div id="a{i}" class="faq-answer"><p>Answer {i}: {}</p></div></div>"#,
+                    sentences("plan", 2)
+                )
+            })
+            .collect();
+        let html = format!(
+            r#"<html><body><header><button aria-expanded="false" aria-controls="m">Open the main menu?</button></header><main><h1>Plans</h1><p>{}</p><section class="faq"><h2>FAQ</h2>{faq}</section><button aria-expanded="false" aria-controls="more">Show all the questions</button></main></body></html>"#,
+            sentences("plans", 4)
+        );
+        // through the pre-parse pass, which must keep the attributes read
+        let html = crate::strip::strip_inert(&html);
+        let x = extract(&html, "https://h.example/", false, None, None).unwrap();
+        for i in 0..4 {
+            assert!(
+                x.text
+                    .contains(&format!("### How does plan {i} work for teams?")),
+                "{}",
+                x.text
+            );
+        }
+        assert!(x.text.contains("Answer 3:"), "{}", x.text);
+        assert!(!x.text.contains("main menu"), "{}", x.text);
+        assert!(!x.text.contains("Show all"), "{}", x.text);
     }
 
     #[test]
