@@ -945,6 +945,32 @@ fn label_block(block: &str) -> bool {
     words <= 3 && t.chars().count() < 40 && !sentence_end
 }
 
+/// Levels above a region the walk would drop at which a spared entry ([`kept_twin`]) keeps
+/// it (an entry's answer in its own `div`, its paragraph).
+const SPARED_DEPTH: usize = 3;
+
+/// Whether a sibling of `e` with its tag and class (an item of the same list of regions: an
+/// FAQ's entries, a guide's steps) is walked into where `e` would be dropped (`drops`).
+fn kept_twin(
+    e: ElementRef<'_>,
+    scores: &crate::score::Scores,
+    drops: &impl Fn(&crate::score::Stat) -> bool,
+) -> bool {
+    let (name, class) = (e.value().name(), e.value().attr("class"));
+    if class.is_none() {
+        return false;
+    }
+    e.prev_siblings()
+        .chain(e.next_siblings())
+        .filter_map(ElementRef::wrap)
+        .filter(|s| s.value().name() == name && s.value().attr("class") == class)
+        .any(|s| {
+            scores
+                .get(s.id())
+                .is_some_and(|st| !st.boiler && !drops(st))
+        })
+}
+
 /// Whether a button is the question of an FAQ: it opens a disclosure (`aria-expanded`,
 /// `aria-controls`: the answer below it) and reads as a question (three words or more, under
 /// [`QUESTION_MAX_CHARS`] characters, ending in a question mark). Other buttons are controls
@@ -1427,11 +1453,28 @@ impl Walker<'_> {
             // negative mass: more links, fragments and boilerplate than prose
             // (a region of negative mass holding a good deal of prose is walked into: its
             // link lists go, its prose stays)
-            let link_heavy = st.link as f32 > 0.3 * st.text as f32;
-            if ((self.prune == Prune::Full && (link_heavy || st.mass < -20.0))
-                || (self.prune == Prune::Sections && link_heavy))
-                && st.mass < 0.0
-                && st.prose < KEEP_PROSE
+            let drops = |st: &crate::score::Stat| {
+                let link_heavy = st.link as f32 > 0.3 * st.text as f32;
+                ((self.prune == Prune::Full && (link_heavy || st.mass < -20.0))
+                    || (self.prune == Prune::Sections && link_heavy))
+                    && st.mass < 0.0
+                    && st.prose < KEEP_PROSE
+            };
+            // unless it is one of a list of like regions the walk keeps (an FAQ's entries,
+            // a guide's steps) and no more than half link text (an answer of links to the
+            // tools it names), or lies in such a region
+            let spared = |x: ElementRef<'_>| {
+                self.scores.get(x.id()).is_some_and(|s| {
+                    drops(s) && s.link * 2 < s.text && kept_twin(x, self.scores, &drops)
+                })
+            };
+            if drops(st)
+                && !spared(e)
+                && !e
+                    .ancestors()
+                    .filter_map(ElementRef::wrap)
+                    .take(SPARED_DEPTH)
+                    .any(spared)
             {
                 if st.text >= 100 {
                     tracing::trace!(tag = name, class = ?e.value().attr("class"), text = st.text, mass = st.mass, prose = st.prose, "walker drops a region");
@@ -2362,6 +2405,40 @@ mod tests {
         assert!(x.text.contains("Answer 3:"), "{}", x.text);
         assert!(!x.text.contains("main menu"), "{}", x.text);
         assert!(!x.text.contains("Show all"), "{}", x.text);
+    }
+
+    #[test]
+    fn an_entry_like_its_kept_siblings_is_kept_with_its_links() {
+        // four FAQ entries; the answer of one names the free tools with links to them, more
+        // links than prose: it is an entry like the others all the same
+        let entry = |q: &str, a: &str| {
+            format!(r#"<div class="qna"><h4>{q}</h4><div class="answer"><p>{a}</p></div></div>"#)
+        };
+        let mut faq: String = (0..3)
+            .map(|i| {
+                entry(
+                    &format!("Question {i}?"),
+                    &sentences(&format!("topic {i}"), 2),
+                )
+            })
+            .collect();
+        faq.push_str(&entry(
+            "Are there free tools?",
+            r#"Yes, a few for small firms: <a href="/t/a">the rank checker</a>, <a href="/t/b">the
+            listing scanner</a> and <a href="/t/c">the review link maker</a>, all of them free."#,
+        ));
+        // a row of link lists of one class next to prose stays out
+        let lists: String = (0..3)
+            .map(|i| format!(r#"<div class="links"><a href="/x{i}">Other page {i} of the site</a> <a href="/y{i}">Another page {i} here</a></div>"#))
+            .collect();
+        let html = format!(
+            r#"<html><body><main><h1>Local search</h1><p>{}</p><section>{faq}</section>{lists}</main></body></html>"#,
+            sentences("search", 4)
+        );
+        let x = extract(&html, "https://h.example/", false, None, None).unwrap();
+        assert!(x.text.contains("about the topic 2"), "{}", x.text);
+        assert!(x.text.contains("the review link maker"), "{}", x.text);
+        assert!(!x.text.contains("Other page"), "{}", x.text);
     }
 
     #[test]
