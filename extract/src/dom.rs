@@ -2442,6 +2442,27 @@ mod tests {
     }
 
     #[test]
+    fn text_for_screen_readers_only_is_not_the_pages_text() {
+        // hidden from view by the stylesheet's convention: a link's note and a tile's
+        // description spelt out; a skip link that shows on focus is not text either, but a
+        // class that undoes the convention (`focus:not-sr-only`) hides nothing, and a class
+        // beyond ASCII is read without harm
+        let html = format!(
+            r#"<html><body><main class="página ééééééé"><p>{} <a href="/x">the report<span class="sr-only">
+            (opens in a new window)</span></a>.</p><p>{}</p><dl><dd class="u-visually-hidden">Spinner
+            is available in 5 colours, priced at 219.99 USD.</dd></dl><p class="md:not-sr-only">
+            The harbour opens at dawn every day of the week.</p></main></body></html>"#,
+            sentences("harbour", 4),
+            sentences("ferry", 4)
+        );
+        let x = extract(&html, "https://h.example/", false, None, None).unwrap();
+        assert!(x.text.contains("the report."), "{}", x.text);
+        assert!(!x.text.contains("new window"), "{}", x.text);
+        assert!(!x.text.contains("219.99"), "{}", x.text);
+        assert!(x.text.contains("opens at dawn"), "{}", x.text);
+    }
+
+    #[test]
     fn a_thread_of_short_posts_keeps_every_post() {
         // each post's text sits inside its post block: the best root is one post's body
         let posts: String = (0..4)

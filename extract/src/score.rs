@@ -226,6 +226,10 @@ struct ClassWords {
     /// A card about a person, not the text ([`person_card`]): it wins over content words
     /// (`post__author-box`, `entry-author-profile`).
     card: bool,
+    /// Text for screen readers only, hidden from view by a stylesheet's convention
+    /// (`sr-only`, `visually-hidden`, `screen-reader-text`): a link's "(opens in a new
+    /// window)", a product tile's description and address spelt out.
+    unseen: bool,
     /// The weak words among them (a bit per [`WordKind::Weak`] number; comment words on a
     /// thread's page are bit 11): none, no weak word.
     weak_words: u16,
@@ -283,6 +287,7 @@ impl ClassWords {
         self.comment |= o.comment;
         self.strong |= o.strong;
         self.card |= o.card;
+        self.unseen |= o.unseen;
         self.weak_words |= o.weak_words;
         self.consent |= o.consent;
         self.cmp |= o.cmp;
@@ -302,6 +307,14 @@ fn value_words(v: &str, reviews: bool, thread: bool) -> ClassWords {
     // practice, and a word with other bytes matches no listed word anyway); `user-info`
     // is read as `userinfo` ([`person_card`]). A class holding an expression (a utility class with an
     // arbitrary value, `pt-[calc(var(--banner-height))]`) names a style, not a region.
+    c.unseen = v.split_ascii_whitespace().any(|t| {
+        let t = t.as_bytes();
+        UNSEEN.iter().any(|u| {
+            t.len() >= u.len()
+                && t[t.len() - u.len()..].eq_ignore_ascii_case(u.as_bytes())
+                && !t.ends_with(b"not-sr-only")
+        })
+    });
     let (mut before, mut last): (&[u8], &[u8]) = (b"", b"");
     for w in v
         .as_bytes()
@@ -347,6 +360,18 @@ fn person_card(before: &[u8], last: &[u8], w: &[u8]) -> bool {
         || (is(last, "author") && any(w, AUTHOR_BOX))
         || (is(w, "author") && (is(last, "about") || (is(last, "the") && is(before, "about"))))
 }
+
+/// The class names (or their endings: `u-visually-hidden`) of text for screen readers only
+/// ([`ClassWords::unseen`]).
+const UNSEEN: &[&str] = &[
+    "sr-only",
+    "sr_only",
+    "visually-hidden",
+    "visuallyhidden",
+    "screen-reader-text",
+    "screen-reader-only",
+    "element-invisible",
+];
 
 /// The words after `user` that name a poster's card ([`person_card`]).
 const USER_CARD: &[&str] = &["info", "details", "extras", "stats", "card"];
@@ -636,7 +661,7 @@ fn boilerplate(name: &str, a: &Attrs<'_>, c: ClassWords) -> Boiler {
     if c.comment || c.consent {
         return Boiler::Always;
     }
-    if c.card {
+    if c.card || c.unseen {
         return Boiler::Strong;
     }
     if c.content {
