@@ -101,16 +101,23 @@ pub(crate) fn extract(
         );
         if inner_words >= NOSCRIPT_MIN_WORDS && inner_words > 2 * found {
             tracing::trace!(found, inner_words, "content from <noscript>");
+            if inner.page_type.1 > out.page_type.1 {
+                out.page_type = inner.page_type;
+            }
+            // the page's title above the text, but not above a thread's posts: the title
+            // is the thread's name, in the metadata, and none of its posts
+            let forum = out.page_type.0 == crate::PageType::Forum;
             out.text = match &out.title {
-                Some(t) if !inner.text.starts_with('#') && !inner.text.contains(t.as_str()) => {
+                Some(t)
+                    if !forum
+                        && !inner.text.starts_with('#')
+                        && !inner.text.contains(t.as_str()) =>
+                {
                     format!("# {t}\n\n{}", inner.text)
                 }
                 _ => inner.text,
             };
             out.images = inner.images;
-            if inner.page_type.1 > out.page_type.1 {
-                out.page_type = inner.page_type;
-            }
         }
     }
     out.noscript = String::new();
@@ -4163,6 +4170,40 @@ mod tests {
             <noscript><p>Please enable JavaScript to use this site.</p></noscript></body></html>"#;
         let x = extract(notice, "https://h.example/", true, None, None).unwrap();
         assert!(!x.text.contains("enable JavaScript"), "{}", x.text);
+    }
+
+    #[test]
+    fn a_thread_read_from_noscript_gets_no_title_heading() {
+        // the page's title (the thread's name and the forum's) is metadata, none of the
+        // posts; above an article read from <noscript> it stays the text's heading
+        let posts: String = (0..14)
+            .map(|i| format!("<div class='post'><p>Reply {i}: I had the same problem after the update, and reinstalling the driver fixed it for me on two machines.</p></div>"))
+            .collect();
+        let page = |ld: &str| {
+            format!(
+                r#"<html><head><title>Driver broken - Support - Example Forums</title><script type="application/ld+json">{{"@context":"https://schema.org","@type":"{ld}","headline":"Driver broken"}}</script></head><body><div id="app"></div>
+                <noscript><div id="main-outlet">{posts}</div></noscript></body></html>"#
+            )
+        };
+        let x = extract(
+            &page("DiscussionForumPosting"),
+            "https://forum.example/t/1",
+            true,
+            None,
+            None,
+        )
+        .unwrap();
+        assert_eq!(x.page_type.0, crate::PageType::Forum);
+        assert!(x.text.starts_with("Reply 0:"), "{}", x.text);
+        let x = extract(
+            &page("NewsArticle"),
+            "https://news.example/a/1",
+            true,
+            None,
+            None,
+        )
+        .unwrap();
+        assert!(x.text.starts_with("# Driver broken"), "{}", x.text);
     }
 
     #[test]
