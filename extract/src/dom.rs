@@ -1426,9 +1426,11 @@ impl Walker<'_> {
         let name = e.value().name();
         if name == "button" && disclosure_question(e) {
             // inside a heading it is the heading's text; elsewhere a line of its own
-            let heading = e.parent().and_then(ElementRef::wrap).is_some_and(|p| {
-                matches!(p.value().name(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
-            });
+            let heading = e
+                .ancestors()
+                .filter_map(ElementRef::wrap)
+                .take(3)
+                .any(|p| matches!(p.value().name(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6"));
             if !heading {
                 self.flush();
             }

@@ -305,8 +305,9 @@ fn value_words(v: &str, reviews: bool, thread: bool) -> ClassWords {
     }
     // words split at ASCII whitespace, `-`, `_`, `:` (bytes: class values are ASCII in
     // practice, and a word with other bytes matches no listed word anyway); `user-info`
-    // is read as `userinfo` ([`person_card`]). A class holding an expression (a utility class with an
-    // arbitrary value, `pt-[calc(var(--banner-height))]`) names a style, not a region.
+    // is read as `userinfo` ([`person_card`]). A class holding an expression (a utility
+    // class with an arbitrary value, `pt-[calc(var(--banner-height))]`) names a style, not a
+    // region.
     c.unseen = v.split_ascii_whitespace().any(|t| {
         let t = t.as_bytes();
         UNSEEN.iter().any(|u| {
