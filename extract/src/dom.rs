@@ -2451,6 +2451,26 @@ mod tests {
     }
 
     #[test]
+    fn a_region_marked_nocontent_is_not_the_text() {
+        // the documentation's licence line and feedback widget, marked as not content for
+        // a search appliance, inside and after the article
+        let html = format!(
+            r#"<html><body><main><article><h1>Tables</h1><p>{}</p><p>{}</p>
+            <div class="nocontent"><p>Was this page helpful? Send us your feedback about this
+            page, it helps us improve the documentation.</p></div></article>
+            <div class="content-footer nocontent"><p>Except as otherwise noted, the content of
+            this page is licensed under a free licence, and code samples under another.</p></div>
+            </main></body></html>"#,
+            sentences("table", 4),
+            sentences("schema", 4)
+        );
+        let x = extract(&html, "https://docs.example/", false, None, None).unwrap();
+        assert!(x.text.contains("about the schema"), "{}", x.text);
+        assert!(!x.text.contains("helpful"), "{}", x.text);
+        assert!(!x.text.contains("otherwise noted"), "{}", x.text);
+    }
+
+    #[test]
     fn text_for_screen_readers_only_is_not_the_pages_text() {
         // hidden from view by the stylesheet's convention: a link's note and a tile's
         // description spelt out; a skip link that shows on focus is not text either, but a

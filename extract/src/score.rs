@@ -226,10 +226,13 @@ struct ClassWords {
     /// A card about a person, not the text ([`person_card`]): it wins over content words
     /// (`post__author-box`, `entry-author-profile`).
     card: bool,
-    /// Text for screen readers only, hidden from view by a stylesheet's convention
-    /// (`sr-only`, `visually-hidden`, `screen-reader-text`): a link's "(opens in a new
-    /// window)", a product tile's description and address spelt out.
-    unseen: bool,
+    /// The page marks the region as not its text: text for screen readers only, hidden
+    /// from view by a stylesheet's convention (`sr-only`, `visually-hidden`,
+    /// `screen-reader-text`: a link's "(opens in a new window)", a product tile's
+    /// description spelt out), or Google's `nocontent`, which a search appliance leaves out
+    /// of its index (documentation sites' footers and feedback widgets). It wins over
+    /// content words (`content-footer nocontent`).
+    not_text: bool,
     /// The weak words among them (a bit per [`WordKind::Weak`] number; comment words on a
     /// thread's page are bit 11): none, no weak word.
     weak_words: u16,
@@ -287,7 +290,7 @@ impl ClassWords {
         self.comment |= o.comment;
         self.strong |= o.strong;
         self.card |= o.card;
-        self.unseen |= o.unseen;
+        self.not_text |= o.not_text;
         self.weak_words |= o.weak_words;
         self.consent |= o.consent;
         self.cmp |= o.cmp;
@@ -308,13 +311,14 @@ fn value_words(v: &str, reviews: bool, thread: bool) -> ClassWords {
     // is read as `userinfo` ([`person_card`]). A class holding an expression (a utility
     // class with an arbitrary value, `pt-[calc(var(--banner-height))]`) names a style, not a
     // region.
-    c.unseen = v.split_ascii_whitespace().any(|t| {
+    c.not_text = v.split_ascii_whitespace().any(|t| {
         let t = t.as_bytes();
-        UNSEEN.iter().any(|u| {
-            t.len() >= u.len()
-                && t[t.len() - u.len()..].eq_ignore_ascii_case(u.as_bytes())
-                && !t.ends_with(b"not-sr-only")
-        })
+        t.eq_ignore_ascii_case(b"nocontent")
+            || UNSEEN.iter().any(|u| {
+                t.len() >= u.len()
+                    && t[t.len() - u.len()..].eq_ignore_ascii_case(u.as_bytes())
+                    && !t.ends_with(b"not-sr-only")
+            })
     });
     let (mut before, mut last): (&[u8], &[u8]) = (b"", b"");
     for w in v
@@ -363,7 +367,7 @@ fn person_card(before: &[u8], last: &[u8], w: &[u8]) -> bool {
 }
 
 /// The class names (or their endings: `u-visually-hidden`) of text for screen readers only
-/// ([`ClassWords::unseen`]).
+/// ([`ClassWords::not_text`]).
 const UNSEEN: &[&str] = &[
     "sr-only",
     "sr_only",
@@ -662,7 +666,7 @@ fn boilerplate(name: &str, a: &Attrs<'_>, c: ClassWords) -> Boiler {
     if c.comment || c.consent {
         return Boiler::Always;
     }
-    if c.card || c.unseen {
+    if c.card || c.not_text {
         return Boiler::Strong;
     }
     if c.content {
