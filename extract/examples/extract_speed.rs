@@ -1,6 +1,9 @@
 //! Where extraction time goes, one thread: parsing alone vs the whole extraction, over a
 //! folder of `.html` files (each decoded once up front):
 //! `cargo run --release -p trawl-extract --example extract_speed -- DIR [REPEAT]`.
+//! With `SLOWEST=N` it also lists the N pages that take longest, each timed alone (the best
+//! of REPEAT runs), with their size: a page far slower per byte than the rest is a place to
+//! look for work that grows faster than the page.
 use std::time::Instant;
 
 fn main() {
@@ -37,5 +40,35 @@ fn main() {
         }
         let all = t.elapsed().as_secs_f64();
         println!("{} pages, {mb:.1} MB: parse only {parse:.3} s ({:.0} pages/s), whole extraction {all:.3} s ({:.0} pages/s)", pages.len(), pages.len() as f64 / parse, pages.len() as f64 / all);
+    }
+    let slowest: usize = std::env::var("SLOWEST")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    if slowest > 0 {
+        let mut times: Vec<(f64, usize, &str)> = pages
+            .iter()
+            .map(|(url, html)| {
+                let best = (0..repeat.max(1))
+                    .map(|_| {
+                        let t = Instant::now();
+                        let _ = std::hint::black_box(ex.extract_html(url, html, None));
+                        t.elapsed().as_secs_f64()
+                    })
+                    .fold(f64::INFINITY, f64::min);
+                (best, html.len(), url.as_str())
+            })
+            .collect();
+        let total: f64 = times.iter().map(|t| t.0).sum();
+        times.sort_by(|a, b| b.0.total_cmp(&a.0));
+        for (secs, bytes, url) in times.iter().take(slowest) {
+            println!(
+                "{:8.2} ms {:6.1}% {:8} bytes {:6.1} MB/s  {url}",
+                secs * 1e3,
+                secs / total * 100.0,
+                bytes,
+                *bytes as f64 / secs / 1e6
+            );
+        }
     }
 }
