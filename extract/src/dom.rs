@@ -1430,7 +1430,7 @@ impl Walker<'_> {
                 .ancestors()
                 .filter_map(ElementRef::wrap)
                 .take(3)
-                .any(|p| matches!(p.value().name(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6"));
+                .any(|p| crate::score::is_heading(p.value().name()));
             if !heading {
                 self.flush();
             }
@@ -2652,54 +2652,31 @@ mod tests {
                 sentences("quay", 5)
             )
         };
+        let text = |author: &str, tail: &str| {
+            extract(&page(author, tail), "https://h.example/", false, None, None)
+                .unwrap()
+                .text
+        };
         let bio = "<p>Ana Ruiz is a reporter who has covered coastal towns for twenty years.</p>\
                    <p>Follow her on the fediverse.</p>";
-        let x = extract(
-            &page("Ana Ruiz", bio),
-            "https://h.example/",
-            false,
-            None,
-            None,
-        )
-        .unwrap();
-        assert!(x.text.contains("about the quay"), "{}", x.text);
-        assert!(!x.text.contains("twenty years"), "{}", x.text);
-        assert!(!x.text.contains("fediverse"), "{}", x.text);
+        let x = text("Ana Ruiz", bio);
+        assert!(x.contains("about the quay"), "{x}");
+        assert!(!x.contains("twenty years"), "{x}");
+        assert!(!x.contains("fediverse"), "{x}");
         // the name on its own line, then the first name
         let bio = "<p>Written by</p><p>Ana Ruiz</p><p>Ana has covered coastal towns for twenty \
                    years.</p>";
-        let x = extract(
-            &page("Ana Ruiz", bio),
-            "https://h.example/",
-            false,
-            None,
-            None,
-        )
-        .unwrap();
-        assert!(!x.text.contains("twenty years"), "{}", x.text);
+        let x = text("Ana Ruiz", bio);
+        assert!(!x.contains("twenty years"), "{x}");
         // an organisation as the author begins paragraphs about its own work: they stay
         let own = "<p>Harbourworks builds quays in twelve countries with local crews.</p>";
-        let x = extract(
-            &page("Harbourworks", own),
-            "https://h.example/",
-            false,
-            None,
-            None,
-        )
-        .unwrap();
-        assert!(x.text.contains("twelve countries"), "{}", x.text);
+        let x = text("Harbourworks", own);
+        assert!(x.contains("twelve countries"), "{x}");
         // another person's paragraph at the end stays
         let quote =
             "<p>Bo Li, the harbour master, said the quay will open in spring this year.</p>";
-        let x = extract(
-            &page("Ana Ruiz", quote),
-            "https://h.example/",
-            false,
-            None,
-            None,
-        )
-        .unwrap();
-        assert!(x.text.contains("open in spring"), "{}", x.text);
+        let x = text("Ana Ruiz", quote);
+        assert!(x.contains("open in spring"), "{x}");
     }
 
     #[test]
