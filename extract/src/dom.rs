@@ -961,7 +961,7 @@ const SPARED_DEPTH: usize = 3;
 const BLOCK_LINK_SHARE: f32 = 0.6;
 
 /// A block of the text itself that carries links, not a link list: a paragraph (without a
-/// class: `entry-meta`, a result's author line are components), a list, a heading or a
+/// class, or an empty one: `entry-meta`, a result's author line are components), a list, a heading or a
 /// table, with under [`BLOCK_LINK_SHARE`] of its text in links. In the content root these are
 /// the article's own sentences pointing elsewhere (`Read our full review of ...`, `Best
 /// budget pick: <a>...</a> ($75)`, a guide's list of the forms it names), which the
@@ -970,7 +970,7 @@ const BLOCK_LINK_SHARE: f32 = 0.6;
 fn linked_text_block(e: ElementRef<'_>, st: &crate::score::Stat) -> bool {
     let name = e.value().name();
     let block = match name {
-        "p" => e.value().attr("class").is_none(),
+        "p" => e.value().attr("class").is_none_or(|c| c.trim().is_empty()),
         "ul" | "ol" | "table" => true,
         _ => crate::score::is_heading(name),
     };
@@ -2445,7 +2445,7 @@ mod tests {
         // the row of bare links under it is one and stays out
         let html = format!(
             r#"<html><body><main><h1>Trail shoes</h1><p>{}</p>
-            <p>Read our full <a href="/r/a">Acme Ridge 9 review</a>.</p>
+            <p class="">Read our full <a href="/r/a">Acme Ridge 9 review</a>.</p>
             <ul><li>Best overall: <a href="/p/a">Acme Ridge 9</a> ($150)</li><li>Best budget: <a href="/p/b">Bolt Trail 2</a> ($75)</li></ul>
             <h2>Best for mud: <a href="/p/c">Crag Grip</a> ($140)</h2><p>{}</p>
             <ul class="more"><li><a href="/x/1">Road shoes we tested</a></li><li><a href="/x/2">Hiking boots we tested</a></li><li><a href="/x/3">Running socks we tested</a></li></ul>
