@@ -961,12 +961,13 @@ const SPARED_DEPTH: usize = 3;
 const BLOCK_LINK_SHARE: f32 = 0.6;
 
 /// A block of the text itself that carries links, not a link list: a paragraph (without a
-/// class, or an empty one: `entry-meta`, a result's author line are components), a list, a heading or a
-/// table, with under [`BLOCK_LINK_SHARE`] of its text in links. In the content root these are
-/// the article's own sentences pointing elsewhere (`Read our full review of ...`, `Best
-/// budget pick: <a>...</a> ($75)`, a guide's list of the forms it names), which the
-/// negative-mass drop would otherwise take for link lists (on the WCXB tuning pages, three
-/// in four of the word triples it took from such paragraphs were in the reference text).
+/// class, or with an empty one: `entry-meta`, a result's author line are components), a
+/// list, a heading or a table, with under [`BLOCK_LINK_SHARE`] of its text in links. In the
+/// content root these are the article's own sentences pointing elsewhere (`Read our full
+/// review of ...`, `Best budget pick: <a>...</a> ($75)`, a guide's list of the forms it
+/// names), which the negative-mass drop would otherwise take for link lists (on the WCXB
+/// tuning pages, three in four of the word triples it took from such paragraphs were in the
+/// reference text).
 fn linked_text_block(e: ElementRef<'_>, st: &crate::score::Stat) -> bool {
     let name = e.value().name();
     let block = match name {
