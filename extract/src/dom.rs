@@ -2442,13 +2442,15 @@ mod tests {
     #[test]
     fn the_texts_own_sentences_with_links_are_kept() {
         // a review's paragraphs pointing to other reviews, a picks list of linked names with
-        // their prices, a heading naming a linked product: text with links, not link lists;
-        // the row of bare links under it is one and stays out
+        // their prices, a heading naming a linked product, a table of linked names and their
+        // figures: text with links, not link lists; the row of bare links under it is one and
+        // stays out
         let html = format!(
             r#"<html><body><main><h1>Trail shoes</h1><p>{}</p>
             <p class="">Read our full <a href="/r/a">Acme Ridge 9 review</a>.</p>
             <ul><li>Best overall: <a href="/p/a">Acme Ridge 9</a> ($150)</li><li>Best budget: <a href="/p/b">Bolt Trail 2</a> ($75)</li></ul>
             <h2>Best for mud: <a href="/p/c">Crag Grip</a> ($140)</h2><p>{}</p>
+            <table><tr><th>Shoe</th><th>Drop</th></tr><tr><td><a href="/p/a">Acme Ridge 9</a></td><td>8 mm heel to toe</td></tr><tr><td><a href="/p/b">Bolt Trail 2</a></td><td>4 mm heel to toe</td></tr></table>
             <ul class="more"><li><a href="/x/1">Road shoes we tested</a></li><li><a href="/x/2">Hiking boots we tested</a></li><li><a href="/x/3">Running socks we tested</a></li></ul>
             </main></body></html>"#,
             sentences("the shoes", 4),
@@ -2459,6 +2461,7 @@ mod tests {
             "Acme Ridge 9 review",
             "Best budget: Bolt Trail 2 ($75)",
             "Best for mud: Crag Grip",
+            "4 mm heel to toe",
         ] {
             assert!(x.text.contains(kept), "{kept}: {}", x.text);
         }
