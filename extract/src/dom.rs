@@ -967,15 +967,21 @@ const BLOCK_LINK_SHARE: f32 = 0.6;
 /// review of ...`, `Best budget pick: <a>...</a> ($75)`, a guide's list of the forms it
 /// names), which the negative-mass drop would otherwise take for link lists (on the WCXB
 /// tuning pages, three in four of the word triples it took from such paragraphs were in the
-/// reference text).
+/// reference text). A list without a class is one the author wrote in the body (an editor
+/// writes none; a theme's or a plugin's list is named, `related-posts`): its links are the
+/// text whatever their share (the forms a guide links, its further reading), two in three of
+/// the triples dropped from such lists being in the references (`bench/wcxb_drops.py`); a
+/// list of short links (a menu) still goes by [`link_dense_list`].
 fn linked_text_block(e: ElementRef<'_>, st: &crate::score::Stat) -> bool {
     let name = e.value().name();
-    let block = match name {
-        "p" => e.value().attr("class").is_none_or(|c| c.trim().is_empty()),
-        "ul" | "ol" | "table" => true,
-        _ => crate::score::is_heading(name),
-    };
-    block && (st.link as f32) < BLOCK_LINK_SHARE * st.text as f32
+    let bare = e.value().attr("class").is_none_or(|c| c.trim().is_empty());
+    let under = (st.link as f32) < BLOCK_LINK_SHARE * st.text as f32;
+    match name {
+        "ul" | "ol" => bare || under,
+        "p" => bare && under,
+        "table" => under,
+        _ => crate::score::is_heading(name) && under,
+    }
 }
 
 /// Whether a sibling of `e` with its tag and class (an item of the same list of regions: an
@@ -1508,8 +1514,10 @@ impl Walker<'_> {
                     .take(SPARED_DEPTH)
                     .any(spared)
             {
-                if st.text >= 100 {
-                    tracing::trace!(tag = name, class = ?e.value().attr("class"), text = st.text, mass = st.mass, prose = st.prose, "walker drops a region");
+                // every drop with its words, for `bench/wcxb_drops.py` (rendered only when the
+                // trace is on)
+                if tracing::enabled!(tracing::Level::TRACE) {
+                    tracing::trace!(tag = name, class = ?e.value().attr("class"), text = st.text, link = st.link, mass = st.mass, prose = st.prose, words = %collapse(&e.text().collect::<Vec<_>>().join(" ")), "walker drops a region");
                 }
                 return;
             }
@@ -2442,19 +2450,21 @@ mod tests {
     #[test]
     fn the_texts_own_sentences_with_links_are_kept() {
         // a review's paragraphs pointing to other reviews, a picks list of linked names with
-        // their prices, a heading naming a linked product, a table of linked names and their
-        // figures: text with links, not link lists; the row of bare links under it is one and
-        // stays out
+        // their prices, a heading naming a linked product, the author's own list of guides
+        // (all links, no class), a table of linked names and their figures: text with links,
+        // not link lists; the theme's list of links under it (named) is one and stays out
         let html = format!(
             r#"<html><body><main><h1>Trail shoes</h1><p>{}</p>
             <p class="">Read our full <a href="/r/a">Acme Ridge 9 review</a>.</p>
             <ul><li>Best overall: <a href="/p/a">Acme Ridge 9</a> ($150)</li><li>Best budget: <a href="/p/b">Bolt Trail 2</a> ($75)</li></ul>
             <h2>Best for mud: <a href="/p/c">Crag Grip</a> ($140)</h2><p>{}</p>
+            <p>{}</p><ul><li><a href="/g/1">Our sizing guide for trail shoes of every brand we tested</a></li><li><a href="/g/2">How we test trail shoes on rock, mud and wet roots</a></li></ul>
             <table><tr><th>Shoe</th><th>Drop</th></tr><tr><td><a href="/p/a">Acme Ridge 9</a></td><td>8 mm heel to toe</td></tr><tr><td><a href="/p/b">Bolt Trail 2</a></td><td>4 mm heel to toe</td></tr></table>
             <ul class="more"><li><a href="/x/1">Road shoes we tested</a></li><li><a href="/x/2">Hiking boots we tested</a></li><li><a href="/x/3">Running socks we tested</a></li></ul>
             </main></body></html>"#,
             sentences("the shoes", 4),
-            sentences("the grip", 3)
+            sentences("the grip", 3),
+            sentences("the fit", 2)
         );
         let x = extract(&html, "https://h.example/", false, None, None).unwrap();
         for kept in [
@@ -2462,6 +2472,7 @@ mod tests {
             "Best budget: Bolt Trail 2 ($75)",
             "Best for mud: Crag Grip",
             "4 mm heel to toe",
+            "How we test trail shoes on rock, mud and wet roots",
         ] {
             assert!(x.text.contains(kept), "{kept}: {}", x.text);
         }
