@@ -1181,7 +1181,7 @@ fn tidy(
     // much of it there is; an edit or update notice is the page's date stamp, not its text
     for (k, (_, b)) in keep.iter_mut().zip(&blocks) {
         let t = b.trim();
-        if update_notice(t) {
+        if update_notice(t) || control_label(t) {
             *k = false;
         }
         if (t.starts_with("http://") || t.starts_with("https://"))
@@ -1209,6 +1209,41 @@ fn update_notice(t: &str) -> bool {
     let head = t.chars().take(24).collect::<String>().to_lowercase();
     UPDATE_OPENINGS.iter().any(|o| head.starts_with(o))
 }
+
+/// Whether a block is the label of a control standing alone, not text: a quote's `Click to
+/// expand...` (XenForo's), a teaser's `Read more »` or `Read full article`, `Show more`,
+/// `Sign in` (compared whole, lowercase, without the arrows and dots after it). Of such
+/// blocks trawl wrote on the WCXB tuning pages, the references kept a few `Read more`
+/// sentences (`Read more about ...`, text: not a whole label) and no bare label.
+fn control_label(t: &str) -> bool {
+    let t = t.trim_start_matches(['#', '*', '_', ' ', '-']);
+    if t.len() > CONTROL_LABEL_BYTES {
+        return false;
+    }
+    let core = t
+        .trim_end_matches(|c: char| !c.is_alphanumeric())
+        .to_lowercase();
+    CONTROL_LABELS.contains(&core.as_str())
+}
+
+/// Bytes over which a block is no control's label ([`control_label`]).
+const CONTROL_LABEL_BYTES: usize = 60;
+
+/// Controls' labels ([`control_label`]), lowercase. (A reading time, `6 min read`, was
+/// tried too: a listing's reference keeps it on each item.)
+const CONTROL_LABELS: &[&str] = &[
+    "click to expand",
+    "read more",
+    "read full article",
+    "read full story",
+    "continue reading",
+    "show more",
+    "see more",
+    "load more",
+    "view more",
+    "sign in",
+    "log in",
+];
 
 /// Bytes under which a block opening like an update notice is one ([`update_notice`]).
 const UPDATE_NOTICE_BYTES: usize = 200;
@@ -2555,6 +2590,25 @@ mod tests {
         for gone in ["Last edited by", "Zuletzt aktualisiert", "last modified on"] {
             assert!(!x.text.contains(gone), "{gone}: {}", x.text);
         }
+    }
+
+    #[test]
+    fn a_controls_label_standing_alone_is_not_text() {
+        // a quote's expander and a teaser's link, as forum and blog software write them; a
+        // sentence opening with the same words is text
+        let html = format!(
+            r#"<html><body><main><h1>Headphones for sleeping</h1><p>{}</p>
+            <blockquote><p>Have you considered in-ear monitors for this?</p><div class="expand">Click to expand...</div></blockquote>
+            <p>Read more about how we test in our methods page, which lists every measurement.</p>
+            <p>{}</p><p><a href="/more">Read more »</a></p></main></body></html>"#,
+            sentences("the buds", 4),
+            sentences("the fit", 3)
+        );
+        let x = extract(&html, "https://h.example/", false, None, None).unwrap();
+        assert!(x.text.contains("in-ear monitors"), "{}", x.text);
+        assert!(x.text.contains("Read more about how we test"), "{}", x.text);
+        assert!(!x.text.contains("Click to expand"), "{}", x.text);
+        assert!(!x.text.contains("Read more »"), "{}", x.text);
     }
 
     #[test]
