@@ -2612,6 +2612,25 @@ mod tests {
     }
 
     #[test]
+    fn a_wikis_retrieved_from_line_is_not_text() {
+        // MediaWiki writes the page's address under every article (here inside the root, as
+        // when the root spreads over the article's sections)
+        let html = format!(
+            r#"<html><body><div id="content"><h1>Pacman</h1><div id="bodyContent"><div class="mw-parser-output"><p>{}</p><p>{}</p><div class="printfooter">Retrieved from "<a href="https://wiki.example/index.php?title=Pacman&amp;oldid=8">https://wiki.example/index.php?title=Pacman&amp;oldid=8</a>"</div></div></div></div></body></html>"#,
+            sentences("the package manager", 4),
+            sentences("the mirrors", 3)
+        );
+        // (a documentation URL: the walk keeps link lists there, so only the name drops it)
+        let x = extract(&html, "https://wiki.example/docs/Pacman", false, None, None).unwrap();
+        assert!(
+            x.text.contains("Sentence 2 about the the mirrors"),
+            "{}",
+            x.text
+        );
+        assert!(!x.text.contains("Retrieved from"), "{}", x.text);
+    }
+
+    #[test]
     fn an_entry_like_its_kept_siblings_is_kept_with_its_links() {
         // four FAQ entries; the answer of one names the free tools with links to them, more
         // links than prose: it is an entry like the others all the same
