@@ -1178,7 +1178,8 @@ fn tidy(
         }
     }
     // a bare address (an image's, a share link's) is markup leaking into the text, however
-    // much of it there is; an edit or update notice is the page's date stamp, not its text
+    // much of it there is; an edit or update notice is the page's date stamp and a control's
+    // label standing alone a button's text, neither the page's text
     for (k, (_, b)) in keep.iter_mut().zip(&blocks) {
         let t = b.trim();
         if update_notice(t) || control_label(t) {
@@ -1205,10 +1206,38 @@ fn update_notice(t: &str) -> bool {
     if t.len() >= UPDATE_NOTICE_BYTES {
         return false;
     }
-    // (the longest opening is 21 characters long)
+    // (the longest opening is 21 characters)
     let head = t.chars().take(24).collect::<String>().to_lowercase();
     UPDATE_OPENINGS.iter().any(|o| head.starts_with(o))
 }
+
+/// Bytes under which a block opening like an update notice is one ([`update_notice`]).
+const UPDATE_NOTICE_BYTES: usize = 200;
+
+/// How notices of a page's last change open ([`update_notice`]), lowercase, in the
+/// languages of the benchmarks' pages and their neighbours.
+const UPDATE_OPENINGS: &[&str] = &[
+    "last modified",
+    "last edited",
+    "last reviewed",
+    "last update",
+    "updated on",
+    "this page was last",
+    "page last updated",
+    "page last modified",
+    "zuletzt aktualisiert",
+    "zuletzt geändert",
+    "zuletzt bearbeitet",
+    "letzte aktualisierung",
+    "letzte änderung",
+    "dernière mise à jour",
+    "mis à jour le",
+    "última actualización",
+    "ultima actualización",
+    "actualizado el",
+    "ultimo aggiornamento",
+    "laatst bijgewerkt",
+];
 
 /// Whether a block is the label of a control standing alone, not text: a quote's `Click to
 /// expand...` (XenForo's), a teaser's `Read more »` or `Read full article`, `Show more`,
@@ -1243,34 +1272,6 @@ const CONTROL_LABELS: &[&str] = &[
     "view more",
     "sign in",
     "log in",
-];
-
-/// Bytes under which a block opening like an update notice is one ([`update_notice`]).
-const UPDATE_NOTICE_BYTES: usize = 200;
-
-/// How notices of a page's last change open ([`update_notice`]), lowercase, in the
-/// languages of the benchmarks' pages and their neighbours.
-const UPDATE_OPENINGS: &[&str] = &[
-    "last modified",
-    "last edited",
-    "last reviewed",
-    "last update",
-    "updated on",
-    "this page was last",
-    "page last updated",
-    "page last modified",
-    "zuletzt aktualisiert",
-    "zuletzt geändert",
-    "zuletzt bearbeitet",
-    "letzte aktualisierung",
-    "letzte änderung",
-    "dernière mise à jour",
-    "mis à jour le",
-    "última actualización",
-    "ultima actualización",
-    "actualizado el",
-    "ultimo aggiornamento",
-    "laatst bijgewerkt",
 ];
 
 /// The blocks of walked text (`\n\n`-separated) with their byte offsets.
