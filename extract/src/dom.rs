@@ -2632,6 +2632,27 @@ mod tests {
     }
 
     #[test]
+    fn a_footer_of_the_content_is_a_footer() {
+        // a reference page's footer section, named for the article it closes (and sharing a
+        // content word with the sections above it), holds a feedback widget and a link
+        let section = |h: &str, t: &str| {
+            format!(r#"<section class="content-section"><h2>{h}</h2><p>{t}</p></section>"#)
+        };
+        let html = format!(
+            r#"<html><body><main><article><h1>Event loop</h1>{}{}<section class="content-section article-footer"><h2>Help improve this guide</h2><p>Was this page helpful to you? Yes No. Learn how to contribute to the guide and its examples.</p></section></article></main></body></html>"#,
+            section("Tasks", &sentences("the tasks", 4)),
+            section("Microtasks", &sentences("the microtasks", 3))
+        );
+        let x = extract(&html, "https://h.example/", false, None, None).unwrap();
+        assert!(
+            x.text.contains("Sentence 2 about the the microtasks"),
+            "{}",
+            x.text
+        );
+        assert!(!x.text.contains("Help improve"), "{}", x.text);
+    }
+
+    #[test]
     fn an_entry_like_its_kept_siblings_is_kept_with_its_links() {
         // four FAQ entries; the answer of one names the free tools with links to them, more
         // links than prose: it is an entry like the others all the same

@@ -322,6 +322,12 @@ fn value_words(v: &str, reviews: bool, thread: bool) -> ClassWords {
                     && !t.ends_with(b"not-sr-only")
             })
     });
+    // a footer of the content (`article-footer`, `entry-footer`, `content-footer`: a post's
+    // tags, share links, edit links and date stamp) is a footer: the content word says whose
+    let content_footer = v.split_ascii_whitespace().any(|t| {
+        t.rsplit_once(['-', '_', ':'])
+            .is_some_and(|(head, last)| !head.is_empty() && last.eq_ignore_ascii_case("footer"))
+    });
     let (mut before, mut last): (&[u8], &[u8]) = (b"", b"");
     for w in v
         .as_bytes()
@@ -339,7 +345,7 @@ fn value_words(v: &str, reviews: bool, thread: bool) -> ClassWords {
         match word_kind(w) {
             Some(WordKind::Layout) => c.layout = true,
             Some(WordKind::Disclosure) => c.disclosure = true,
-            Some(WordKind::Content) => c.content = true,
+            Some(WordKind::Content) => c.content |= !content_footer,
             // on a page that declares a discussion, the comments are its posts: only
             // those without much prose (a remark under an answer) are left out
             Some(WordKind::Comment) if thread => c.weak_words |= 1 << 11,
