@@ -2614,10 +2614,10 @@ mod tests {
 
     #[test]
     fn a_wikis_retrieved_from_line_is_not_text() {
-        // MediaWiki writes the page's address under every article (here inside the root, as
-        // when the root spreads over the article's sections)
+        // MediaWiki writes the page's address and its categories under every article (here
+        // inside the root, as when the root spreads over the article's sections)
         let html = format!(
-            r#"<html><body><div id="content"><h1>Pacman</h1><div id="bodyContent"><div class="mw-parser-output"><p>{}</p><p>{}</p><div class="printfooter">Retrieved from "<a href="https://wiki.example/index.php?title=Pacman&amp;oldid=8">https://wiki.example/index.php?title=Pacman&amp;oldid=8</a>"</div></div></div></div></body></html>"#,
+            r#"<html><body><div id="content"><h1>Pacman</h1><div id="bodyContent"><div class="mw-parser-output"><p>{}</p><p>{}</p><div class="printfooter">Retrieved from "<a href="https://wiki.example/index.php?title=Pacman&amp;oldid=8">https://wiki.example/index.php?title=Pacman&amp;oldid=8</a>"</div><div id="catlinks" class="catlinks"><div class="mw-normal-catlinks">Categories of this wiki's pages: <ul><li><a href="/c/1">Package management tools of the distribution</a></li><li><a href="/c/2">Official software maintained by the distribution</a></li></ul></div></div></div></div></div></body></html>"#,
             sentences("the package manager", 4),
             sentences("the mirrors", 3)
         );
@@ -2629,6 +2629,7 @@ mod tests {
             x.text
         );
         assert!(!x.text.contains("Retrieved from"), "{}", x.text);
+        assert!(!x.text.contains("Categories of this wiki"), "{}", x.text);
     }
 
     #[test]

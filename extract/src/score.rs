@@ -194,8 +194,8 @@ fn word_kind(w: &[u8]) -> Option<WordKind> {
         | b"pager" | b"toolbar" | b"sponsored" | b"outbrain" | b"taboola" | b"recommended"
         | b"trending" | b"popular" | b"signup" | b"tagcloud" | b"footnav" | b"sitemap"
         | b"copyright" | b"signature" => WordKind::Strong,
-        // MediaWiki's `Retrieved from "https://..."` under every article
-        b"printfooter" => WordKind::Strong,
+        // MediaWiki's `Retrieved from "https://..."` and `Categories: ...` under every article
+        b"printfooter" | b"catlinks" => WordKind::Strong,
         // a forum post's poster card (name, rank, join date, post count, badges)
         b"userinfo" | b"userdetails" | b"userextras" | b"usertitle" | b"userbanner"
         | b"userstats" | b"postprofile" | b"posterinfo" => WordKind::Strong,
