@@ -2654,6 +2654,26 @@ mod tests {
     }
 
     #[test]
+    fn a_bar_of_actions_is_not_text() {
+        // each post of a thread ends with its bar of controls, worded as a sentence here (a
+        // content word beside it, `post-actions`, still wins: measured, it did not pay)
+        let post = |i: usize| {
+            format!(
+                r#"<article class="post"><div class="post-body"><p>{}</p></div><div class="actions">Reply to this post, like it, or share it with a friend who knows the answer.</div></article>"#,
+                sentences(&format!("post {i}"), 3)
+            )
+        };
+        let html = format!(
+            r#"<html><body><main><h1>Which queue?</h1>{}{}</main></body></html>"#,
+            post(0),
+            post(1)
+        );
+        let x = extract(&html, "https://h.example/", false, None, None).unwrap();
+        assert!(x.text.contains("Sentence 2 about the post 1"), "{}", x.text);
+        assert!(!x.text.contains("Reply to this post"), "{}", x.text);
+    }
+
+    #[test]
     fn an_entry_like_its_kept_siblings_is_kept_with_its_links() {
         // four FAQ entries; the answer of one names the free tools with links to them, more
         // links than prose: it is an entry like the others all the same

@@ -196,6 +196,9 @@ fn word_kind(w: &[u8]) -> Option<WordKind> {
         | b"copyright" | b"signature" => WordKind::Strong,
         // MediaWiki's `Retrieved from "https://..."` and `Categories: ...` under every article
         b"printfooter" | b"catlinks" => WordKind::Strong,
+        // a bar of controls (`actions`, `item-actions`, `product-actions`: reply, like, share,
+        // add to cart)
+        b"actions" => WordKind::Strong,
         // a forum post's poster card (name, rank, join date, post count, badges)
         b"userinfo" | b"userdetails" | b"userextras" | b"usertitle" | b"userbanner"
         | b"userstats" | b"postprofile" | b"posterinfo" => WordKind::Strong,
