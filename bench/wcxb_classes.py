@@ -25,7 +25,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from wcxb_split import part_of  # noqa: E402
+from wcxb_split import page_type, part_of  # noqa: E402
 
 try:
     import lxml.html
@@ -61,8 +61,7 @@ def main():
         if part_of(pid) != "tune":
             continue
         d = json.load(open(os.path.join(gt_dir, fn)))
-        kind = (d.get("_internal") or {}).get("page_type") or {}
-        kind = kind.get("primary", "article") if isinstance(kind, dict) else (kind or "article")
+        kind = page_type(d)
         if a.type and kind != a.type:
             continue
         kinds[pid] = kind

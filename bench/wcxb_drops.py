@@ -28,7 +28,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from wcxb_split import part_of  # noqa: E402
+from wcxb_split import page_type, part_of  # noqa: E402
 
 WORD = re.compile(r"\w+")
 
@@ -36,13 +36,6 @@ WORD = re.compile(r"\w+")
 def triples(text):
     w = WORD.findall(text.lower())
     return [tuple(w[i:i + 3]) for i in range(len(w) - 2)]
-
-
-def page_type(d):
-    """The page's WCXB type, as `wcxb_split.py` reads it."""
-    kind = (d.get("_internal") or {}).get("page_type") or {}
-    kind = kind.get("primary", "article") if isinstance(kind, dict) else (kind or "article")
-    return "collection" if kind == "category" else kind
 
 
 def link_bucket(link, text):

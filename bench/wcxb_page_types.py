@@ -9,7 +9,7 @@ on the tuning and validation parts of bench/wcxb_split.py, with the tuning confu
 import argparse, collections, glob, json, os, re, subprocess, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from wcxb_split import part_of  # noqa: E402
+from wcxb_split import page_type, part_of  # noqa: E402
 
 ap = argparse.ArgumentParser()
 ap.add_argument("root")
@@ -26,9 +26,7 @@ conf, hit, tot = collections.Counter(), collections.Counter(), collections.Count
 for f in sorted(glob.glob(os.path.join(a.data, "ground-truth", "*.json"))):
     g = json.load(open(f))
     pid = os.path.basename(f)[:-5]
-    k = (g.get("_internal") or {}).get("page_type") or {}
-    k = k.get("primary", "article") if isinstance(k, dict) else (k or "article")
-    k = "collection" if k == "category" else k
+    k = page_type(g)
     part, p = part_of(pid), pred.get(pid, "missing")
     tot[part] += 1
     hit[part] += p == k

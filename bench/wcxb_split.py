@@ -17,6 +17,14 @@ def part_of(pid):
     return "tune" if hashlib.sha1(f"trawl-split:{pid}".encode()).digest()[0] < 171 else "valid"
 
 
+def page_type(d):
+    """A page's WCXB type from its ground-truth record (`_internal.page_type`, its `primary`
+    when it is a dict; WCXB's `category` is called `collection` here, as trawl calls it)."""
+    kind = (d.get("_internal") or {}).get("page_type") or {}
+    kind = kind.get("primary", "article") if isinstance(kind, dict) else (kind or "article")
+    return "collection" if kind == "category" else kind
+
+
 def prf(pred, ref):
     p, r = WORD.findall(pred.lower()), WORD.findall(ref.lower())
     if not r:
@@ -36,9 +44,7 @@ def score(pred_dir, data):
         g = d.get("ground_truth")
         if not isinstance(g, dict):
             continue
-        kind = (d.get("_internal") or {}).get("page_type") or {}
-        kind = kind.get("primary", "article") if isinstance(kind, dict) else (kind or "article")
-        kind = "collection" if kind == "category" else kind
+        kind = page_type(d)
         pid = fn[:-5]
         path = os.path.join(pred_dir, pid + ".txt")
         text = open(path, encoding="utf-8", errors="replace").read() if os.path.exists(path) else ""
