@@ -311,54 +311,56 @@ fn value_words(v: &str, reviews: bool, thread: bool) -> ClassWords {
         c.consent = true;
         c.cmp |= m.pattern().as_usize() >= FIRST_CMP;
     }
-    // words split at ASCII whitespace, `-`, `_`, `:` (bytes: class values are ASCII in
-    // practice, and a word with other bytes matches no listed word anyway); `user-info`
+    // tokens split at ASCII whitespace, words at `-`, `_`, `:` (bytes: class values are ASCII
+    // in practice, and a word with other bytes matches no listed word anyway); `user-info`
     // is read as `userinfo` ([`person_card`]). A class holding an expression (a utility
     // class with an arbitrary value, `pt-[calc(var(--banner-height))]`) names a style, not a
     // region.
-    c.not_text = v.split_ascii_whitespace().any(|t| {
-        let t = t.as_bytes();
-        t.eq_ignore_ascii_case(b"nocontent")
-            || UNSEEN.iter().any(|u| {
-                t.len() >= u.len()
-                    && t[t.len() - u.len()..].eq_ignore_ascii_case(u.as_bytes())
-                    && !t.ends_with(b"not-sr-only")
-            })
-    });
-    // a footer of the content (`article-footer`, `entry-footer`, `content-footer`: a post's
-    // tags, share links, edit links and date stamp) is a footer: the content word says whose
-    let content_footer = v.split_ascii_whitespace().any(|t| {
-        t.rsplit_once(['-', '_', ':'])
-            .is_some_and(|(head, last)| !head.is_empty() && last.eq_ignore_ascii_case("footer"))
-    });
     let (mut before, mut last): (&[u8], &[u8]) = (b"", b"");
-    for w in v
-        .as_bytes()
-        .split(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0c))
-        .filter(|t| !t.contains(&b'[') && !t.contains(&b'('))
-        .flat_map(|t| t.split(|b| matches!(b, b'-' | b'_' | b':')))
-        .filter(|w| !w.is_empty())
-    {
-        let card = person_card(before, last, w);
-        (before, last) = (last, w);
-        if card {
-            c.card = true;
+    // content words, and a footer of the content (`article-footer`, `entry-footer`,
+    // `content-footer`: a post's tags, share links, edit links and date stamp), which is a
+    // footer: a content word beside it says whose
+    let (mut content, mut content_footer) = (false, false);
+    for t in v.split_ascii_whitespace() {
+        let b = t.as_bytes();
+        c.not_text |= b.eq_ignore_ascii_case(b"nocontent")
+            || UNSEEN.iter().any(|u| {
+                b.len() >= u.len()
+                    && b[b.len() - u.len()..].eq_ignore_ascii_case(u.as_bytes())
+                    && !b.ends_with(b"not-sr-only")
+            });
+        content_footer |= t
+            .rsplit_once(['-', '_', ':'])
+            .is_some_and(|(head, last)| !head.is_empty() && last.eq_ignore_ascii_case("footer"));
+        if b.contains(&b'[') || b.contains(&b'(') {
             continue;
         }
-        match word_kind(w) {
-            Some(WordKind::Layout) => c.layout = true,
-            Some(WordKind::Disclosure) => c.disclosure = true,
-            Some(WordKind::Content) => c.content |= !content_footer,
-            // on a page that declares a discussion, the comments are its posts: only
-            // those without much prose (a remark under an answer) are left out
-            Some(WordKind::Comment) if thread => c.weak_words |= 1 << 11,
-            Some(WordKind::Comment) => c.comment = true,
-            Some(WordKind::Review) => c.comment |= reviews,
-            Some(WordKind::Strong) => c.strong = true,
-            Some(WordKind::Weak(k)) => c.weak_words |= 1 << k,
-            None => {}
+        for w in b
+            .split(|x| matches!(x, b'-' | b'_' | b':'))
+            .filter(|w| !w.is_empty())
+        {
+            let card = person_card(before, last, w);
+            (before, last) = (last, w);
+            if card {
+                c.card = true;
+                continue;
+            }
+            match word_kind(w) {
+                Some(WordKind::Layout) => c.layout = true,
+                Some(WordKind::Disclosure) => c.disclosure = true,
+                Some(WordKind::Content) => content = true,
+                // on a page that declares a discussion, the comments are its posts: only
+                // those without much prose (a remark under an answer) are left out
+                Some(WordKind::Comment) if thread => c.weak_words |= 1 << 11,
+                Some(WordKind::Comment) => c.comment = true,
+                Some(WordKind::Review) => c.comment |= reviews,
+                Some(WordKind::Strong) => c.strong = true,
+                Some(WordKind::Weak(k)) => c.weak_words |= 1 << k,
+                None => {}
+            }
         }
     }
+    c.content = content && !content_footer;
     c
 }
 
