@@ -309,19 +309,23 @@ fn extract_parsed(
     };
     let mut w = walker(root.id() != body.id(), prune);
     w.root_text = scores.get(root.id()).map_or(0, |s| s.text);
-    // a root that is itself a list (a listing's `<ul>`) keeps its list formatting
-    if matches!(root.value().name(), "ul" | "ol") {
-        w.element(root, 0);
-    } else {
-        w.walk(root, 0);
-    }
-    w.flush();
-    if w.out.trim().is_empty() && root.id() == body.id() {
-        // nothing scored as prose: keep what is not boilerplate rather than nothing
+    let walk_root = |w: &mut Walker<'_>| {
+        // a root that is itself a list (a listing's `<ul>`) keeps its list formatting
+        if matches!(root.value().name(), "ul" | "ol") {
+            w.element(root, 0);
+        } else {
+            w.walk(root, 0);
+        }
+        w.flush();
+    };
+    walk_root(&mut w);
+    if w.out.trim().is_empty() {
+        // nothing scored as prose, or the walk dropped every region of the root (a
+        // schedule's table of linked names under its heading, a grid of tiles): keep what
+        // is not boilerplate rather than nothing
         w.prune = Prune::Boilerplate;
         w.images.clear();
-        w.walk(body, 0);
-        w.flush();
+        walk_root(&mut w);
     }
     check(deadline)?;
     tracing::trace!(chars = w.out.len(), "walked");
@@ -2529,6 +2533,27 @@ mod tests {
         assert!(x.text.contains("Answer 3:"), "{}", x.text);
         assert!(!x.text.contains("main menu"), "{}", x.text);
         assert!(!x.text.contains("Show all"), "{}", x.text);
+    }
+
+    #[test]
+    fn a_root_the_walk_drops_whole_is_kept_without_its_boilerplate() {
+        // a service page's main region holding a heading and a table of linked team names
+        // (no sentence anywhere): the walk drops the region as a link list, and the page
+        // would say nothing; it says what is not boilerplate instead (the footer stays out)
+        let teams: String = (1..=20)
+            .map(|i| format!(r#"<a href="/team/{i}">Harbour Rovers {i}</a> "#))
+            .collect();
+        let html = format!(
+            r#"<html><head><link rel="canonical" href="https://h.example/pricing"></head><body>
+            <nav><a href="/">Home</a> <a href="/about">About</a></nav>
+            <main><div><h1>Fixtures</h1><div>Team pages {teams}</div></div></main>
+            <footer><p>Copyright 2026 The League. All rights reserved.</p></footer>
+            </body></html>"#
+        );
+        let x = extract(&html, "https://h.example/pricing", false, None, None).unwrap();
+        assert!(x.text.contains("Harbour Rovers 7"), "{:?}", x.text);
+        assert!(x.text.contains("Fixtures"), "{:?}", x.text);
+        assert!(!x.text.contains("All rights reserved"), "{:?}", x.text);
     }
 
     #[test]
