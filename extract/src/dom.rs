@@ -1245,8 +1245,9 @@ const UPDATE_OPENINGS: &[&str] = &[
 
 /// Whether a block is the label of a control standing alone, not text: a quote's `Click to
 /// expand...` (XenForo's), a teaser's `Read more »` or `Read full article`, `Show more`,
-/// `Sign in` (compared whole, lowercase, without the arrows and dots after it). Of such
-/// blocks trawl wrote on the WCXB tuning pages, the references kept a few `Read more`
+/// `Sign in` (compared whole, lowercase, without the arrows and dots after it), and the same
+/// labels in the other languages of the benchmarks' pages (`Weiterlesen`, `Lire la suite`).
+/// Of such blocks trawl wrote on the WCXB tuning pages, the references kept a few `Read more`
 /// sentences (`Read more about ...`, text: not a whole label) and no bare label.
 fn control_label(t: &str) -> bool {
     let t = t.trim_start_matches(['#', '*', '_', ' ', '-']);
@@ -1276,6 +1277,40 @@ const CONTROL_LABELS: &[&str] = &[
     "view more",
     "sign in",
     "log in",
+    // the same in the benchmarks' other languages
+    "weiterlesen",
+    "mehr lesen",
+    "mehr anzeigen",
+    "mehr laden",
+    "artikel lesen",
+    "anmelden",
+    "einloggen",
+    "lire la suite",
+    "lire plus",
+    "voir plus",
+    "afficher plus",
+    "se connecter",
+    "leer más",
+    "seguir leyendo",
+    "ver más",
+    "mostrar más",
+    "iniciar sesión",
+    "leggi tutto",
+    "leggi di più",
+    "continua a leggere",
+    "mostra di più",
+    "accedi",
+    "lees meer",
+    "lees verder",
+    "toon meer",
+    "inloggen",
+    "leia mais",
+    "continuar lendo",
+    "ver mais",
+    "czytaj więcej",
+    "czytaj dalej",
+    "pokaż więcej",
+    "zaloguj się",
 ];
 
 /// The blocks of walked text (`\n\n`-separated) with their byte offsets.
@@ -2635,6 +2670,31 @@ mod tests {
         assert!(x.text.contains("Read more about how we test"), "{}", x.text);
         assert!(!x.text.contains("Click to expand"), "{}", x.text);
         assert!(!x.text.contains("Read more »"), "{}", x.text);
+        // the same labels in the other languages of the benchmarks' pages
+        for (label, sentence) in [
+            (
+                "Weiterlesen",
+                "Weiterlesen lohnt sich, denn der zweite Teil erklärt die Messung.",
+            ),
+            (
+                "Lire la suite",
+                "Lire la suite du rapport prend une heure, mais elle en vaut la peine.",
+            ),
+            (
+                "Leer más",
+                "Leer más de una vez el manual ayuda a entender cada ajuste del equipo.",
+            ),
+        ] {
+            let html = format!(
+                r#"<html><body><main><h1>Kopfhörer</h1><p>{}</p><p>{sentence}</p>
+                <p>{}</p><div class="toggle">{label} »</div></main></body></html>"#,
+                sentences("the buds", 4),
+                sentences("the fit", 3)
+            );
+            let x = extract(&html, "https://h.example/", false, None, None).unwrap();
+            assert!(x.text.contains(sentence), "{}", x.text);
+            assert!(!x.text.contains(&format!("{label} »")), "{}", x.text);
+        }
     }
 
     #[test]
