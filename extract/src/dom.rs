@@ -307,9 +307,9 @@ fn extract_parsed(
     } else {
         Prune::Full
     };
-    let mut w = walker(root.id() != body.id(), prune);
-    w.root_text = scores.get(root.id()).map_or(0, |s| s.text);
-    let walk_root = |w: &mut Walker<'_>| {
+    let walk_root = |prune: Prune| {
+        let mut w = walker(root.id() != body.id(), prune);
+        w.root_text = scores.get(root.id()).map_or(0, |s| s.text);
         // a root that is itself a list (a listing's `<ul>`) keeps its list formatting
         if matches!(root.value().name(), "ul" | "ol") {
             w.element(root, 0);
@@ -317,15 +317,15 @@ fn extract_parsed(
             w.walk(root, 0);
         }
         w.flush();
+        w
     };
-    walk_root(&mut w);
+    let mut w = walk_root(prune);
     if w.out.trim().is_empty() {
         // nothing scored as prose, or the walk dropped every region of the root (a
         // schedule's table of linked names under its heading, a grid of tiles): keep what
-        // is not boilerplate rather than nothing
-        w.prune = Prune::Boilerplate;
-        w.images.clear();
-        walk_root(&mut w);
+        // is not boilerplate rather than nothing (a walk of its own: what the first one
+        // noted of labels and copies is not carried over)
+        w = walk_root(Prune::Boilerplate);
     }
     check(deadline)?;
     tracing::trace!(chars = w.out.len(), "walked");
