@@ -2132,6 +2132,17 @@ fn pre_render(
                                 continue;
                             }
                             line_break(&mut out);
+                        } else if el
+                            .has_class("line", scraper::CaseSensitivity::AsciiCaseInsensitive)
+                        {
+                            // a highlighter's element per line (Shiki's `<span class="line">`)
+                            // on a page that lost the line breaks between them (minified):
+                            // each opens a line; where a break is there (with the template's
+                            // indentation after it, which the browser shows), it adds none
+                            let line = &out[out.rfind('\n').map_or(0, |i| i + 1)..];
+                            if !line.trim().is_empty() {
+                                out.push('\n');
+                            }
                         }
                         let Some(numbers) = numbers.as_deref_mut() else {
                             continue;
@@ -4318,6 +4329,9 @@ mod tests {
             <pre>{gutter}</pre>
             <pre>{doctest}</pre>
             <pre><div class=icon> </div><span>x = 1</span></pre>
+            <pre><code><span class="line"><span>cd app</span></span><span class="line"><span>npm run dev</span></span></code></pre>
+            <pre><code><span class="line">a:</span>
+                <span class="line">b</span></code></pre>
             <p>{}</p></article></body></html>"#,
             sentences("shell", 6),
             sentences("prompt", 6)
@@ -4339,6 +4353,19 @@ mod tests {
             x.text
         );
         assert!(x.text.contains("```\nx = 1\n```"), "{}", x.text);
+        // Shiki's one `<span class="line">` per line, on a page minified without the line
+        // breaks between them; and with a break and the template's indentation (which a
+        // browser shows) between them, no line is added
+        assert!(
+            x.text.contains("```\ncd app\nnpm run dev\n```"),
+            "{}",
+            x.text
+        );
+        assert!(
+            x.text.contains("```\na:\n                b\n```"),
+            "{}",
+            x.text
+        );
     }
 
     #[test]
