@@ -50,8 +50,8 @@ pub(crate) const READ_ATTRS: &[&str] = &[
 /// `<input>`'s `type` and `name` (a sign-up form's e-mail field); a `<button>`'s
 /// `aria-expanded` and `aria-controls` (an FAQ's question, `dom::disclosure_question`). A
 /// link's `title` is never read (keeping it, and the fields' attributes, everywhere cost 4.5%
-/// more instructions over the labelled pages). (`content`, a `<meta>`'s value, is in [`READ_ATTRS`]: microdata
-/// gives it on any element.)
+/// more instructions over the labelled pages). (`content`, a `<meta>`'s value, is in
+/// [`READ_ATTRS`]: microdata gives it on any element.)
 const READ_ON: &[(&str, &[&str])] = &[
     (
         "img",
