@@ -3897,6 +3897,35 @@ mod tests {
     }
 
     #[test]
+    fn a_consent_dialog_is_known_by_its_text_whatever_its_names() {
+        // a preference centre with no names to go by: its panels speak of the site's cookies,
+        // its list of partners' purposes (most of its text) does not
+        let panels: String = ["Performance", "Functional", "Targeting"]
+            .iter()
+            .map(|k| format!("<div><h4>{k} Cookies</h4><p>These cookies allow us to count visits and improve the performance of our site. If you do not allow them, we will not know when you visited.</p></div>"))
+            .collect();
+        let purposes: String = (0..15)
+            .map(|i| format!("<div><h4>Purpose {i}: 70 partners can use this purpose</h4><p>Information about your activity on this service can be stored and combined with other information about you to build a profile for purpose {i}.</p></div>"))
+            .collect();
+        let html = format!(
+            r#"<html><head><title>Soup recipes</title></head><body><div class="x1"><h1>Soup recipes</h1>
+            <p>Our collection of soups has something for every season, from chilled gazpacho to a slow winter broth.</p>
+            <p>Each recipe was tested twice in our kitchen and comes with notes on freezing.</p></div>
+            <div class="x2"><h3>Your privacy</h3>{panels}<div class="x4">{purposes}</div></div></body></html>"#
+        );
+        let x = extract(&html, "https://h.example/soups", true, None, None).unwrap();
+        assert!(x.text.contains("Our collection of soups"), "{}", x.text);
+        assert!(!x.text.contains("Purpose 3"), "{}", x.text);
+        // cookies that are baked, spoken of in every paragraph, are no consent notices
+        let recipe = format!(
+            "<html><body><div><h1>Cookies</h1>{}</div></body></html>",
+            "<p>These cookies keep for a week in a tin; bake them on the middle shelf until golden, then let them cool on the tray.</p>".repeat(6)
+        );
+        let x = extract(&recipe, "https://h.example/cookies", true, None, None).unwrap();
+        assert!(x.text.contains("keep for a week"), "{}", x.text);
+    }
+
+    #[test]
     fn a_consent_platform_dialog_is_never_the_content() {
         // a preference centre listing its partners holds most of the page's text
         let partners: String = (0..40)
