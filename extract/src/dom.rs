@@ -682,6 +682,8 @@ const STOP_LABELS: &[&str] = &[
     "ti potrebbe interessare",
     "potrebbe interessarti",
     "czytaj również",
+    // WordPress's like button, over its related posts and comments (`Like this:`)
+    "like this",
 ];
 
 /// Labels of a comment section, which closes an article too (but not a thread, where each
@@ -719,6 +721,8 @@ const COMMENT_LABELS: &[&str] = &[
     "one response to",
     "one reply to",
     "one comment on",
+    "reader comments",
+    "user comments",
 ];
 
 /// The comment-section labels that end or mark a section: none on a page that declares a
@@ -3522,6 +3526,8 @@ mod tests {
             "## 59 Comments",
             "### 12 thoughts on “The river report, with a title long enough to need more than thirty bytes”",
             "### One response to “The river report”",
+            "## 124 Reader Comments",
+            "### Like this:",
         ] {
             let text = format!("{story}\n\n{heading}\n\nGreat post, thanks!\n\nI agree with Anna.");
             let (out, _) = tidy(&text, Vec::new(), None, false, true, &[], &[]);
