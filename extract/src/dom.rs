@@ -946,6 +946,11 @@ fn in_code(blocks: &[(usize, &str)]) -> Vec<bool> {
 /// "Kommentieren"): a few words, no sentence, not a heading, list item, table or code.
 fn label_block(block: &str) -> bool {
     let t = block.trim();
+    // an advertisement's label set as a heading (`### Advertisement`) is one too
+    if t.starts_with('#') {
+        let words = t.trim_start_matches('#').trim().to_lowercase();
+        return AD_LABELS.contains(&words.as_str());
+    }
     // (under 40 characters, so under 160 bytes: a paragraph is not read through)
     if t.len() >= 160
         || t.starts_with(['#', '|', '-', '>'])
@@ -959,6 +964,21 @@ fn label_block(block: &str) -> bool {
     let sentence_end = t.ends_with(['.', '!', '?', '…', '"', '”', '»', '。', '！', '？']);
     words <= 3 && t.chars().count() < 40 && !sentence_end
 }
+
+/// An advertisement's label, lowercase, in the benchmarks' languages ([`label_block`]).
+const AD_LABELS: &[&str] = &[
+    "advertisement",
+    "advertisements",
+    "advertising",
+    "anzeige",
+    "werbung",
+    "publicité",
+    "publicidad",
+    "pubblicità",
+    "reklama",
+    "advertentie",
+    "реклама",
+];
 
 /// Levels above a region the walk would drop at which a spared entry ([`kept_twin`]) keeps
 /// it (an entry's answer in its own `div`, its paragraph).
@@ -3190,6 +3210,14 @@ mod tests {
         assert!(
             !out.contains("Photo: Agency"),
             "a line twice is no row: {out}"
+        );
+        // set as a heading too, in any of the benchmarks' languages; a heading with more
+        // words stays
+        let ads = format!("{para}\n\n### Anzeige\n\n{para}\n\n### Advertising standards\n\n{para}");
+        let (out, _) = tidy(&ads, Vec::new(), None, false, true, &[], &[]);
+        assert!(
+            !out.contains("Anzeige") && out.contains("### Advertising standards"),
+            "{out}"
         );
         // on a listing or a thread (no cells), a row of short lines is item metadata
         let (out, _) = tidy(&text, Vec::new(), None, false, false, &[], &[]);
