@@ -736,7 +736,8 @@ fn comment_labels(thread: bool) -> &'static [&'static str] {
 }
 
 /// Where the content ends at a teaser-section label (a heading or a short line like
-/// "Most Popular") in the second half of the text: the text's blocks with their offsets
+/// "Most Popular") in the second half of the text, or at a comment section's heading
+/// anywhere after the opening: the text's blocks with their offsets
 /// ([`split_blocks`]), which of them are code ([`in_code`]), and the text's length.
 fn stop_label_cut(
     blocks: &[(usize, &str)],
@@ -773,7 +774,11 @@ fn stop_label_cut(
         if pos >= first_left_out {
             break;
         }
-        if code || before(pos, true) * 2 < whole {
+        // in the first half only a comment section's heading (of the first four levels: a
+        // post's `###### No comments` under its date is its metadata), after some text: a
+        // short post with a longer thread under it
+        let early = before(pos, true) * 2 < whole;
+        if code || pos == 0 {
             continue;
         }
         let raw = bare_label(b);
@@ -783,12 +788,21 @@ fn stop_label_cut(
         let label = raw.to_lowercase();
         let heading_like =
             b.starts_with('#') || (label.chars().count() <= 40 && !label.contains('.'));
-        if heading_like && section_label(&label, comments).is_some() {
+        let hit = section_label(&label, comments);
+        let comment_heading = hit == Some(Label::Comments)
+            && b.starts_with('#')
+            && !b.starts_with("#####")
+            && pos >= EARLY_COMMENTS_AFTER;
+        if heading_like && hit.is_some() && (!early || comment_heading) {
             return pos.saturating_sub(2);
         }
     }
     first_left_out
 }
+
+/// Bytes of text before a comment section's heading in the first half of the text for the
+/// heading to end it ([`stop_label_cut`]).
+const EARLY_COMMENTS_AFTER: usize = 200;
 
 /// A label's words without a heading's marks or a count after them ("Comments (12)",
 /// "Kommentare: 3" are the label), or before them on a heading ("## 59 Comments").
@@ -3561,6 +3575,17 @@ mod tests {
             let (out, _) = tidy(&text, Vec::new(), None, false, true, &[], &[]);
             assert_eq!(out, story, "{heading}");
         }
+        // a short post with a longer thread under it: the heading still ends it; a post's
+        // `No comments` under its date (a fifth- or sixth-level heading) does not
+        let thread =
+            "Great post, thanks! I walked the same bank last week and saw the gravel too. "
+                .repeat(4);
+        let text = format!("{para}\n\n### 3 Kommentare\n\n{thread}\n\n{thread}");
+        let (out, _) = tidy(&text, Vec::new(), None, false, true, &[], &[]);
+        assert_eq!(out.trim_end(), para.trim_end(), "a short post");
+        let text = format!("{para}\n\n###### Keine Kommentare\n\n{story}");
+        let (out, _) = tidy(&text, Vec::new(), None, false, true, &[], &[]);
+        assert!(out.contains(story.trim()), "{out}");
         // a count before a label on a plain line is a teaser's metadata, not a heading
         let text = format!("{story}\n\n3 comments\n\n{para}");
         let (out, _) = tidy(&text, Vec::new(), None, false, true, &[], &[]);
