@@ -377,11 +377,12 @@ fn extract_parsed(
     }
     // Pages that render their content from JSON leave a teaser in the elements (a menu, a
     // gallery's instructions) and the whole text in JSON-LD: an article's `articleBody`
-    // (500+ characters), or the product a page declares. Taken when it says more than twice
+    // or a how-to's or recipe's steps (500+ characters), or the product a page declares. Taken when it says more than twice
     // what the walk found, then without images (their positions were in the walk's text).
     // (the JSON-LD text, its minimum length, whether it takes the title as its heading)
     let declared = [
         (meta.article_body.as_deref(), ARTICLE_BODY_MIN_CHARS, true),
+        (meta.instructions.as_deref(), ARTICLE_BODY_MIN_CHARS, true),
         (
             meta.product.as_deref().filter(|_| declared_product),
             0,
@@ -3806,6 +3807,70 @@ mod tests {
             .unwrap()
             .text
             .contains("debate"));
+    }
+
+    #[test]
+    fn json_ld_how_to_and_recipe_steps_replace_a_script_shell() {
+        let step = |i: usize| {
+            format!("<p>Measure the table top and add the drop on each side, step {i}; then cut the cloth along the chalk line you drew around the plate.</p>")
+        };
+        // a how-to whose page renders from script: the elements say to update the browser
+        let how_to = serde_json::json!({
+            "@context": "https://schema.org", "@type": "HowTo", "name": "A round tablecloth",
+            "description": "<p>A round table deserves a cloth that fits it.</p>",
+            "step": (1..=4).map(|i| serde_json::json!({"@type": "HowToStep", "name": format!("Step {i}: measure"),
+                "itemListElement": {"@type": "HowToDirection", "text": step(i)}})).collect::<Vec<_>>(),
+        });
+        let page = |ld: &serde_json::Value, body: &str| {
+            format!(
+                r#"<html><head><title>A round tablecloth</title><script type="application/ld+json">{ld}</script></head><body>{body}</body></html>"#
+            )
+        };
+        let shell = "<div><p>Please download a newer browser for a better experience.</p></div>";
+        let x = extract(
+            &page(&how_to, shell),
+            "https://h.example/diy/1",
+            true,
+            None,
+            None,
+        )
+        .unwrap();
+        assert!(
+            x.text
+                .starts_with("# A round tablecloth\n\nA round table deserves")
+                && x.text
+                    .contains("### Step 2: measure\n\nMeasure the table top")
+                && !x.text.contains("newer browser"),
+            "{}",
+            x.text
+        );
+        // a recipe: its ingredients as a list, its instructions as text
+        let recipe = serde_json::json!({
+            "@context": "https://schema.org", "@type": "Recipe", "name": "Barley soup",
+            "recipeIngredient": ["200 g barley", "1 onion"],
+            "recipeInstructions": [{"@type": "HowToSection", "name": "The broth", "itemListElement": (1..=6).map(|i| serde_json::json!({"@type": "HowToStep", "text": format!("Simmer the barley with the onion for twenty minutes, stirring now and then, batch {i} of six, until soft.")})).collect::<Vec<_>>()}],
+        });
+        let x = extract(
+            &page(&recipe, shell),
+            "https://h.example/soup",
+            true,
+            None,
+            None,
+        )
+        .unwrap();
+        assert!(
+            x.text
+                .contains("- 200 g barley\n- 1 onion\n\n## The broth\n\nSimmer the barley"),
+            "{}",
+            x.text
+        );
+        // the elements hold the steps: they stay the source
+        let steps: String = (1..=4).map(step).collect();
+        let full = page(&how_to, &format!("<article><h1>A round tablecloth</h1>{steps}<p>Only in the page, a last word on hemming.</p></article>"));
+        assert!(extract(&full, "https://h.example/diy/1", true, None, None)
+            .unwrap()
+            .text
+            .contains("Only in the page"));
     }
 
     /// A section front: twelve teasers (a headline link and a blurb each) and no article.

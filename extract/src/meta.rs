@@ -23,6 +23,9 @@ pub(crate) struct PageMeta {
     /// The declared product's JSON-LD text ([`product_text`]): its name, description,
     /// price and specifications.
     pub product: Option<String>,
+    /// A declared how-to's or recipe's JSON-LD text ([`instructions_text`]): its
+    /// description, ingredients and steps.
+    pub instructions: Option<String>,
     /// The schema.org types the page declares (JSON-LD `@type`, also of a `mainEntity`, and
     /// microdata `itemtype`), lowercased, with how often each occurs; and `og:type`.
     pub types: Vec<(String, u32)>,
@@ -157,6 +160,78 @@ fn product_text(p: &Value) -> Option<String> {
     }
     Some(out.join("\n\n"))
 }
+
+/// A how-to's or a recipe's text from its JSON-LD (`HowTo`, `Recipe`): its description,
+/// its ingredients as a list, and its steps (`step`, `recipeInstructions`: text, a list of
+/// `HowToStep`s, or `HowToSection`s of them, each section's and each titled step's name a
+/// heading), markup read ([`markup_paragraphs`]). None without steps.
+fn instructions_text(v: &Value) -> Option<String> {
+    fn steps(v: &Value, depth: usize, out: &mut Vec<String>) {
+        if depth > INSTRUCTION_DEPTH || out.len() > INSTRUCTION_BLOCKS {
+            return;
+        }
+        match v {
+            Value::String(s) => out.extend(markup_paragraphs(s)),
+            Value::Array(a) => a.iter().for_each(|x| steps(x, depth + 1, out)),
+            Value::Object(o) => {
+                let text = o.get("text").and_then(Value::as_str).unwrap_or("");
+                let name = o
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .map(crate::dom::collapse)
+                    .unwrap_or_default();
+                let under = !text.trim().is_empty() || o.contains_key("itemListElement");
+                // (a step's name is often its text's opening: no heading then)
+                if !name.is_empty() && under && !crate::dom::collapse(text).starts_with(&name) {
+                    let level = if ld_type_in(v, &["HowToSection"]) {
+                        "##"
+                    } else {
+                        "###"
+                    };
+                    out.push(format!("{level} {name}"));
+                }
+                out.extend(markup_paragraphs(text));
+                if let Some(items) = o.get("itemListElement") {
+                    steps(items, depth + 1, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut body = Vec::new();
+    steps(
+        v.get("step").or_else(|| v.get("recipeInstructions"))?,
+        0,
+        &mut body,
+    );
+    if body.is_empty() {
+        return None;
+    }
+    let mut out = Vec::new();
+    out.extend(
+        v.get("description")
+            .and_then(Value::as_str)
+            .and_then(markup_paragraphs),
+    );
+    if let Some(Value::Array(items)) = v.get("recipeIngredient") {
+        let list: Vec<String> = items
+            .iter()
+            .filter_map(Value::as_str)
+            .map(crate::dom::collapse)
+            .filter(|i| !i.is_empty())
+            .map(|i| format!("- {i}"))
+            .collect();
+        if !list.is_empty() {
+            out.push(list.join("\n"));
+        }
+    }
+    out.extend(body);
+    Some(out.join("\n\n"))
+}
+
+/// Levels of nesting and blocks read of a how-to's steps ([`instructions_text`]).
+const INSTRUCTION_DEPTH: usize = 6;
+const INSTRUCTION_BLOCKS: usize = 500;
 
 fn clean(s: Option<String>) -> Option<String> {
     s.map(|v| crate::dom::collapse(&v))
@@ -472,6 +547,10 @@ pub(crate) fn page_meta(doc: &Html, base: Option<&url::Url>) -> PageMeta {
         .find(|v| ld_type_in(v, crate::pagetype::PRODUCT_TYPES))
         .and_then(product_text)
         .or_else(|| product_item.and_then(|e| product_text(&microdata_item(e, 0))));
+    let instructions = ld
+        .iter()
+        .find(|v| ld_type_in(v, &["HowTo", "Recipe"]))
+        .and_then(instructions_text);
     PageMeta {
         title,
         author,
@@ -483,6 +562,7 @@ pub(crate) fn page_meta(doc: &Html, base: Option<&url::Url>) -> PageMeta {
         generator,
         article_body,
         product,
+        instructions,
         types,
         og_type,
         noai,
