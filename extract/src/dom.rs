@@ -3827,22 +3827,17 @@ mod tests {
             )
         };
         let shell = "<div><p>Please download a newer browser for a better experience.</p></div>";
-        let x = extract(
-            &page(&how_to, shell),
-            "https://h.example/diy/1",
-            true,
-            None,
-            None,
-        )
-        .unwrap();
+        let text_of = |ld: &serde_json::Value, body: &str| {
+            extract(&page(ld, body), "https://h.example/diy/1", true, None, None)
+                .unwrap()
+                .text
+        };
+        let text = text_of(&how_to, shell);
         assert!(
-            x.text
-                .starts_with("# A round tablecloth\n\nA round table deserves")
-                && x.text
-                    .contains("### Step 2: measure\n\nMeasure the table top")
-                && !x.text.contains("newer browser"),
-            "{}",
-            x.text
+            text.starts_with("# A round tablecloth\n\nA round table deserves")
+                && text.contains("### Step 2: measure\n\nMeasure the table top")
+                && !text.contains("newer browser"),
+            "{text}"
         );
         // a recipe: its ingredients as a list, its instructions as text
         let recipe = serde_json::json!({
@@ -3850,27 +3845,15 @@ mod tests {
             "recipeIngredient": ["200 g barley", "1 onion"],
             "recipeInstructions": [{"@type": "HowToSection", "name": "The broth", "itemListElement": (1..=6).map(|i| serde_json::json!({"@type": "HowToStep", "text": format!("Simmer the barley with the onion for twenty minutes, stirring now and then, batch {i} of six, until soft.")})).collect::<Vec<_>>()}],
         });
-        let x = extract(
-            &page(&recipe, shell),
-            "https://h.example/soup",
-            true,
-            None,
-            None,
-        )
-        .unwrap();
+        let text = text_of(&recipe, shell);
         assert!(
-            x.text
-                .contains("- 200 g barley\n- 1 onion\n\n## The broth\n\nSimmer the barley"),
-            "{}",
-            x.text
+            text.contains("- 200 g barley\n- 1 onion\n\n## The broth\n\nSimmer the barley"),
+            "{text}"
         );
         // the elements hold the steps: they stay the source
         let steps: String = (1..=4).map(step).collect();
-        let full = page(&how_to, &format!("<article><h1>A round tablecloth</h1>{steps}<p>Only in the page, a last word on hemming.</p></article>"));
-        assert!(extract(&full, "https://h.example/diy/1", true, None, None)
-            .unwrap()
-            .text
-            .contains("Only in the page"));
+        let full = format!("<article><h1>A round tablecloth</h1>{steps}<p>Only in the page, a last word on hemming.</p></article>");
+        assert!(text_of(&how_to, &full).contains("Only in the page"));
     }
 
     /// A section front: twelve teasers (a headline link and a blurb each) and no article.
