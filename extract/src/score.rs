@@ -529,13 +529,61 @@ impl<'a> Attrs<'a> {
     }
 }
 
-/// Consent notices ([`Own::cookie`]) in a region that make it a consent dialog, when their
-/// text is at least `1 / CONSENT_SHARE` of the region's (a preference centre's panels each
-/// speak of cookies; its list of partners' purposes, which fills most of it, need not).
-/// Measured with class and id names hashed (WCXB tuning pages): six dialogs found at any
-/// share from 1/6 to 1/10, two at 1/4; as served, no page of 1,750 changes at 1/6.
+/// Consent notices ([`Own::cookie`]) in a region that make it a consent dialog
+/// ([`consent_dialogs`]).
 const CONSENT_NOTICES: u32 = 3;
+/// The share of a consent dialog's text its notices hold at least, `1 / CONSENT_SHARE` (a
+/// preference centre's panels each speak of cookies; its list of partners' purposes, which
+/// fills most of it, need not). Measured with class and id names hashed (WCXB tuning pages):
+/// the same six dialogs found at any share from 1/6 to 1/10, two at 1/4; as served, no page
+/// of the 1,750 changes at 1/8.
 const CONSENT_SHARE: u32 = 8;
+
+/// The regions made of consent notices: three or more blocks that speak of the site's
+/// cookies ([`Own::cookie`]), holding a share of the region's text ([`CONSENT_SHARE`]); the
+/// smallest such regions (a page wrapper holding a banner and a preference centre holds
+/// their notices too), never the page's `html`, `body` or `main`.
+fn consent_dialogs(
+    order: &[(NodeId, u32)],
+    own: &[Own],
+    els: &[&scraper::node::Element],
+    sub_text: &[u32],
+) -> Vec<bool> {
+    let n = order.len();
+    // (notices, their text) in each subtree
+    let mut notices = vec![(0u32, 0u32); n];
+    for i in (0..n).rev() {
+        if own[i].cookie {
+            notices[i].0 += 1;
+            notices[i].1 += own[i].text;
+        }
+        let p = order[i].1;
+        if p != u32::MAX {
+            notices[p as usize].0 += notices[i].0;
+            notices[p as usize].1 += notices[i].1;
+        }
+    }
+    let holds = |i: usize| {
+        !matches!(els[i].name(), "html" | "body" | "main")
+            && notices[i].0 >= CONSENT_NOTICES
+            && notices[i].1 * CONSENT_SHARE >= sub_text[i]
+    };
+    // (pre-order backwards: every subtree before its root)
+    let mut dialog = vec![false; n];
+    let mut below = vec![false; n];
+    for i in (0..n).rev() {
+        if holds(i) && !below[i] {
+            tracing::trace!(notices = notices[i].0, text = sub_text[i], tag = els[i].name(), class = ?els[i].attr("class"), "consent dialog by its text");
+            dialog[i] = true;
+            below[i] = true;
+        }
+        let p = order[i].1;
+        if p != u32::MAX && below[i] {
+            below[p as usize] = true;
+        }
+    }
+    dialog
+}
 
 /// Where the consent management platforms' names start in [`CONSENT_VENDORS`].
 const FIRST_CMP: usize = 5;
@@ -1072,41 +1120,14 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
         }
     }
     let n = order.len();
-    // a region made of consent notices (a consent platform's preference centre, whatever its
-    // names: its panels each speak of the site's cookies) is never the content
+    // a consent platform's preference centre known by its text, whatever its names
+    for (i, _) in consent_dialogs(&order, &own, &els, &sub_text)
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| **d)
     {
-        let mut notices = vec![(0u32, 0u32); n];
-        for i in (0..n).rev() {
-            if own[i].cookie {
-                notices[i].0 += 1;
-                notices[i].1 += own[i].text;
-            }
-            let p = order[i].1;
-            if p != u32::MAX {
-                notices[p as usize].0 += notices[i].0;
-                notices[p as usize].1 += notices[i].1;
-            }
-        }
-        let holds = |i: usize| {
-            !matches!(els[i].name(), "html" | "body" | "main")
-                && notices[i].0 >= CONSENT_NOTICES
-                && notices[i].1 * CONSENT_SHARE >= sub_text[i]
-        };
-        // the smallest such regions (a page wrapper holding a banner and a preference
-        // centre holds their notices too)
-        let mut below = vec![false; n];
-        for i in (0..n).rev() {
-            if holds(i) && !below[i] {
-                tracing::trace!(notices = notices[i].0, text = sub_text[i], tag = els[i].name(), class = ?els[i].attr("class"), "consent dialog by its text");
-                boiler[i] = Boiler::Always;
-                cmp[i] = true;
-                below[i] = true;
-            }
-            let p = order[i].1;
-            if p != u32::MAX && below[i] {
-                below[p as usize] = true;
-            }
-        }
+        boiler[i] = Boiler::Always;
+        cmp[i] = true;
     }
     // sign-up boxes: left out of the text, and of no weight against the region holding them
     let signup = signup_boxes(&order, &els, &boiler, &fields, &sub_text, &sub_link);
