@@ -980,6 +980,77 @@ fn label_block(block: &str) -> bool {
     words <= 3 && t.chars().count() < 40 && !sentence_end
 }
 
+/// A photo credit on a line of its own, under [`CREDIT_LINE_CHARS`] and not a sentence, a
+/// heading or a list item: it
+/// opens with a credit's word (`Photo:`, `Foto:`, `Bild:`, `Credit:`, `©`), or names a photo
+/// or wire agency (`Patrick Semansky, ASSOCIATED PRESS`), or is a name and its agency in
+/// parentheses (`(Reed Saxon / Associated Press)`).
+fn credit_line(t: &str) -> bool {
+    // (not a heading, a list item, a table row or a quote)
+    if t.starts_with(['#', '|', '-', '>'])
+        || t.ends_with(['.', '!', '?', ':', '…'])
+        || t.chars().count() >= CREDIT_LINE_CHARS
+    {
+        return false;
+    }
+    let lower = t.to_lowercase();
+    let opens = CREDIT_OPENINGS.iter().any(|o| lower.starts_with(o));
+    // (at the line's start or end: `Getty Images / Name`, `Name, ASSOCIATED PRESS`; a
+    // sentence naming one goes on past it)
+    let core = lower.trim_matches(|c: char| !c.is_alphanumeric());
+    let agency = CREDIT_AGENCIES.iter().any(|a| {
+        (core.starts_with(a) && !core[a.len()..].starts_with(char::is_alphanumeric))
+            || (core.ends_with(a) && !core[..core.len() - a.len()].ends_with(char::is_alphanumeric))
+    });
+    let paren = t.starts_with('(') && t.ends_with(')') && t.contains(" / ");
+    opens || agency || paren
+}
+
+/// Characters of a photo credit's line at most ([`credit_line`]).
+const CREDIT_LINE_CHARS: usize = 100;
+
+/// How a photo credit opens, lowercase ([`credit_line`]).
+const CREDIT_OPENINGS: &[&str] = &[
+    "photo:",
+    "photos:",
+    "photo by",
+    "photograph:",
+    "image:",
+    "images:",
+    "picture:",
+    "credit:",
+    "credits:",
+    "foto:",
+    "fotos:",
+    "bild:",
+    "bilder:",
+    "bildquelle:",
+    "crédit photo",
+    "crédits photo",
+    "photo :",
+    "crédit :",
+    "©",
+    "(c) ",
+];
+
+/// Photo and wire agencies a credit names, lowercase, matched as whole words at a line's
+/// start or end (not names that are also common words or other bodies' acronyms: `EPA`,
+/// `Keystone`).
+const CREDIT_AGENCIES: &[&str] = &[
+    "associated press",
+    "ap photo",
+    "getty images",
+    "reuters",
+    "afp",
+    "dpa",
+    "shutterstock",
+    "istock",
+    "imago",
+    "picture alliance",
+    "picture-alliance",
+    "xinhua",
+];
+
 /// An advertisement's label, lowercase, in the benchmarks' languages ([`label_block`]).
 const AD_LABELS: &[&str] = &[
     "advertisement",
@@ -1180,12 +1251,20 @@ fn tidy(
             break;
         }
     }
+    // a photo credit on a line of its own goes, and is no cell beside a label
+    let credits: Vec<bool> = blocks
+        .iter()
+        .zip(&code)
+        .map(|((_, b), &c)| !c && credit_line(b.trim()))
+        .collect();
+    let credit = |i: usize| credits[i] && terms.binary_search(&blocks[i].0).is_err();
     // a label standing alone ("Advertisement", "Credit:") goes; with `cells`, labels in a
     // row stay: the cells of a table or a card laid out as lines (plans, prices, figures)
     let label: Vec<bool> = blocks
         .iter()
         .zip(&code)
-        .map(|((_, b), &c)| !c && label_block(b))
+        .zip(&credits)
+        .map(|(((_, b), &c), &cr)| !c && !cr && label_block(b))
         .collect();
     // (a cell holds a letter or a digit: a block of zero-width spaces or a lone comma is
     // markup debris, whatever stands beside it)
@@ -1204,7 +1283,7 @@ fn tidy(
                 && ((i > 0 && beside(i, i - 1)) || (i + 1 < cell.len() && beside(i, i + 1))))
     };
     for (i, k) in keep.iter_mut().enumerate() {
-        *k = *k && i >= lo && i < hi && !lone(i);
+        *k = *k && i >= lo && i < hi && !lone(i) && !credit(i);
     }
     let kept: usize = blocks
         .iter()
@@ -3226,6 +3305,24 @@ mod tests {
             !out.contains("Photo: Agency"),
             "a line twice is no row: {out}"
         );
+        // a photo credit on a line of its own, by its opening word, its agency or its
+        // parentheses; not beside a label as a row's cell; a sentence naming an agency stays
+        for credit in [
+            "Photo: John Doe, AP",
+            "Patrick Semansky, ASSOCIATED PRESS",
+            "(Reed Saxon / Associated Press)",
+            "Getty Images / Holger Leue",
+            "Foto: dpa",
+        ] {
+            let text = format!("{para}\n\n{credit}\n\nAdvertisement\n\n{para}\n\nYou could try the Associated Press: https://apnews.com/\n\n{para}");
+            let (out, _) = tidy(&text, Vec::new(), None, false, true, &[], &[]);
+            assert!(
+                !out.contains(credit)
+                    && !out.contains("Advertisement")
+                    && out.contains("You could try"),
+                "{credit}: {out}"
+            );
+        }
         // set as a heading too, in any of the benchmarks' languages; a heading with more
         // words stays
         let ads = format!("{para}\n\n### Anzeige\n\n{para}\n\n### Advertising standards\n\n{para}");
