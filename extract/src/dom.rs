@@ -612,6 +612,39 @@ fn edge_fragment(block: &str, leading: bool) -> bool {
     credit || date || (n < 60 && !sentence_end)
 }
 
+/// Characters of a post's metadata line at most ([`meta_line`]).
+const META_LINE_CHARS: usize = 160;
+/// Blocks from the text's top edge in which a metadata line is looked for.
+const META_LINE_BLOCKS: usize = 3;
+
+/// Whether a line is a post's metadata: three or more fields set apart by `|`, `·` or `•`,
+/// one of them a date (a year, or day and month in digits).
+fn meta_line(t: &str) -> bool {
+    let fields = t
+        .split(['|', '·', '•'])
+        .filter(|f| !f.trim().is_empty())
+        .count();
+    if fields < 3 {
+        return false;
+    }
+    let b = t.as_bytes();
+    // a year 19xx/20xx standing alone, or a date in digits (14.06.2019, 6/14/19)
+    let year = b.windows(4).enumerate().any(|(i, w)| {
+        (w.starts_with(b"19") || w.starts_with(b"20"))
+            && w.iter().all(u8::is_ascii_digit)
+            && !b.get(i.wrapping_sub(1)).is_some_and(u8::is_ascii_digit)
+            && !b.get(i + 4).is_some_and(u8::is_ascii_digit)
+    });
+    let numeric = b.windows(5).any(|w| {
+        w[0].is_ascii_digit()
+            && matches!(w[2], b'.' | b'/' | b'-')
+            && w[1].is_ascii_digit()
+            && w[3].is_ascii_digit()
+            && w[4].is_ascii_digit()
+    });
+    year || numeric
+}
+
 /// Section labels that end an article: what follows is teasers, not the story.
 const STOP_LABELS: &[&str] = &[
     "most popular",
@@ -1258,6 +1291,15 @@ fn tidy(
         .map(|((_, b), &c)| !c && credit_line(b.trim()))
         .collect();
     let credit = |i: usize| credits[i] && terms.binary_search(&blocks[i].0).is_err();
+    // a post's metadata line under its title: a date among fields set apart by bars or dots
+    // (`Freitag | 14. Juni 2019 | 15:49 VON Sina Giebel IN Fashion | 0 COMMENTS`)
+    let meta = |i: usize| {
+        i < lo + META_LINE_BLOCKS
+            && !code[i]
+            && !blocks[i].1.starts_with(['#', '-', '>', '|'])
+            && blocks[i].1.trim().chars().count() < META_LINE_CHARS
+            && meta_line(blocks[i].1)
+    };
     // a label standing alone ("Advertisement", "Credit:") goes; with `cells`, labels in a
     // row stay: the cells of a table or a card laid out as lines (plans, prices, figures)
     let label: Vec<bool> = blocks
@@ -1283,7 +1325,7 @@ fn tidy(
                 && ((i > 0 && beside(i, i - 1)) || (i + 1 < cell.len() && beside(i, i + 1))))
     };
     for (i, k) in keep.iter_mut().enumerate() {
-        *k = *k && i >= lo && i < hi && !lone(i) && !credit(i);
+        *k = *k && i >= lo && i < hi && !lone(i) && !credit(i) && !meta(i);
     }
     let kept: usize = blocks
         .iter()
@@ -3323,6 +3365,17 @@ mod tests {
                 "{credit}: {out}"
             );
         }
+        // a post's metadata line under its title goes; a line of fields without a date, and
+        // the same line further down, stay
+        let meta = "Freitag | 14. Juni 2019 | 15:49 VON Sina Giebel IN Fashion | 0 COMMENTS";
+        let text = format!("## Ear Candy\n\n{meta}\n\n{para}\n\nRed | Blue | Green\n\n{para}\n\n{para}\n\n{meta}\n\n{para}");
+        let (out, _) = tidy(&text, Vec::new(), None, false, true, &[], &[]);
+        assert!(
+            out.starts_with("## Ear Candy\n\nEvery plan")
+                && out.contains("Red | Blue | Green")
+                && out.contains(meta),
+            "{out}"
+        );
         // set as a heading too, in any of the benchmarks' languages; a heading with more
         // words stays
         let ads = format!("{para}\n\n### Anzeige\n\n{para}\n\n### Advertising standards\n\n{para}");
