@@ -1030,17 +1030,49 @@ fn credit_line(t: &str) -> bool {
     let opens = CREDIT_OPENINGS.iter().any(|o| lower.starts_with(o));
     // (at the line's start or end: `Getty Images / Name`, `Name, ASSOCIATED PRESS`; a
     // sentence naming one goes on past it)
+    // (and a line of a few words: a short paragraph closing on its wire source, `... it
+    // called unfounded. (Reuters)`, is text)
     let core = lower.trim_matches(|c: char| !c.is_alphanumeric());
-    let agency = CREDIT_AGENCIES.iter().any(|a| {
-        (core.starts_with(a) && !core[a.len()..].starts_with(char::is_alphanumeric))
-            || (core.ends_with(a) && !core[..core.len() - a.len()].ends_with(char::is_alphanumeric))
-    });
+    let few = t.split_whitespace().count() <= CREDIT_WORDS && !t.contains(". ");
+    let agency = few
+        && CREDIT_AGENCIES.iter().any(|a| {
+            (core.starts_with(a) && !core[a.len()..].starts_with(char::is_alphanumeric))
+                || (core.ends_with(a)
+                    && !core[..core.len() - a.len()].ends_with(char::is_alphanumeric))
+        });
     let paren = t.starts_with('(') && t.ends_with(')') && t.contains(" / ");
     opens || agency || paren
 }
 
+/// A photo's caption ending in its credit in parentheses (`Teachers rally at the Statehouse
+/// in Indianapolis, Tuesday, Nov. 19, 2019. (AP Photo/Michael Conroy)`, `... (Photo by Kevin
+/// Mazur/Getty Images)`), under [`CAPTION_CHARS`], not a heading, list item or table row.
+fn captioned(t: &str) -> bool {
+    if t.starts_with(['#', '|', '-', '>']) || !t.ends_with(')') || t.len() >= CAPTION_CHARS * 4 {
+        return false;
+    }
+    let Some(open) = t.rfind('(') else {
+        return false;
+    };
+    let inner = &t[open + 1..t.len() - 1];
+    // (a photographer and an agency, or a credit's word: a paragraph closing on its wire
+    // source, `(Reuters)`, is text)
+    let lower = inner.to_lowercase();
+    let credited = inner.contains('/') || CREDIT_OPENINGS.iter().any(|o| lower.starts_with(o));
+    open > 0
+        && t.chars().count() < CAPTION_CHARS
+        && !inner.contains('(')
+        && credited
+        && credit_line(inner)
+}
+
+/// Characters of a caption ending in its credit at most ([`captioned`]).
+const CAPTION_CHARS: usize = 400;
+
 /// Characters of a photo credit's line at most ([`credit_line`]).
 const CREDIT_LINE_CHARS: usize = 100;
+/// Words of a line naming an agency at most, for it to be a credit ([`credit_line`]).
+const CREDIT_WORDS: usize = 8;
 
 /// How a photo credit opens, lowercase ([`credit_line`]).
 const CREDIT_OPENINGS: &[&str] = &[
@@ -1284,11 +1316,12 @@ fn tidy(
             break;
         }
     }
-    // a photo credit on a line of its own goes, and is no cell beside a label
+    // a photo credit on a line of its own goes, as does a caption ending in one, and is no
+    // cell beside a label
     let credits: Vec<bool> = blocks
         .iter()
         .zip(&code)
-        .map(|((_, b), &c)| !c && credit_line(b.trim()))
+        .map(|((_, b), &c)| !c && (credit_line(b.trim()) || captioned(b.trim())))
         .collect();
     let credit = |i: usize| credits[i] && terms.binary_search(&blocks[i].0).is_err();
     // a post's metadata line under its title: a date among fields set apart by bars or dots
@@ -3365,6 +3398,16 @@ mod tests {
                 "{credit}: {out}"
             );
         }
+        // a caption ending in its credit goes; a paragraph closing on its wire source stays
+        let caption = "Teachers rally at the Statehouse in Indianapolis, Tuesday, Nov. 19, 2019. (AP Photo/Michael Conroy)";
+        let wire =
+            "The company said it would appeal the ruling, which it called unfounded. (Reuters)";
+        let text = format!("{para}\n\n{caption}\n\n{para}\n\n{wire}\n\n{para}");
+        let (out, _) = tidy(&text, Vec::new(), None, false, true, &[], &[]);
+        assert!(
+            !out.contains("Teachers rally") && out.contains(wire),
+            "{out}"
+        );
         // a post's metadata line under its title goes; a line of fields without a date, and
         // the same line further down, stay
         let meta = "Freitag | 14. Juni 2019 | 15:49 VON Sina Giebel IN Fashion | 0 COMMENTS";
