@@ -1033,7 +1033,7 @@ fn credit_line(t: &str) -> bool {
     // (and a line of a few words: a short paragraph closing on its wire source, `... it
     // called unfounded. (Reuters)`, is text)
     let core = lower.trim_matches(|c: char| !c.is_alphanumeric());
-    let few = t.split_whitespace().count() <= CREDIT_WORDS && !t.contains(". ");
+    let few = t.split_whitespace().count() <= CREDIT_WORDS;
     let agency = few
         && CREDIT_AGENCIES.iter().any(|a| {
             (core.starts_with(a) && !core[a.len()..].starts_with(char::is_alphanumeric))
