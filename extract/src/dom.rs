@@ -376,9 +376,10 @@ fn extract_parsed(
         }
     }
     // Pages that render their content from JSON leave a teaser in the elements (a menu, a
-    // gallery's instructions) and the whole text in JSON-LD: an article's `articleBody`
-    // or a how-to's or recipe's steps (500+ characters), or the product a page declares. Taken when it says more than twice
-    // what the walk found, then without images (their positions were in the walk's text).
+    // gallery's instructions) and the whole text in JSON-LD: an article's `articleBody` or a
+    // how-to's or recipe's steps (500+ characters), or the product a page declares. Taken
+    // when it says more than twice what the walk found, then without images (their
+    // positions were in the walk's text).
     // (the JSON-LD text, its minimum length, whether it takes the title as its heading)
     let declared = [
         (meta.article_body.as_deref(), ARTICLE_BODY_MIN_CHARS, true),
@@ -1014,10 +1015,10 @@ fn label_block(block: &str) -> bool {
 }
 
 /// A photo credit on a line of its own, under [`CREDIT_LINE_CHARS`] and not a sentence, a
-/// heading or a list item: it
-/// opens with a credit's word (`Photo:`, `Foto:`, `Bild:`, `Credit:`, `©`), or names a photo
-/// or wire agency (`Patrick Semansky, ASSOCIATED PRESS`), or is a name and its agency in
-/// parentheses (`(Reed Saxon / Associated Press)`).
+/// heading or a list item: it opens with a credit's word (`Photo:`, `Foto:`, `Bild:`,
+/// `Credit:`, `©`), or names a photo or wire agency at its start or end in at most
+/// [`CREDIT_WORDS`] words (`Patrick Semansky, ASSOCIATED PRESS`), or is a name and its agency
+/// in parentheses (`(Reed Saxon / Associated Press)`).
 fn credit_line(t: &str) -> bool {
     // (not a heading, a list item, a table row or a quote)
     if t.starts_with(['#', '|', '-', '>'])
@@ -1028,10 +1029,9 @@ fn credit_line(t: &str) -> bool {
     }
     let lower = t.to_lowercase();
     let opens = CREDIT_OPENINGS.iter().any(|o| lower.starts_with(o));
-    // (at the line's start or end: `Getty Images / Name`, `Name, ASSOCIATED PRESS`; a
-    // sentence naming one goes on past it)
-    // (and a line of a few words: a short paragraph closing on its wire source, `... it
-    // called unfounded. (Reuters)`, is text)
+    // (at the line's start or end, `Getty Images / Name`, `Name, ASSOCIATED PRESS`, in a
+    // few words: a sentence naming one goes on past it, and a short paragraph closing on its
+    // wire source, `... it called unfounded. (Reuters)`, is text)
     let core = lower.trim_matches(|c: char| !c.is_alphanumeric());
     let few = t.split_whitespace().count() <= CREDIT_WORDS;
     let agency = few
