@@ -613,14 +613,24 @@ fn edge_fragment(block: &str, leading: bool) -> bool {
     credit || date || (n < 60 && !sentence_end)
 }
 
+/// Whether a block is a line of the text's own markup: a heading, a table row, a list item or
+/// a quote ([`label_block`], [`credit_line`], [`meta_line`] read none of them).
+fn markup_line(t: &str) -> bool {
+    t.starts_with(['#', '|', '-', '>'])
+}
+
 /// Characters of a post's metadata line at most ([`meta_line`]).
 const META_LINE_CHARS: usize = 160;
 /// Blocks from the text's top edge in which a metadata line is looked for.
 const META_LINE_BLOCKS: usize = 3;
 
-/// Whether a line is a post's metadata: three or more fields set apart by `|`, `·` or `•`,
-/// one of them a date (a year, or day and month in digits).
+/// Whether a line is a post's metadata: under [`META_LINE_CHARS`], not the text's own
+/// markup ([`markup_line`]), three or more fields set apart by `|`, `·` or `•`, one of them a
+/// date (a year, or day and month in digits).
 fn meta_line(t: &str) -> bool {
+    if markup_line(t) || t.trim().chars().count() >= META_LINE_CHARS {
+        return false;
+    }
     let fields = t
         .split(['|', '·', '•'])
         .filter(|f| !f.trim().is_empty())
@@ -813,7 +823,9 @@ fn stop_label_cut(
         // post's `###### No comments` under its date is its metadata), after some text: a
         // short post with a longer thread under it
         let early = before(pos, true) * 2 < whole;
-        if code || pos == 0 {
+        let early_heading =
+            b.starts_with('#') && !b.starts_with("#####") && pos >= EARLY_COMMENTS_AFTER;
+        if code || pos == 0 || (early && !early_heading) {
             continue;
         }
         let raw = bare_label(b);
@@ -824,11 +836,7 @@ fn stop_label_cut(
         let heading_like =
             b.starts_with('#') || (label.chars().count() <= 40 && !label.contains('.'));
         let hit = section_label(&label, comments);
-        let comment_heading = hit == Some(Label::Comments)
-            && b.starts_with('#')
-            && !b.starts_with("#####")
-            && pos >= EARLY_COMMENTS_AFTER;
-        if heading_like && hit.is_some() && (!early || comment_heading) {
+        if heading_like && hit.is_some() && (!early || hit == Some(Label::Comments)) {
             return pos.saturating_sub(2);
         }
     }
@@ -1002,7 +1010,7 @@ fn label_block(block: &str) -> bool {
     }
     // (under 40 characters, so under 160 bytes: a paragraph is not read through)
     if t.len() >= 160
-        || t.starts_with(['#', '|', '-', '>'])
+        || markup_line(t)
         || t.contains("```")
         || t.split_once(". ")
             .is_some_and(|(n, _)| n.chars().all(|c| c.is_ascii_digit()))
@@ -1020,8 +1028,7 @@ fn label_block(block: &str) -> bool {
 /// [`CREDIT_WORDS`] words (`Patrick Semansky, ASSOCIATED PRESS`), or is a name and its agency
 /// in parentheses (`(Reed Saxon / Associated Press)`).
 fn credit_line(t: &str) -> bool {
-    // (not a heading, a list item, a table row or a quote)
-    if t.starts_with(['#', '|', '-', '>'])
+    if markup_line(t)
         || t.ends_with(['.', '!', '?', ':', '…'])
         || t.chars().count() >= CREDIT_LINE_CHARS
     {
@@ -1048,7 +1055,7 @@ fn credit_line(t: &str) -> bool {
 /// in Indianapolis, Tuesday, Nov. 19, 2019. (AP Photo/Michael Conroy)`, `... (Photo by Kevin
 /// Mazur/Getty Images)`), under [`CAPTION_CHARS`], not a heading, list item or table row.
 fn captioned(t: &str) -> bool {
-    if t.starts_with(['#', '|', '-', '>']) || !t.ends_with(')') || t.len() >= CAPTION_CHARS * 4 {
+    if markup_line(t) || !t.ends_with(')') || t.len() >= CAPTION_CHARS * 4 {
         return false;
     }
     let Some(open) = t.rfind('(') else {
@@ -1326,13 +1333,7 @@ fn tidy(
     let credit = |i: usize| credits[i] && terms.binary_search(&blocks[i].0).is_err();
     // a post's metadata line under its title: a date among fields set apart by bars or dots
     // (`Freitag | 14. Juni 2019 | 15:49 VON Sina Giebel IN Fashion | 0 COMMENTS`)
-    let meta = |i: usize| {
-        i < lo + META_LINE_BLOCKS
-            && !code[i]
-            && !blocks[i].1.starts_with(['#', '-', '>', '|'])
-            && blocks[i].1.trim().chars().count() < META_LINE_CHARS
-            && meta_line(blocks[i].1)
-    };
+    let meta = |i: usize| i < lo + META_LINE_BLOCKS && !code[i] && meta_line(blocks[i].1);
     // a label standing alone ("Advertisement", "Credit:") goes; with `cells`, labels in a
     // row stay: the cells of a table or a card laid out as lines (plans, prices, figures)
     let label: Vec<bool> = blocks
