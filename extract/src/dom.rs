@@ -186,7 +186,8 @@ fn extract_parsed(
     let scores = crate::score::score(
         &doc,
         crate::score::Declared {
-            product: declared_product,
+            // a product without an offer or an identifier is a business's rating stars
+            product: declared_product && !meta.bare_products,
             article: declared_article,
             thread,
         },
@@ -4287,10 +4288,19 @@ mod tests {
                 <section class="reviews"><h2>Customer reviews</h2>{reviews}</section></main></body></html>"#
             )
         };
-        let product = r#"<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Shelf unit"}</script>"#;
+        let product = r#"<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Shelf unit","offers":{"@type":"Offer","price":"49.00"}}</script>"#;
         let x = extract(&page(product), "https://h.example/p/1", true, None, None).unwrap();
         assert!(x.text.contains("solid pine"), "{}", x.text);
         assert!(!x.text.contains("Reviewer 2"), "{}", x.text);
+        // an identifier says the same without an offer
+        let sku = r#"<script type="application/ld+json">{"@type":"Product","name":"Shelf unit","sku":"SU-77"}</script>"#;
+        let x = extract(&page(sku), "https://h.example/p/1", true, None, None).unwrap();
+        assert!(!x.text.contains("Reviewer 2"), "{}", x.text);
+        // a product with neither, only rating stars, is a business declaring itself for
+        // search results: nothing is sold, its testimonials are its text
+        let stars = r#"<script type="application/ld+json">{"@type":"Product","name":"Pine Joinery Ltd","aggregateRating":{"@type":"AggregateRating","ratingValue":"5","ratingCount":"6"}}</script>"#;
+        let x = extract(&page(stars), "https://h.example/p/1", true, None, None).unwrap();
+        assert!(x.text.contains("Reviewer 2"), "{}", x.text);
         // without a declared product, a `review` region may be the content (a critic's review)
         let x = extract(&page(""), "https://h.example/p/1", true, None, None).unwrap();
         assert!(x.text.contains("Reviewer 2"), "{}", x.text);

@@ -30,6 +30,12 @@ pub(crate) struct PageMeta {
     /// microdata `itemtype`), lowercased, with how often each occurs; and `og:type`.
     pub types: Vec<(String, u32)>,
     pub og_type: Option<String>,
+    /// Every product the page declares in JSON-LD is bare: a name, a description and rating
+    /// stars, without an offer or an identifier (`sku`, `gtin`, `mpn`, `productID`). A
+    /// business declares itself so for the stars in search results (a pest controller's
+    /// testimonials, a moving guide's ratings): nothing on the page is sold, so its reviews
+    /// are not customer reviews of a product.
+    pub bare_products: bool,
     /// `<meta name="robots">` (or `name="trawl"`) directives.
     pub noai: bool,
     pub noimageai: bool,
@@ -379,6 +385,23 @@ fn ld_name(v: &Value) -> Option<String> {
     }
 }
 
+/// The JSON-LD keys by which a declared product is one the page sells or identifies
+/// ([`PageMeta::bare_products`]).
+const PRODUCT_SOLD: &[&str] = &[
+    "offers",
+    "sku",
+    "gtin",
+    "gtin8",
+    "gtin12",
+    "gtin13",
+    "gtin14",
+    "mpn",
+    "productID",
+    "productGroupID",
+    "hasVariant",
+    "isVariantOf",
+];
+
 pub(crate) fn page_meta(doc: &Html, base: Option<&url::Url>) -> PageMeta {
     // one pass over the elements collects everything the fields below choose from
     let mut by_key: Vec<(String, String)> = Vec::new();
@@ -547,6 +570,14 @@ pub(crate) fn page_meta(doc: &Html, base: Option<&url::Url>) -> PageMeta {
         .find(|v| ld_type_in(v, crate::pagetype::PRODUCT_TYPES))
         .and_then(product_text)
         .or_else(|| product_item.and_then(|e| product_text(&microdata_item(e, 0))));
+    let bare_products = product_item.is_none() && {
+        let mut products = ld
+            .iter()
+            .filter(|v| ld_type_in(v, crate::pagetype::PRODUCT_TYPES))
+            .peekable();
+        products.peek().is_some()
+            && products.all(|p| !PRODUCT_SOLD.iter().any(|k| p.get(k).is_some()))
+    };
     let instructions = ld
         .iter()
         .find(|v| ld_type_in(v, &["HowTo", "Recipe"]))
@@ -565,6 +596,7 @@ pub(crate) fn page_meta(doc: &Html, base: Option<&url::Url>) -> PageMeta {
         instructions,
         types,
         og_type,
+        bare_products,
         noai,
         noimageai,
         noindex,
