@@ -5064,5 +5064,15 @@ mod tests {
         );
         let x = extract(&html, "https://h.example/news/harbour", false, None, None).unwrap();
         assert!(!x.text.contains("Join our list"), "{}", x.text);
+        // a box whose script sends the address: an e-mail field and a button, no form
+        let scripted = r#"<div class="c4d0"><h3>Weekly harbour letter</h3><p>One e-mail on Fridays with the week's stories.</p><div class="c77e"><input type="email" placeholder="you@example.org"><button type="button">Subscribe</button></div></div>"#;
+        let html = format!(
+            r#"<html><body><article><h1>The harbour</h1>{}{scripted}{}</article></body></html>"#,
+            story(3),
+            story(3)
+        );
+        let x = extract(&html, "https://h.example/news/harbour", false, None, None).unwrap();
+        assert!(!x.text.contains("Weekly harbour letter"), "{}", x.text);
+        assert!(!x.text.contains("One e-mail on Fridays"), "{}", x.text);
     }
 }

@@ -412,8 +412,9 @@ const AUTHOR_BOX: &[&str] = &[
 ];
 
 /// The boxes around sign-up forms (a newsletter's, a waiting list's: an e-mail field, at most
-/// three fields a reader fills in, no text area, so not a contact form): from the form up to
-/// the highest ancestor under [`SIGNUP_TEXT`] characters with little link text (a quarter),
+/// three fields a reader fills in, no text area, so not a contact form): from the form (or,
+/// where a script sends the address, from an e-mail field outside any form) up to the
+/// highest ancestor under [`SIGNUP_TEXT`] characters with little link text (a quarter),
 /// not past an item or a cell (a product card that holds a waiting-list form) or the
 /// article. Its heading and small print go with it (`Get our morning briefing`, `You can
 /// unsubscribe at any time`), whatever its class names. A box already named boilerplate
@@ -430,9 +431,21 @@ fn signup_boxes(
     let mut sub = fields.to_vec();
     sum_subtrees(order, &mut sub);
     let mut boxes = vec![false; n];
+    // an e-mail field outside any form (a script sends it): its box starts at the field's
+    // parent
+    let in_form = |mut i: usize| loop {
+        if els[i].name() == "form" {
+            break true;
+        }
+        match order[i].1 {
+            u32::MAX => break false,
+            p => i = p as usize,
+        }
+    };
     for i in 0..n {
         let f = sub[i];
-        if els[i].name() != "form" || !f.email || f.textarea || f.visible > SIGNUP_FIELDS {
+        let start = els[i].name() == "form" || (fields[i].email && !in_form(i));
+        if !start || !f.email || f.textarea || f.visible > SIGNUP_FIELDS {
             continue;
         }
         let mut at = i;
