@@ -337,18 +337,12 @@ fn extract_parsed(
             w.images.retain(|im| im.offset < cut);
         }
     }
-    // on listings and threads a run of short lines is an item's metadata (a date, a
-    // category, a reply count); elsewhere a table's or a card's cells (a plan, its price)
-    let cells = !matches!(
-        page_type.0,
-        crate::PageType::Listing | crate::PageType::Forum
-    );
     let (mut text, mut images) = tidy(
         &w.out,
         w.images,
         title.as_deref(),
         thread,
-        cells,
+        page_type.0,
         &w.labelled,
         // on documentation a definition term is an API signature or a glossary word; on a
         // forum or a product page it is as often a field's name (`Joined:`, `Posts:`)
@@ -1272,17 +1266,22 @@ fn author_bio(text: &str, author: &str) -> Option<usize> {
 
 /// Cleans the walked text: cuts at a teaser-section label, drops fragments at both edges
 /// (trailing headings, labels, credits, bylines, the title repeated, leading headings) and
-/// labels standing alone inside (with `cells`, only those with no label beside them; never
-/// the blocks starting at `terms`); image offsets follow their text. Never removes the bulk.
+/// labels standing alone inside (but for the cells of a table or a card laid out as lines;
+/// never the blocks starting at `terms`); image offsets follow their text. Never removes the
+/// bulk. `kind`: the page's type.
 fn tidy(
     text: &str,
     images: Vec<ImageRef>,
     title: Option<&str>,
     thread: bool,
-    cells: bool,
+    kind: crate::PageType,
     labelled: &[(usize, usize)],
     terms: &[usize],
 ) -> (String, Vec<ImageRef>) {
+    // on listings and threads a run of short lines is an item's metadata (a date, a
+    // category, a reply count); elsewhere a table's or a card's cells (a plan, its price)
+    let cells = !matches!(kind, crate::PageType::Listing | crate::PageType::Forum);
+    let forum = kind == crate::PageType::Forum;
     let blocks = split_blocks(text);
     let code = in_code(&blocks);
     let cut = stop_label_cut(&blocks, &code, text.len(), thread, labelled);
@@ -1390,8 +1389,43 @@ fn tidy(
             *k = false;
         }
     }
+    // on a thread, a post's number goes, alone or from the list of its date and number
+    let edited: Vec<Option<String>> = blocks
+        .iter()
+        .zip(&code)
+        .map(|((_, b), &c)| {
+            (forum && !c && b.contains('\n') && b.lines().any(post_number)).then(|| {
+                b.lines()
+                    .filter(|l| !post_number(l))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
+        })
+        .collect();
+    let blocks: Vec<(usize, &str)> = blocks
+        .iter()
+        .zip(&edited)
+        .map(|((p, b), e)| (*p, e.as_deref().unwrap_or(b)))
+        .collect();
+    for ((k, (_, b)), &c) in keep.iter_mut().zip(&blocks).zip(&code) {
+        *k &= !(b.trim().is_empty() || (forum && !c && post_number(b)));
+    }
     rebuild(&blocks, &keep, images)
 }
+
+/// Whether a line is only a post's number in its thread (`#12`, `- #3`): the permalink
+/// forum software sets beside each post's date, not a line of the post.
+fn post_number(line: &str) -> bool {
+    line.trim_start_matches(['-', '*', ' '])
+        .strip_prefix('#')
+        .map(str::trim)
+        .is_some_and(|n| {
+            (1..=POST_NUMBER_DIGITS).contains(&n.len()) && n.bytes().all(|b| b.is_ascii_digit())
+        })
+}
+
+/// Digits of a post's number at most ([`post_number`]).
+const POST_NUMBER_DIGITS: usize = 6;
 
 /// Whether a block is a notice of when the page (or a post) was last changed: `This page was
 /// last modified on Jul 15, 2025 by ...` under a documentation page, `Last edited by ... on
@@ -3338,7 +3372,15 @@ mod tests {
         // so the guard keeps the fringes, but still not the teasers after "Mehr zum Thema"
         let labels: Vec<String> = (0..30).map(|i| format!("Label {i}")).collect();
         let text = format!("A paragraph of the article that ends with a full stop.\n\n{}\n\n## Mehr zum Thema\n\nTeaser one about something else.\n\nTeaser two about another thing.", labels.join("\n\n"));
-        let (out, _) = tidy(&text, Vec::new(), None, false, true, &[], &[]);
+        let (out, _) = tidy(
+            &text,
+            Vec::new(),
+            None,
+            false,
+            crate::PageType::Article,
+            &[],
+            &[],
+        );
         assert!(out.contains("A paragraph of the article"), "{out}");
         assert!(
             !out.contains("Teaser one") && !out.contains("Mehr zum Thema"),
@@ -3354,7 +3396,15 @@ mod tests {
         ] {
             let text =
                 format!("{para}\n\n{para}\n\n{label}\n\nRead further in the pursuit of knowledge.");
-            let (out, _) = tidy(&text, Vec::new(), None, false, true, &[], &[]);
+            let (out, _) = tidy(
+                &text,
+                Vec::new(),
+                None,
+                false,
+                crate::PageType::Article,
+                &[],
+                &[],
+            );
             assert!(
                 !out.contains("pursuit") && out.contains("foundation welcomed"),
                 "{label}: {out}"
@@ -3368,7 +3418,15 @@ mod tests {
         let text = format!(
             "{para}\n\nStarter\n\n$9\n\nper month\n\n10 GB storage\n\n{para}\n\nAdvertisement\n\n{para}\n\n\u{200b}\n\n\u{200b}\n\n{para}\n\nPhoto: Agency\n\nPhoto: Agency\n\n{para}"
         );
-        let (out, _) = tidy(&text, Vec::new(), None, false, true, &[], &[]);
+        let (out, _) = tidy(
+            &text,
+            Vec::new(),
+            None,
+            false,
+            crate::PageType::Article,
+            &[],
+            &[],
+        );
         assert!(
             out.contains("$9\n\nper month\n\n10 GB storage"),
             "cells: {out}"
@@ -3392,7 +3450,15 @@ mod tests {
             "Foto: dpa",
         ] {
             let text = format!("{para}\n\n{credit}\n\nAdvertisement\n\n{para}\n\nYou could try the Associated Press: https://apnews.com/\n\n{para}");
-            let (out, _) = tidy(&text, Vec::new(), None, false, true, &[], &[]);
+            let (out, _) = tidy(
+                &text,
+                Vec::new(),
+                None,
+                false,
+                crate::PageType::Article,
+                &[],
+                &[],
+            );
             assert!(
                 !out.contains(credit)
                     && !out.contains("Advertisement")
@@ -3405,7 +3471,15 @@ mod tests {
         let wire =
             "The company said it would appeal the ruling, which it called unfounded. (Reuters)";
         let text = format!("{para}\n\n{caption}\n\n{para}\n\n{wire}\n\n{para}");
-        let (out, _) = tidy(&text, Vec::new(), None, false, true, &[], &[]);
+        let (out, _) = tidy(
+            &text,
+            Vec::new(),
+            None,
+            false,
+            crate::PageType::Article,
+            &[],
+            &[],
+        );
         assert!(
             !out.contains("Teachers rally") && out.contains(wire),
             "{out}"
@@ -3414,7 +3488,15 @@ mod tests {
         // the same line further down, stay
         let meta = "Freitag | 14. Juni 2019 | 15:49 VON Sina Giebel IN Fashion | 0 COMMENTS";
         let text = format!("## Ear Candy\n\n{meta}\n\n{para}\n\nRed | Blue | Green\n\n{para}\n\n{para}\n\n{meta}\n\n{para}");
-        let (out, _) = tidy(&text, Vec::new(), None, false, true, &[], &[]);
+        let (out, _) = tidy(
+            &text,
+            Vec::new(),
+            None,
+            false,
+            crate::PageType::Article,
+            &[],
+            &[],
+        );
         assert!(
             out.starts_with("## Ear Candy\n\nEvery plan")
                 && out.contains("Red | Blue | Green")
@@ -3424,13 +3506,29 @@ mod tests {
         // set as a heading too, in any of the benchmarks' languages; a heading with more
         // words stays
         let ads = format!("{para}\n\n### Anzeige\n\n{para}\n\n### Advertising standards\n\n{para}");
-        let (out, _) = tidy(&ads, Vec::new(), None, false, true, &[], &[]);
+        let (out, _) = tidy(
+            &ads,
+            Vec::new(),
+            None,
+            false,
+            crate::PageType::Article,
+            &[],
+            &[],
+        );
         assert!(
             !out.contains("Anzeige") && out.contains("### Advertising standards"),
             "{out}"
         );
         // on a listing or a thread (no cells), a row of short lines is item metadata
-        let (out, _) = tidy(&text, Vec::new(), None, false, false, &[], &[]);
+        let (out, _) = tidy(
+            &text,
+            Vec::new(),
+            None,
+            false,
+            crate::PageType::Listing,
+            &[],
+            &[],
+        );
         assert!(
             !out.contains("$9") && !out.contains("Advertisement"),
             "{out}"
@@ -3768,7 +3866,7 @@ mod tests {
             "### Like this:",
         ] {
             let text = format!("{story}\n\n{heading}\n\nGreat post, thanks!\n\nI agree with Anna.");
-            let (out, _) = tidy(&text, Vec::new(), None, false, true, &[], &[]);
+            let (out, _) = tidy(&text, Vec::new(), None, false, crate::PageType::Article, &[], &[]);
             assert_eq!(out, story, "{heading}");
         }
         // a short post with a longer thread under it: the heading still ends it; a post's
@@ -3777,14 +3875,38 @@ mod tests {
             "Great post, thanks! I walked the same bank last week and saw the gravel too. "
                 .repeat(4);
         let text = format!("{para}\n\n### 3 Kommentare\n\n{thread}\n\n{thread}");
-        let (out, _) = tidy(&text, Vec::new(), None, false, true, &[], &[]);
+        let (out, _) = tidy(
+            &text,
+            Vec::new(),
+            None,
+            false,
+            crate::PageType::Article,
+            &[],
+            &[],
+        );
         assert_eq!(out.trim_end(), para.trim_end(), "a short post");
         let text = format!("{para}\n\n###### Keine Kommentare\n\n{story}");
-        let (out, _) = tidy(&text, Vec::new(), None, false, true, &[], &[]);
+        let (out, _) = tidy(
+            &text,
+            Vec::new(),
+            None,
+            false,
+            crate::PageType::Article,
+            &[],
+            &[],
+        );
         assert!(out.contains(story.trim()), "{out}");
         // a count before a label on a plain line is a teaser's metadata, not a heading
         let text = format!("{story}\n\n3 comments\n\n{para}");
-        let (out, _) = tidy(&text, Vec::new(), None, false, true, &[], &[]);
+        let (out, _) = tidy(
+            &text,
+            Vec::new(),
+            None,
+            false,
+            crate::PageType::Article,
+            &[],
+            &[],
+        );
         assert!(out.trim_end().ends_with(para.trim()), "{out}");
     }
 
@@ -3797,7 +3919,7 @@ mod tests {
             Vec::new(),
             Some("Haylage: better than its reputation? | Riders Review"),
             false,
-            true,
+            crate::PageType::Article,
             &[],
             &[],
         );
@@ -3810,7 +3932,7 @@ mod tests {
             Vec::new(),
             Some("Haylage: better than its reputation?"),
             false,
-            true,
+            crate::PageType::Article,
             &[],
             &[],
         );
@@ -4538,9 +4660,25 @@ mod tests {
             answer(2),
             answer(3)
         );
-        let (thread, _) = tidy(&text, Vec::new(), None, true, true, &[], &[]);
+        let (thread, _) = tidy(
+            &text,
+            Vec::new(),
+            None,
+            true,
+            crate::PageType::Article,
+            &[],
+            &[],
+        );
         assert!(thread.contains("answer number 3"), "{thread}");
-        let (article, _) = tidy(&text, Vec::new(), None, false, true, &[], &[]);
+        let (article, _) = tidy(
+            &text,
+            Vec::new(),
+            None,
+            false,
+            crate::PageType::Article,
+            &[],
+            &[],
+        );
         assert!(!article.contains("answer number 3"), "{article}");
     }
 
@@ -4566,6 +4704,43 @@ mod tests {
         assert!(!x.text.contains("Joined:"), "{}", x.text);
         assert!(!x.text.contains("Full Member"), "{}", x.text);
         assert!(!x.text.contains("rescued cats"), "{}", x.text);
+    }
+
+    #[test]
+    fn a_posts_number_goes_and_its_date_stays() {
+        // XenForo's shape: a list of the post's date and its number above each post, in a
+        // thread that declares itself; an article's ranked heading `#1` is text
+        let posts: String = (1..=4)
+            .map(|i| {
+                format!(r#"<article class="c1a"><ul class="c2b"><li><time>Jul {i}, 2022</time></li><li><a href="/t/9/post-{i}">#{i}</a></li></ul><div class="c3c"><p>Reply {i}: {}</p></div></article>"#, sentences("router", 2))
+            })
+            .collect();
+        let ld = r#"<script type="application/ld+json">{"@context":"https://schema.org","@type":"DiscussionForumPosting","headline":"Router drops"}</script>"#;
+        let html = format!(
+            r#"<html><head><title>Router drops</title>{ld}</head><body><div class="c0">{posts}</div></body></html>"#
+        );
+        let x = extract(&html, "https://h.example/t/9", true, None, None).unwrap();
+        assert_eq!(x.page_type.0, crate::PageType::Forum);
+        for i in 1..=4 {
+            assert!(x.text.contains(&format!("Reply {i}:")), "{}", x.text);
+            // (the first post's date stands at the text's top edge, where a date goes)
+            assert!(
+                i == 1 || x.text.contains(&format!("Jul {i}, 2022")),
+                "{}",
+                x.text
+            );
+            assert!(!x.text.contains(&format!("#{i}")), "{}", x.text);
+        }
+        let (out, _) = tidy(
+            "Intro paragraph of the list.\n\n- #1\n- The first pick\n\nThe second pick runs on for a while, and ends here.",
+            Vec::new(),
+            None,
+            false,
+            crate::PageType::Article,
+            &[],
+            &[],
+        );
+        assert!(out.contains("#1"), "{out}");
     }
 
     #[test]
