@@ -1375,6 +1375,18 @@ fn tidy(
             keep = vec![true; blocks.len()];
         }
     }
+    // a comment's stamp (`Commented Oct 17, 2010 at 1:03`) goes, and the comment above it
+    for i in 0..blocks.len() {
+        if !code[i] && comment_stamp(blocks[i].1) {
+            keep[i] = false;
+            // (above the stamp, the commenter's name and score may stand between: short
+            // lines already dropped as labels)
+            let above = (i.saturating_sub(3)..i).rev().find(|&j| keep[j]);
+            if let Some(j) = above.filter(|&j| !code[j] && comment_above(blocks[j].1)) {
+                keep[j] = false;
+            }
+        }
+    }
     // a bare address (an image's, a share link's) is markup leaking into the text, however
     // much of it there is; an edit or update notice is the page's date stamp and a control's
     // label standing alone a button's text, neither the page's text
@@ -1412,6 +1424,72 @@ fn tidy(
     }
     rebuild(&blocks, &keep, images)
 }
+
+/// Whether a block is a comment's stamp under a post (a Q&A site's remark under a question or
+/// an answer): `Commented` and when (`Commented Oct 17, 2010 at 1:03`, `commented 3 hours
+/// ago`), in one short line with a digit in it. Where the comments' names are known they are
+/// left out as regions; their stamps are what is left of them in the text when the names
+/// say nothing.
+fn comment_stamp(b: &str) -> bool {
+    let t = b.trim().trim_start_matches(['-', '*', ' ']);
+    if t.len() > COMMENT_STAMP_BYTES || t.contains('\n') {
+        return false;
+    }
+    let lower = t.to_lowercase();
+    COMMENT_STAMPS.iter().any(|w| {
+        lower
+            .strip_prefix(w)
+            .filter(|rest| rest.starts_with(' '))
+            .is_some_and(|rest| when(rest.trim()))
+    })
+}
+
+/// Whether a short text is only a time: a clock time or a year among at most five words
+/// (`Oct 17, 2010 at 1:03`, `17.10.2010, 01:03`), or so long ago (`3 hours ago`, `vor 3
+/// Stunden`, `il y a 3 heures`, `hace 3 horas`) ([`comment_stamp`]).
+fn when(t: &str) -> bool {
+    let words: Vec<&str> = t.split_whitespace().collect();
+    if words.is_empty() || words.len() > 5 || t.ends_with('.') {
+        return false;
+    }
+    let clock = words.iter().any(|w| {
+        let w = w.trim_matches(|c: char| !c.is_ascii_digit() && c != ':');
+        w.split_once(':').is_some_and(|(h, m)| {
+            !h.is_empty() && !m.is_empty() && h.bytes().chain(m.bytes()).all(|b| b.is_ascii_digit())
+        })
+    });
+    let year = words.iter().any(|w| {
+        let d: String = w.chars().filter(char::is_ascii_digit).collect();
+        d.len() >= 4 && (d.starts_with("19") || d.starts_with("20"))
+    });
+    let ago = t.contains(|c: char| c.is_ascii_digit())
+        && ["ago", "vor ", "il y a", "hace", "há "]
+            .iter()
+            .any(|a| t.contains(a));
+    clock || year || ago
+}
+
+/// Bytes of a comment's stamp at most ([`comment_stamp`]).
+const COMMENT_STAMP_BYTES: usize = 60;
+
+/// How a comment's stamp opens ([`comment_stamp`]), lowercase.
+const COMMENT_STAMPS: &[&str] = &[
+    "commented",
+    "kommentiert",
+    "commenté",
+    "comentado",
+    "comentó",
+];
+
+/// Whether the block above a comment's stamp is the comment: a paragraph (not a heading, a
+/// list, a table or a quote) of a comment's length ([`COMMENT_BYTES`]).
+fn comment_above(b: &str) -> bool {
+    !markup_line(b) && b.len() <= COMMENT_BYTES
+}
+
+/// Bytes of a comment at most ([`comment_above`]): a Q&A site's comments hold 600
+/// characters.
+const COMMENT_BYTES: usize = 700;
 
 /// Whether a line is only a post's number in its thread (`#12`, `- #3`): the permalink
 /// forum software sets beside each post's date, not a line of the post.
@@ -4741,6 +4819,45 @@ mod tests {
             &[],
         );
         assert!(out.contains("#1"), "{out}");
+    }
+
+    #[test]
+    fn comments_under_an_answer_go_by_their_stamps_whatever_their_names() {
+        // a Q&A page whose class names say nothing: each comment is its text, the
+        // commenter's name in a box of its own, its date for machines, then its stamp (Stack
+        // Exchange's shape, whose hiding classes are hashed too); the
+        // question and the answers stay
+        let comments = |k: usize| -> String {
+            (0..3)
+                .map(|i| format!(r#"<li class="c9f1"><div class="c2e8"><span class="c7aa">Remark {k}.{i}: have you checked the log first, it usually says why.</span><div class="c6e2">– <a class="c0b3" href="/u/{i}">user{i}</a></div><div class="c3f3">2010-10-{} 01:0{i}:31 +00:00</div><span class="c5d2">Commented Oct {}, 2010 at 1:0{i}</span></div></li>"#, 10 + i, 10 + i))
+                .collect()
+        };
+        let posts: String = (0..3)
+            .map(|k| format!(r#"<div class="c4b1"><div class="c3e0"><p>Answer {k}: {}</p></div><ul class="c8d7">{}</ul></div>"#, sentences("backup", 3), comments(k)))
+            .collect();
+        let ld = r#"<script type="application/ld+json">{"@context":"https://schema.org","@type":"QAPage","mainEntity":{"@type":"Question","name":"How to back up the system"}}</script>"#;
+        let html = format!(
+            r#"<html><head><title>How to back up the system</title>{ld}</head><body><div class="c1a0"><h1>How to back up the system</h1><div class="c4b1"><p>The question: {}</p></div>{posts}</div></body></html>"#,
+            sentences("system", 3)
+        );
+        let x = extract(&html, "https://h.example/q/1", true, None, None).unwrap();
+        assert!(x.text.contains("The question:"), "{}", x.text);
+        for k in 0..3 {
+            assert!(x.text.contains(&format!("Answer {k}:")), "{}", x.text);
+        }
+        assert!(!x.text.contains("Commented Oct"), "{}", x.text);
+        assert!(!x.text.contains("Remark 1.1"), "{}", x.text);
+        // a sentence that opens with the word is text
+        let (out, _) = tidy(
+            "A paragraph of the post that runs on for a while.\n\nCommented code is kept in the repository for 30 days.\n\nThe last paragraph, also running on a while.",
+            Vec::new(),
+            None,
+            false,
+            crate::PageType::Forum,
+            &[],
+            &[],
+        );
+        assert!(out.contains("Commented code"), "{out}");
     }
 
     #[test]
