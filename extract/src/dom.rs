@@ -1392,7 +1392,7 @@ fn tidy(
     // label standing alone a button's text, neither the page's text
     for (k, (_, b)) in keep.iter_mut().zip(&blocks) {
         let t = b.trim();
-        if update_notice(t) || control_label(t) {
+        if update_notice(t) || control_label(t) || retrieved_from(t) {
             *k = false;
         }
         if (t.starts_with("http://") || t.starts_with("https://"))
@@ -1504,6 +1504,39 @@ fn post_number(line: &str) -> bool {
 
 /// Digits of a post's number at most ([`post_number`]).
 const POST_NUMBER_DIGITS: usize = 6;
+
+/// Whether a block is a wiki's note of where the printed page came from (MediaWiki's
+/// `Retrieved from "https://..."`, in the benchmarks' languages): one line, the opening words
+/// and then only the address in quotes. Where the wiki's names are known it is left out as a
+/// region (`printfooter`).
+fn retrieved_from(t: &str) -> bool {
+    if t.len() > RETRIEVED_BYTES || t.contains('\n') {
+        return false;
+    }
+    let lower = t.to_lowercase();
+    RETRIEVED_FROM.iter().any(|o| {
+        lower.strip_prefix(o).is_some_and(|rest| {
+            let url = rest.trim().trim_matches(|c: char| "\"“”„«» ".contains(c));
+            (url.starts_with("http://") || url.starts_with("https://"))
+                && !url.contains(char::is_whitespace)
+        })
+    })
+}
+
+/// Bytes of a wiki's note of where a page came from at most ([`retrieved_from`]).
+const RETRIEVED_BYTES: usize = 400;
+
+/// How a wiki's note of where a printed page came from opens ([`retrieved_from`]), lowercase.
+const RETRIEVED_FROM: &[&str] = &[
+    "retrieved from",
+    "abgerufen von",
+    "récupérée de",
+    "obtenido de",
+    "estratto da",
+    "opgehaald van",
+    "obtida de",
+    "pobrano z",
+];
 
 /// Whether a block is a notice of when the page (or a post) was last changed: `This page was
 /// last modified on Jul 15, 2025 by ...` under a documentation page, `Last edited by ... on
@@ -4782,6 +4815,23 @@ mod tests {
         assert!(!x.text.contains("Joined:"), "{}", x.text);
         assert!(!x.text.contains("Full Member"), "{}", x.text);
         assert!(!x.text.contains("rescued cats"), "{}", x.text);
+    }
+
+    #[test]
+    fn a_wikis_retrieved_from_line_goes() {
+        let text = "A paragraph of the wiki's article that runs on for a good while.\n\nRetrieved from \"https://wiki.example.org/index.php?title=Tides&oldid=4242\"\n\nAnother paragraph of the article that runs on for a while too.\n\nRetrieved from the archive of 1911, the article says more about tides than this.";
+        let (out, _) = tidy(
+            text,
+            Vec::new(),
+            None,
+            false,
+            crate::PageType::Article,
+            &[],
+            &[],
+        );
+        assert!(!out.contains("oldid=4242"), "{out}");
+        assert!(out.contains("Retrieved from the archive"), "{out}");
+        assert!(out.contains("Another paragraph"), "{out}");
     }
 
     #[test]
