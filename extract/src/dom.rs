@@ -1392,7 +1392,8 @@ fn tidy(
     // label standing alone a button's text, neither the page's text
     for (k, (_, b)) in keep.iter_mut().zip(&blocks) {
         let t = b.trim();
-        if update_notice(t) || control_label(t) || retrieved_from(t) {
+        if update_notice(t) || control_label(t) || retrieved_from(t) || written_by(t) || see_all(t)
+        {
             *k = false;
         }
         if (t.starts_with("http://") || t.starts_with("https://"))
@@ -1521,6 +1522,56 @@ fn retrieved_from(t: &str) -> bool {
                 && !url.contains(char::is_whitespace)
         })
     })
+}
+
+/// Whether a block is an article's byline on a line of its own: `Written by`, alone (the
+/// name in a link beside it) or with a name (`Written by: Sean Peek, Senior Analyst`), in
+/// the benchmarks' languages; no sentence. On the WCXB tuning pages no reference keeps one.
+fn written_by(t: &str) -> bool {
+    let t = t.trim_start_matches(['#', '*', '_', ' ', '-']);
+    if t.len() > BYLINE_BYTES || t.contains('\n') || t.ends_with(['.', '!', '?']) {
+        return false;
+    }
+    let lower = t.to_lowercase();
+    WRITTEN_BY.iter().any(|o| {
+        lower
+            .strip_prefix(o)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', ':']))
+    })
+}
+
+/// Bytes of a byline on a line of its own at most ([`written_by`]).
+const BYLINE_BYTES: usize = 80;
+
+/// How a byline on a line of its own opens ([`written_by`]), lowercase.
+const WRITTEN_BY: &[&str] = &[
+    "written by",
+    "geschrieben von",
+    "verfasst von",
+    "écrit par",
+    "escrito por",
+    "scritto da",
+    "geschreven door",
+];
+
+/// Whether a block is a link's label to the rest of a list: `See all 12 reviews`, `View all
+/// 240`, `Show all 3 sizes` (a count and at most three words after it).
+fn see_all(t: &str) -> bool {
+    let t = t.trim_start_matches(['#', '*', '_', ' ', '-']);
+    if t.len() > CONTROL_LABEL_BYTES {
+        return false;
+    }
+    let lower = t.to_lowercase();
+    let mut words = lower.split_whitespace();
+    matches!(
+        (words.next(), words.next()),
+        (Some("see" | "view" | "show"), Some("all"))
+    ) && words.next().is_some_and(|n| {
+        n.trim_end_matches(|c: char| !c.is_ascii_digit())
+            .bytes()
+            .all(|b| b.is_ascii_digit() || b == b',')
+            && n.starts_with(|c: char| c.is_ascii_digit())
+    }) && words.count() <= 3
 }
 
 /// Bytes of a wiki's note of where a page came from at most ([`retrieved_from`]).
@@ -4815,6 +4866,24 @@ mod tests {
         assert!(!x.text.contains("Joined:"), "{}", x.text);
         assert!(!x.text.contains("Full Member"), "{}", x.text);
         assert!(!x.text.contains("rescued cats"), "{}", x.text);
+    }
+
+    #[test]
+    fn a_byline_and_a_see_all_link_on_lines_of_their_own_go() {
+        let text = "A paragraph of the article that runs on for a good while.\n\nWritten by: Ana Costa, Senior Analyst\n\nAnother paragraph of the article that runs on for a while.\n\nSee all 12 reviews\n\nWritten by hand, the letters ran on for pages, and we kept them.\n\nThe last paragraph of the article, also running on a while.";
+        let (out, _) = tidy(
+            text,
+            Vec::new(),
+            None,
+            false,
+            crate::PageType::Article,
+            &[],
+            &[],
+        );
+        assert!(!out.contains("Ana Costa"), "{out}");
+        assert!(!out.contains("See all 12"), "{out}");
+        assert!(out.contains("Written by hand"), "{out}");
+        assert!(out.contains("Another paragraph"), "{out}");
     }
 
     #[test]
