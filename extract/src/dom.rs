@@ -1528,7 +1528,7 @@ fn retrieved_from(t: &str) -> bool {
 /// name in a link beside it) or with a name (`Written by: Sean Peek, Senior Analyst`), in
 /// the benchmarks' languages; no sentence. On the WCXB tuning pages no reference keeps one.
 fn written_by(t: &str) -> bool {
-    let t = t.trim_start_matches(['#', '*', '_', ' ', '-']);
+    let t = unmarked(t);
     if t.len() > BYLINE_BYTES || t.contains('\n') || t.ends_with(['.', '!', '?']) {
         return false;
     }
@@ -1557,7 +1557,7 @@ const WRITTEN_BY: &[&str] = &[
 /// Whether a block is a link's label to the rest of a list: `See all 12 reviews`, `View all
 /// 240`, `Show all 3 sizes` (a count and at most three words after it).
 fn see_all(t: &str) -> bool {
-    let t = t.trim_start_matches(['#', '*', '_', ' ', '-']);
+    let t = unmarked(t);
     if t.len() > CONTROL_LABEL_BYTES {
         return false;
     }
@@ -1634,6 +1634,12 @@ const UPDATE_OPENINGS: &[&str] = &[
     "laatst bijgewerkt",
 ];
 
+/// A block's text without the marks its markup opens with (a heading's `#`, a list item's
+/// `-`, emphasis), for the whole-line tests below.
+fn unmarked(t: &str) -> &str {
+    t.trim_start_matches(['#', '*', '_', ' ', '-'])
+}
+
 /// Whether a block is the label of a control standing alone, not text: a quote's `Click to
 /// expand...` (XenForo's), a teaser's `Read more »` or `Read full article`, `Show more`,
 /// `Sign in` (compared whole, lowercase, without the arrows and dots after it), and the same
@@ -1641,7 +1647,7 @@ const UPDATE_OPENINGS: &[&str] = &[
 /// Of such blocks trawl wrote on the WCXB tuning pages, the references kept a few `Read more`
 /// sentences (`Read more about ...`, text: not a whole label) and no bare label.
 fn control_label(t: &str) -> bool {
-    let t = t.trim_start_matches(['#', '*', '_', ' ', '-']);
+    let t = unmarked(t);
     if t.len() > CONTROL_LABEL_BYTES {
         return false;
     }
@@ -2733,6 +2739,11 @@ fn render_table(t: ElementRef<'_>) -> String {
 mod tests {
     use super::*;
 
+    /// `tidy` on a text alone: no images, title, thread, labels or terms.
+    fn tidied(text: &str, kind: crate::PageType) -> String {
+        tidy(text, Vec::new(), None, false, kind, &[], &[]).0
+    }
+
     #[test]
     fn attribute_lookup_matches_the_parsers_own() {
         // plain attributes, a missing one, and namespaced ones on foreign elements (an SVG
@@ -3534,15 +3545,7 @@ mod tests {
         // so the guard keeps the fringes, but still not the teasers after "Mehr zum Thema"
         let labels: Vec<String> = (0..30).map(|i| format!("Label {i}")).collect();
         let text = format!("A paragraph of the article that ends with a full stop.\n\n{}\n\n## Mehr zum Thema\n\nTeaser one about something else.\n\nTeaser two about another thing.", labels.join("\n\n"));
-        let (out, _) = tidy(
-            &text,
-            Vec::new(),
-            None,
-            false,
-            crate::PageType::Article,
-            &[],
-            &[],
-        );
+        let out = tidied(&text, crate::PageType::Article);
         assert!(out.contains("A paragraph of the article"), "{out}");
         assert!(
             !out.contains("Teaser one") && !out.contains("Mehr zum Thema"),
@@ -3558,15 +3561,7 @@ mod tests {
         ] {
             let text =
                 format!("{para}\n\n{para}\n\n{label}\n\nRead further in the pursuit of knowledge.");
-            let (out, _) = tidy(
-                &text,
-                Vec::new(),
-                None,
-                false,
-                crate::PageType::Article,
-                &[],
-                &[],
-            );
+            let out = tidied(&text, crate::PageType::Article);
             assert!(
                 !out.contains("pursuit") && out.contains("foundation welcomed"),
                 "{label}: {out}"
@@ -3580,15 +3575,7 @@ mod tests {
         let text = format!(
             "{para}\n\nStarter\n\n$9\n\nper month\n\n10 GB storage\n\n{para}\n\nAdvertisement\n\n{para}\n\n\u{200b}\n\n\u{200b}\n\n{para}\n\nPhoto: Agency\n\nPhoto: Agency\n\n{para}"
         );
-        let (out, _) = tidy(
-            &text,
-            Vec::new(),
-            None,
-            false,
-            crate::PageType::Article,
-            &[],
-            &[],
-        );
+        let out = tidied(&text, crate::PageType::Article);
         assert!(
             out.contains("$9\n\nper month\n\n10 GB storage"),
             "cells: {out}"
@@ -3612,15 +3599,7 @@ mod tests {
             "Foto: dpa",
         ] {
             let text = format!("{para}\n\n{credit}\n\nAdvertisement\n\n{para}\n\nYou could try the Associated Press: https://apnews.com/\n\n{para}");
-            let (out, _) = tidy(
-                &text,
-                Vec::new(),
-                None,
-                false,
-                crate::PageType::Article,
-                &[],
-                &[],
-            );
+            let out = tidied(&text, crate::PageType::Article);
             assert!(
                 !out.contains(credit)
                     && !out.contains("Advertisement")
@@ -3633,15 +3612,7 @@ mod tests {
         let wire =
             "The company said it would appeal the ruling, which it called unfounded. (Reuters)";
         let text = format!("{para}\n\n{caption}\n\n{para}\n\n{wire}\n\n{para}");
-        let (out, _) = tidy(
-            &text,
-            Vec::new(),
-            None,
-            false,
-            crate::PageType::Article,
-            &[],
-            &[],
-        );
+        let out = tidied(&text, crate::PageType::Article);
         assert!(
             !out.contains("Teachers rally") && out.contains(wire),
             "{out}"
@@ -3650,15 +3621,7 @@ mod tests {
         // the same line further down, stay
         let meta = "Freitag | 14. Juni 2019 | 15:49 VON Sina Giebel IN Fashion | 0 COMMENTS";
         let text = format!("## Ear Candy\n\n{meta}\n\n{para}\n\nRed | Blue | Green\n\n{para}\n\n{para}\n\n{meta}\n\n{para}");
-        let (out, _) = tidy(
-            &text,
-            Vec::new(),
-            None,
-            false,
-            crate::PageType::Article,
-            &[],
-            &[],
-        );
+        let out = tidied(&text, crate::PageType::Article);
         assert!(
             out.starts_with("## Ear Candy\n\nEvery plan")
                 && out.contains("Red | Blue | Green")
@@ -3668,29 +3631,13 @@ mod tests {
         // set as a heading too, in any of the benchmarks' languages; a heading with more
         // words stays
         let ads = format!("{para}\n\n### Anzeige\n\n{para}\n\n### Advertising standards\n\n{para}");
-        let (out, _) = tidy(
-            &ads,
-            Vec::new(),
-            None,
-            false,
-            crate::PageType::Article,
-            &[],
-            &[],
-        );
+        let out = tidied(&ads, crate::PageType::Article);
         assert!(
             !out.contains("Anzeige") && out.contains("### Advertising standards"),
             "{out}"
         );
         // on a listing or a thread (no cells), a row of short lines is item metadata
-        let (out, _) = tidy(
-            &text,
-            Vec::new(),
-            None,
-            false,
-            crate::PageType::Listing,
-            &[],
-            &[],
-        );
+        let out = tidied(&text, crate::PageType::Listing);
         assert!(
             !out.contains("$9") && !out.contains("Advertisement"),
             "{out}"
@@ -4028,7 +3975,7 @@ mod tests {
             "### Like this:",
         ] {
             let text = format!("{story}\n\n{heading}\n\nGreat post, thanks!\n\nI agree with Anna.");
-            let (out, _) = tidy(&text, Vec::new(), None, false, crate::PageType::Article, &[], &[]);
+            let out = tidied(&text, crate::PageType::Article);
             assert_eq!(out, story, "{heading}");
         }
         // a short post with a longer thread under it: the heading still ends it; a post's
@@ -4037,38 +3984,14 @@ mod tests {
             "Great post, thanks! I walked the same bank last week and saw the gravel too. "
                 .repeat(4);
         let text = format!("{para}\n\n### 3 Kommentare\n\n{thread}\n\n{thread}");
-        let (out, _) = tidy(
-            &text,
-            Vec::new(),
-            None,
-            false,
-            crate::PageType::Article,
-            &[],
-            &[],
-        );
+        let out = tidied(&text, crate::PageType::Article);
         assert_eq!(out.trim_end(), para.trim_end(), "a short post");
         let text = format!("{para}\n\n###### Keine Kommentare\n\n{story}");
-        let (out, _) = tidy(
-            &text,
-            Vec::new(),
-            None,
-            false,
-            crate::PageType::Article,
-            &[],
-            &[],
-        );
+        let out = tidied(&text, crate::PageType::Article);
         assert!(out.contains(story.trim()), "{out}");
         // a count before a label on a plain line is a teaser's metadata, not a heading
         let text = format!("{story}\n\n3 comments\n\n{para}");
-        let (out, _) = tidy(
-            &text,
-            Vec::new(),
-            None,
-            false,
-            crate::PageType::Article,
-            &[],
-            &[],
-        );
+        let out = tidied(&text, crate::PageType::Article);
         assert!(out.trim_end().ends_with(para.trim()), "{out}");
     }
 
@@ -4832,15 +4755,7 @@ mod tests {
             &[],
         );
         assert!(thread.contains("answer number 3"), "{thread}");
-        let (article, _) = tidy(
-            &text,
-            Vec::new(),
-            None,
-            false,
-            crate::PageType::Article,
-            &[],
-            &[],
-        );
+        let article = tidied(&text, crate::PageType::Article);
         assert!(!article.contains("answer number 3"), "{article}");
     }
 
@@ -4871,15 +4786,7 @@ mod tests {
     #[test]
     fn a_byline_and_a_see_all_link_on_lines_of_their_own_go() {
         let text = "A paragraph of the article that runs on for a good while.\n\nWritten by: Ana Costa, Senior Analyst\n\nAnother paragraph of the article that runs on for a while.\n\nSee all 12 reviews\n\nWritten by hand, the letters ran on for pages, and we kept them.\n\nThe last paragraph of the article, also running on a while.";
-        let (out, _) = tidy(
-            text,
-            Vec::new(),
-            None,
-            false,
-            crate::PageType::Article,
-            &[],
-            &[],
-        );
+        let out = tidied(text, crate::PageType::Article);
         assert!(!out.contains("Ana Costa"), "{out}");
         assert!(!out.contains("See all 12"), "{out}");
         assert!(out.contains("Written by hand"), "{out}");
@@ -4889,15 +4796,7 @@ mod tests {
     #[test]
     fn a_wikis_retrieved_from_line_goes() {
         let text = "A paragraph of the wiki's article that runs on for a good while.\n\nRetrieved from \"https://wiki.example.org/index.php?title=Tides&oldid=4242\"\n\nAnother paragraph of the article that runs on for a while too.\n\nRetrieved from the archive of 1911, the article says more about tides than this.";
-        let (out, _) = tidy(
-            text,
-            Vec::new(),
-            None,
-            false,
-            crate::PageType::Article,
-            &[],
-            &[],
-        );
+        let out = tidied(text, crate::PageType::Article);
         assert!(!out.contains("oldid=4242"), "{out}");
         assert!(out.contains("Retrieved from the archive"), "{out}");
         assert!(out.contains("Another paragraph"), "{out}");
@@ -4928,15 +4827,7 @@ mod tests {
             );
             assert!(!x.text.contains(&format!("#{i}")), "{}", x.text);
         }
-        let (out, _) = tidy(
-            "Intro paragraph of the list.\n\n- #1\n- The first pick\n\nThe second pick runs on for a while, and ends here.",
-            Vec::new(),
-            None,
-            false,
-            crate::PageType::Article,
-            &[],
-            &[],
-        );
+        let out = tidied("Intro paragraph of the list.\n\n- #1\n- The first pick\n\nThe second pick runs on for a while, and ends here.", crate::PageType::Article);
         assert!(out.contains("#1"), "{out}");
     }
 
@@ -4967,15 +4858,7 @@ mod tests {
         assert!(!x.text.contains("Commented Oct"), "{}", x.text);
         assert!(!x.text.contains("Remark 1.1"), "{}", x.text);
         // a sentence that opens with the word is text
-        let (out, _) = tidy(
-            "A paragraph of the post that runs on for a while.\n\nCommented code is kept in the repository for 30 days.\n\nThe last paragraph, also running on a while.",
-            Vec::new(),
-            None,
-            false,
-            crate::PageType::Forum,
-            &[],
-            &[],
-        );
+        let out = tidied("A paragraph of the post that runs on for a while.\n\nCommented code is kept in the repository for 30 days.\n\nThe last paragraph, also running on a while.", crate::PageType::Forum);
         assert!(out.contains("Commented code"), "{out}");
     }
 
