@@ -1361,6 +1361,18 @@ fn tidy(
     for (i, k) in keep.iter_mut().enumerate() {
         *k = *k && i >= lo && i < hi && !lone(i) && !credit(i) && !meta(i);
     }
+    // a comment's stamp (`Commented Oct 17, 2010 at 1:03`) goes, and the comment above it
+    for i in 0..blocks.len() {
+        if !code[i] && comment_stamp(blocks[i].1) {
+            keep[i] = false;
+            // (above the stamp, the commenter's name and score may stand between: short
+            // lines already dropped as labels)
+            let above = (i.saturating_sub(3)..i).rev().find(|&j| keep[j]);
+            if let Some(j) = above.filter(|&j| !code[j] && comment_above(blocks[j].1)) {
+                keep[j] = false;
+            }
+        }
+    }
     let kept: usize = blocks
         .iter()
         .zip(&keep)
@@ -1373,18 +1385,6 @@ fn tidy(
         keep = blocks.iter().map(|(p, _)| *p < cut).collect();
         if keep.iter().all(|k| !k) {
             keep = vec![true; blocks.len()];
-        }
-    }
-    // a comment's stamp (`Commented Oct 17, 2010 at 1:03`) goes, and the comment above it
-    for i in 0..blocks.len() {
-        if !code[i] && comment_stamp(blocks[i].1) {
-            keep[i] = false;
-            // (above the stamp, the commenter's name and score may stand between: short
-            // lines already dropped as labels)
-            let above = (i.saturating_sub(3)..i).rev().find(|&j| keep[j]);
-            if let Some(j) = above.filter(|&j| !code[j] && comment_above(blocks[j].1)) {
-                keep[j] = false;
-            }
         }
     }
     // a bare address (an image's, a share link's) is markup leaking into the text, however
@@ -1428,7 +1428,7 @@ fn tidy(
 
 /// Whether a block is a comment's stamp under a post (a Q&A site's remark under a question or
 /// an answer): `Commented` and when (`Commented Oct 17, 2010 at 1:03`, `commented 3 hours
-/// ago`), in one short line with a digit in it. Where the comments' names are known they are
+/// ago`, [`when`]), in one short line. Where the comments' names are known they are
 /// left out as regions; their stamps are what is left of them in the text when the names
 /// say nothing.
 fn comment_stamp(b: &str) -> bool {
