@@ -4835,15 +4835,15 @@ mod tests {
     fn comments_under_an_answer_go_by_their_stamps_whatever_their_names() {
         // a Q&A page whose class names say nothing: each comment is its text, the
         // commenter's name in a box of its own, its date for machines, then its stamp (Stack
-        // Exchange's shape, whose hiding classes are hashed too); the
-        // question and the answers stay
+        // Exchange's shape, whose hiding classes are hashed too); the question and the
+        // answers stay (they are most of the text: a removal never takes the bulk)
         let comments = |k: usize| -> String {
             (0..3)
                 .map(|i| format!(r#"<li class="c9f1"><div class="c2e8"><span class="c7aa">Remark {k}.{i}: have you checked the log first, it usually says why.</span><div class="c6e2">– <a class="c0b3" href="/u/{i}">user{i}</a></div><div class="c3f3">2010-10-{} 01:0{i}:31 +00:00</div><span class="c5d2">Commented Oct {}, 2010 at 1:0{i}</span></div></li>"#, 10 + i, 10 + i))
                 .collect()
         };
         let posts: String = (0..3)
-            .map(|k| format!(r#"<div class="c4b1"><div class="c3e0"><p>Answer {k}: {}</p></div><ul class="c8d7">{}</ul></div>"#, sentences("backup", 3), comments(k)))
+            .map(|k| format!(r#"<div class="c4b1"><div class="c3e0"><p>Answer {k}: {}</p></div><ul class="c8d7">{}</ul></div>"#, sentences("backup", 6), comments(k)))
             .collect();
         let ld = r#"<script type="application/ld+json">{"@context":"https://schema.org","@type":"QAPage","mainEntity":{"@type":"Question","name":"How to back up the system"}}</script>"#;
         let html = format!(
