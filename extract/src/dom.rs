@@ -1392,7 +1392,12 @@ fn tidy(
     // label standing alone a button's text, neither the page's text
     for (k, (_, b)) in keep.iter_mut().zip(&blocks) {
         let t = b.trim();
-        if update_notice(t) || control_label(t) || retrieved_from(t) || written_by(t) || see_all(t)
+        if update_notice(t)
+            || control_label(t)
+            || retrieved_from(t)
+            || written_by(t)
+            || see_all(t)
+            || (forum && poster_label(t))
         {
             *k = false;
         }
@@ -1554,6 +1559,59 @@ const WRITTEN_BY: &[&str] = &[
     "geschreven door",
 ];
 
+/// Whether a block is a line of a poster's card on a thread: a rank standing alone
+/// (`Senior Member`, `Moderator`), a reputation (`Reputation: 1,204`, `3.2k points`) or a
+/// reply count (`12 replies`).
+fn poster_label(t: &str) -> bool {
+    let t = unmarked(t);
+    if t.len() > POSTER_LABEL_BYTES {
+        return false;
+    }
+    let lower = t
+        .trim_end_matches(|c: char| !c.is_alphanumeric())
+        .to_lowercase();
+    if POSTER_RANKS.contains(&lower.as_str()) {
+        return true;
+    }
+    let words: Vec<&str> = lower.split_whitespace().collect();
+    let number = |w: &str| {
+        let w = w.trim_end_matches(['k', 'K']);
+        !w.is_empty()
+            && w.bytes()
+                .all(|b| b.is_ascii_digit() || b == b',' || b == b'.')
+    };
+    match words.as_slice() {
+        [n, "replies" | "reply"] => number(n) || *n == "no",
+        [n, "reputation" | "karma" | "points"] => number(n),
+        [w, n] => {
+            matches!(
+                w.trim_end_matches(':'),
+                "reputation" | "rep" | "karma" | "points"
+            ) && number(n)
+        }
+        _ => false,
+    }
+}
+
+/// Bytes of a line of a poster's card at most ([`poster_label`]).
+const POSTER_LABEL_BYTES: usize = 40;
+
+/// Forum ranks standing alone on a line ([`poster_label`]), lowercase.
+const POSTER_RANKS: &[&str] = &[
+    "moderator",
+    "administrator",
+    "admin",
+    "member",
+    "senior member",
+    "junior member",
+    "new member",
+    "active member",
+    "well-known member",
+    "established member",
+    "registered user",
+    "guest",
+];
+
 /// Whether a block is a link's label to the rest of a list: `See all 12 reviews`, `View all
 /// 240`, `Show all 3 sizes` (a count and at most three words after it).
 fn see_all(t: &str) -> bool {
@@ -1674,6 +1732,24 @@ const CONTROL_LABELS: &[&str] = &[
     "view more",
     "sign in",
     "log in",
+    // a post's controls on a thread or under a comment
+    "reply",
+    "reply with quote",
+    "quote",
+    "multi-quote",
+    "multiquote",
+    "report",
+    "report post",
+    "report abuse",
+    "report this post",
+    "report this comment",
+    "permalink",
+    "link to post",
+    "link to this post",
+    // a poster's presence
+    "online",
+    "offline",
+    "online now",
     // the same in the benchmarks' other languages
     "weiterlesen",
     "mehr lesen",
@@ -4791,6 +4867,21 @@ mod tests {
         assert!(!out.contains("See all 12"), "{out}");
         assert!(out.contains("Written by hand"), "{out}");
         assert!(out.contains("Another paragraph"), "{out}");
+    }
+
+    #[test]
+    fn a_posters_rank_and_a_posts_controls_go_on_a_thread() {
+        // (as list items: a label standing alone on a plain line goes anyway)
+        let text = "The first post of the thread, which runs on for a good while.\n\n- Senior Member\n\n- Reputation: 1,204\n\nThe second post of the thread, which runs on for a while too.\n\n- Reply\n\n- Report\n\n- 12 replies\n\nThe third post, with its own words, running on for a while.";
+        let out = tidied(text, crate::PageType::Forum);
+        for gone in ["Senior Member", "1,204", "Reply", "Report", "12 replies"] {
+            assert!(!out.contains(gone), "{gone}: {out}");
+        }
+        assert!(out.contains("The second post"), "{out}");
+        // a rank is a poster's only on a thread; a post's controls go everywhere
+        let out = tidied(text, crate::PageType::Article);
+        assert!(out.contains("Senior Member"), "{out}");
+        assert!(!out.contains("- Report"), "{out}");
     }
 
     #[test]
