@@ -1390,14 +1390,15 @@ fn tidy(
     // a bare address (an image's, a share link's) is markup leaking into the text, however
     // much of it there is; an edit or update notice is the page's date stamp and a control's
     // label standing alone a button's text, neither the page's text
-    for (k, (_, b)) in keep.iter_mut().zip(&blocks) {
+    for ((k, (_, b)), &c) in keep.iter_mut().zip(&blocks).zip(&code) {
         let t = b.trim();
-        if update_notice(t)
+        if t.is_empty()
+            || update_notice(t)
             || control_label(t)
             || retrieved_from(t)
             || written_by(t)
             || see_all(t)
-            || (forum && poster_label(t))
+            || (forum && (poster_label(t) || (!c && post_number(t))))
         {
             *k = false;
         }
@@ -1407,26 +1408,36 @@ fn tidy(
             *k = false;
         }
     }
-    // on a thread, a post's number goes, alone or from the list of its date and number
-    let edited: Vec<Option<String>> = blocks
-        .iter()
-        .zip(&code)
-        .map(|((_, b), &c)| {
-            (forum && !c && b.contains('\n') && b.lines().any(post_number)).then(|| {
-                b.lines()
-                    .filter(|l| !post_number(l))
-                    .collect::<Vec<_>>()
-                    .join("\n")
+    // on a thread, a post's number goes from the list of its date and number too (alone, it
+    // went above); only a thread's blocks are read, and copied only where one is edited
+    let edited: Vec<Option<String>> = if forum {
+        blocks
+            .iter()
+            .zip(&code)
+            .map(|((_, b), &c)| {
+                (!c && b.contains('\n') && b.lines().any(post_number)).then(|| {
+                    b.lines()
+                        .filter(|l| !post_number(l))
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                })
             })
-        })
-        .collect();
-    let blocks: Vec<(usize, &str)> = blocks
-        .iter()
-        .zip(&edited)
-        .map(|((p, b), e)| (*p, e.as_deref().unwrap_or(b)))
-        .collect();
-    for ((k, (_, b)), &c) in keep.iter_mut().zip(&blocks).zip(&code) {
-        *k &= !(b.trim().is_empty() || (forum && !c && post_number(b)));
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let blocks: Vec<(usize, &str)> = if edited.is_empty() {
+        blocks
+    } else {
+        blocks
+            .iter()
+            .zip(&edited)
+            .map(|((p, b), e)| (*p, e.as_deref().unwrap_or(b)))
+            .collect()
+    };
+    // (a list of numbers alone is left empty)
+    for ((k, (_, b)), e) in keep.iter_mut().zip(&blocks).zip(&edited) {
+        *k &= !(e.is_some() && b.trim().is_empty());
     }
     rebuild(&blocks, &keep, images)
 }

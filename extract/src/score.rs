@@ -563,30 +563,25 @@ fn consent_dialogs(
     sub_text: &[u32],
 ) -> Vec<bool> {
     let n = order.len();
-    // (notices, their text) in each subtree
-    let mut notices = vec![(0u32, 0u32); n];
-    for i in (0..n).rev() {
-        if own[i].cookie {
-            notices[i].0 += 1;
-            notices[i].1 += own[i].text;
-        }
-        let p = order[i].1;
-        if p != u32::MAX {
-            notices[p as usize].0 += notices[i].0;
-            notices[p as usize].1 += notices[i].1;
-        }
-    }
+    // the notices in each subtree, and their text
+    let mut notices: Vec<u32> = own.iter().map(|o| u32::from(o.cookie)).collect();
+    let mut notice_text: Vec<u32> = own
+        .iter()
+        .map(|o| if o.cookie { o.text } else { 0 })
+        .collect();
+    sum_subtrees(order, &mut notices);
+    sum_subtrees(order, &mut notice_text);
     let holds = |i: usize| {
         !matches!(els[i].name(), "html" | "body" | "main")
-            && notices[i].0 >= CONSENT_NOTICES
-            && notices[i].1 * CONSENT_SHARE >= sub_text[i]
+            && notices[i] >= CONSENT_NOTICES
+            && notice_text[i] * CONSENT_SHARE >= sub_text[i]
     };
     // (pre-order backwards: every subtree before its root)
     let mut dialog = vec![false; n];
     let mut below = vec![false; n];
     for i in (0..n).rev() {
         if holds(i) && !below[i] {
-            tracing::trace!(notices = notices[i].0, text = sub_text[i], tag = els[i].name(), class = ?els[i].attr("class"), "consent dialog by its text");
+            tracing::trace!(notices = notices[i], text = sub_text[i], tag = els[i].name(), class = ?els[i].attr("class"), "consent dialog by its text");
             dialog[i] = true;
             below[i] = true;
         }
