@@ -1907,6 +1907,16 @@ struct Walker<'s> {
     space_pending: bool,
 }
 
+/// How far up from a phone's copy of a section its desktop copy is looked for: beside the
+/// element itself, its parent or its grandparent ([`Walker::phone_copy`]; a label's phone
+/// and desktop copies often sit in wrappers of their own).
+const PHONE_COPY_DEPTH: usize = 3;
+
+/// How many of a phone copy's words (distinct ones) its desktop copy holds at least
+/// ([`Walker::phone_copy`]): a desktop copy that shows a part of a list (a script loads the
+/// rest), or another section shown on desktops only, is no copy.
+const WIDE_COPY_SHARE: f32 = 0.8;
+
 /// A container's text this long, of more than one block, that repeats an earlier
 /// container's is a copy of it (a section served once per screen size).
 const COPY_MIN_BYTES: usize = 200;
@@ -1975,6 +1985,46 @@ impl Walker<'_> {
         }
         self.cur.clear();
         self.term_next = false;
+    }
+
+    /// Whether `e` is the copy of a section a page serves for phones beside the desktop one:
+    /// its class hides it on a desktop-wide screen ([`crate::score::responsive`]), and an
+    /// element beside it or beside one of its [`PHONE_COPY_DEPTH`] nearest ancestors, shown
+    /// from a desktop's width on, holds at least [`WIDE_COPY_SHARE`] of its words. A reader
+    /// on a desktop sees that one; written, the text would stand twice. Without such an
+    /// element it stays: the desktop layout may be drawn by a script, the phone's copy the
+    /// only text served.
+    fn phone_copy(&self, e: ElementRef<'_>) -> bool {
+        use crate::score::{responsive, Screens};
+        if e.value().attr("class").and_then(responsive) != Some(Screens::Narrow)
+            || self.scores.get(e.id()).is_none()
+        {
+            return false;
+        }
+        let words = |x: ElementRef<'_>| -> rustc_hash::FxHashSet<String> {
+            x.text()
+                .flat_map(|t| t.split(|c: char| !c.is_alphanumeric()))
+                .filter(|w| !w.is_empty())
+                .map(str::to_lowercase)
+                .collect()
+        };
+        let mut phone = None;
+        std::iter::once(*e)
+            .chain(e.ancestors())
+            .take(PHONE_COPY_DEPTH)
+            .filter_map(|n| n.parent())
+            .flat_map(|p| p.children())
+            .filter_map(ElementRef::wrap)
+            .filter(|s| {
+                s.id() != e.id()
+                    && s.value().attr("class").and_then(responsive) == Some(Screens::Wide)
+            })
+            .any(|s| {
+                let phone = phone.get_or_insert_with(|| words(e));
+                let desk = words(s);
+                let shared = phone.iter().filter(|w| desk.contains(*w)).count();
+                !phone.is_empty() && shared as f32 >= WIDE_COPY_SHARE * phone.len() as f32
+            })
     }
 
     fn push_text(&mut self, t: &str) {
@@ -2081,6 +2131,9 @@ impl Walker<'_> {
         // a form is a search box or a login, unless it holds prose: forum software wraps a
         // thread's posts in one (for moderation), ASP.NET the whole page
         if name == "form" && self.scores.get(e.id()).is_none_or(|s| s.prose < KEEP_PROSE) {
+            return;
+        }
+        if self.prune != Prune::Nothing && self.phone_copy(e) {
             return;
         }
         if let Some(st) = self
@@ -3331,6 +3384,59 @@ mod tests {
         assert!(!x.text.contains("new window"), "{}", x.text);
         assert!(!x.text.contains("219.99"), "{}", x.text);
         assert!(x.text.contains("opens at dawn"), "{}", x.text);
+    }
+
+    #[test]
+    fn responsive_utilities_say_where_an_element_shows() {
+        use crate::score::{responsive, Screens};
+        for (class, want) in [
+            ("flex md:hidden", Some(Screens::Narrow)),
+            ("block sm:hidden", Some(Screens::Narrow)),
+            ("md:hidden lg:block", None),
+            ("hidden md:block", Some(Screens::Wide)),
+            ("hidden lg:flex xl:hidden", Some(Screens::Narrow)),
+            // Tailwind's 2xl (1536 pixels) is wider than the desktop assumed
+            ("2xl:hidden", None),
+            ("d-block d-md-none", Some(Screens::Narrow)),
+            ("d-none d-lg-flex", Some(Screens::Wide)),
+            ("d-none", None),
+            ("hidden", None),
+            ("hidden-lg", Some(Screens::Narrow)),
+            ("visible-xs visible-sm", Some(Screens::Narrow)),
+            ("visible-xs visible-lg", None),
+            ("show-for-small-only", Some(Screens::Narrow)),
+            ("is-hidden-desktop", Some(Screens::Narrow)),
+            ("group-hover:hidden card-none", None),
+            ("overflow-hidden", None),
+        ] {
+            assert_eq!(responsive(class), want, "{class}");
+        }
+    }
+
+    #[test]
+    fn a_sections_phone_copy_goes_when_its_desktop_copy_is_served() {
+        // Tailwind's pair (a phone's copy, `md:hidden`, and a desktop's, `hidden md:block`, in
+        // wrappers of their own) and Bootstrap's (`d-lg-none` / `d-none d-lg-flex`): the text
+        // once, as a desktop shows it. A phone-only section with no desktop copy beside it
+        // stays (a script may draw the desktop's), and so does one a wider breakpoint shows
+        // again (`md:hidden lg:block`).
+        let tips = "Water the fern weekly, keep it out of direct sun and mist its leaves often.";
+        let hours = "Open Monday to Friday from nine to five, and on Saturday mornings too.";
+        let html = format!(
+            r#"<html><body><main><h1>Ferns</h1><p>{}</p>
+            <div><div class="md:hidden"><p>{tips}</p></div></div><div class="hidden md:block"><p>{tips}</p></div>
+            <div class="d-lg-none">{hours}</div><div class="d-none d-lg-flex">{hours}</div>
+            <p class="md:hidden">Tap the leaf to see this guide's photos of every fern we sell.</p>
+            <p class="md:hidden lg:block">Delivery is free on every order above forty euros.</p>
+            <p>{}</p></main></body></html>"#,
+            sentences("fern", 4),
+            sentences("frond", 4)
+        );
+        let x = extract(&html, "https://h.example/", false, None, None).unwrap();
+        assert_eq!(x.text.matches("Water the fern").count(), 1, "{}", x.text);
+        assert_eq!(x.text.matches("Open Monday").count(), 1, "{}", x.text);
+        assert!(x.text.contains("Tap the leaf"), "{}", x.text);
+        assert!(x.text.contains("Delivery is free"), "{}", x.text);
     }
 
     #[test]

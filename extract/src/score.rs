@@ -785,6 +785,79 @@ fn boilerplate(name: &str, a: &Attrs<'_>, c: ClassWords) -> Boiler {
     }
 }
 
+/// Where a CSS framework's responsive utilities show an element ([`responsive`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Screens {
+    /// Hidden on a desktop-wide screen: shown on phones (and tablets) only.
+    Narrow,
+    /// Hidden on phones, shown from a breakpoint a desktop reaches.
+    Wide,
+}
+
+/// The breakpoints a desktop-wide screen (1280 pixels) reaches: Tailwind's `sm` to `xl` (640
+/// to 1280 pixels), Bootstrap's `sm` to `xl` (576 to 1200).
+const DESKTOP_BREAKPOINTS: &[&str] = &["sm", "md", "lg", "xl"];
+
+/// Where a class value's responsive utilities show the element, if they say: the widest
+/// breakpoint a desktop reaches that sets its display decides (Tailwind's `md:hidden`,
+/// unless `lg:block` follows; Bootstrap's `d-md-none`, unless `d-xl-block`); Bootstrap 3's
+/// `hidden-lg` and `visible-xs`, Foundation's `hide-for-large` and `show-for-small-only`,
+/// Bulma's `is-hidden-tablet` and `is-hidden-desktop` say narrow. Wide: hidden without a
+/// breakpoint (`hidden`, `d-none`) and shown from one (`md:block`, `d-lg-flex`).
+pub(crate) fn responsive(v: &str) -> Option<Screens> {
+    // (what every value saying it holds: most class values say nothing)
+    if !["hidden", "none", "visible-", "show-for-"]
+        .iter()
+        .any(|w| v.contains(w))
+    {
+        return None;
+    }
+    // (breakpoint rank, shown) of the widest display utility a desktop reaches
+    let mut widest: Option<(usize, bool)> = None;
+    let (mut hidden, mut small_only, mut wide_too) = (false, false, false);
+    for t in v.split_ascii_whitespace() {
+        let (bp, display) = if let Some((bp, d)) = t.split_once(':') {
+            (bp, d)
+        } else if let Some((bp, d)) = t.strip_prefix("d-").and_then(|r| r.split_once('-')) {
+            (bp, if d == "none" { "hidden" } else { d })
+        } else {
+            match t {
+                "hidden" | "d-none" => hidden = true,
+                "hidden-lg" | "hide-for-large" | "is-hidden-tablet" | "is-hidden-desktop" => {
+                    return Some(Screens::Narrow);
+                }
+                "visible-xs" | "visible-sm" | "show-for-small-only" | "show-for-medium-only" => {
+                    small_only = true
+                }
+                _ if t.starts_with("visible-xs-") || t.starts_with("visible-sm-") => {
+                    small_only = true
+                }
+                _ if t.starts_with("visible-md") || t.starts_with("visible-lg") => wide_too = true,
+                _ => {}
+            }
+            continue;
+        };
+        let Some(rank) = DESKTOP_BREAKPOINTS.iter().position(|b| *b == bp) else {
+            continue;
+        };
+        let shown = match display {
+            "hidden" => false,
+            "block" | "flex" | "grid" | "inline" | "inline-block" | "inline-flex"
+            | "inline-grid" | "table" | "contents" | "flow-root" => true,
+            _ => continue,
+        };
+        if widest.is_none_or(|(r, _)| rank >= r) {
+            widest = Some((rank, shown));
+        }
+    }
+    match widest {
+        Some((_, false)) => Some(Screens::Narrow),
+        Some((_, true)) if hidden => Some(Screens::Wide),
+        _ if small_only && !wide_too => Some(Screens::Narrow),
+        _ => None,
+    }
+}
+
 /// Whether a `style` value holds a word [`boilerplate`] reads as hiding (`display: none`,
 /// `visibility: hidden`); a style without one is not read further (nor kept by the pre-parse
 /// pass, `strip::may_hide`).
