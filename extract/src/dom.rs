@@ -1907,10 +1907,33 @@ struct Walker<'s> {
     space_pending: bool,
 }
 
+/// The [`COPY_WINDOW`] elements on either side of `n`.
+fn beside<'a>(n: ego_tree::NodeRef<'a, Node>) -> impl Iterator<Item = ElementRef<'a>> {
+    let before = n
+        .prev_siblings()
+        .filter_map(ElementRef::wrap)
+        .take(COPY_WINDOW);
+    let after = n
+        .next_siblings()
+        .filter_map(ElementRef::wrap)
+        .take(COPY_WINDOW);
+    before.chain(after)
+}
+
 /// How far up from a phone's copy of a section its desktop copy is looked for: beside the
 /// element itself, its parent or its grandparent ([`Walker::phone_copy`]; a label's phone
 /// and desktop copies often sit in wrappers of their own).
 const PHONE_COPY_DEPTH: usize = 3;
+
+/// How many elements on either side of a phone's copy (and of its parent and grandparent) are
+/// looked at for its desktop copy ([`Walker::phone_copy`]): the two copies stand side by side.
+const COPY_WINDOW: usize = 4;
+
+/// How much longer than a phone's copy its desktop copy may be, times and bytes more
+/// ([`Walker::phone_copy`]): a desktop copy shows the same section, perhaps with a picture's
+/// caption or a column more, not the page.
+const COPY_LENGTH: f32 = 4.0;
+const COPY_SLACK: f32 = 400.0;
 
 /// How many of a phone copy's words (distinct ones) its desktop copy holds at least
 /// ([`Walker::phone_copy`]): a desktop copy that shows a part of a list (a script loads the
@@ -1989,18 +2012,22 @@ impl Walker<'_> {
 
     /// Whether `e` is the copy of a section a page serves for phones beside the desktop one:
     /// its class hides it on a desktop-wide screen ([`crate::score::responsive`]), and an
-    /// element beside it or beside one of its [`PHONE_COPY_DEPTH`] nearest ancestors, shown
-    /// from a desktop's width on, holds at least [`WIDE_COPY_SHARE`] of its words. A reader
-    /// on a desktop sees that one; written, the text would stand twice. Without such an
-    /// element it stays: the desktop layout may be drawn by a script, the phone's copy the
-    /// only text served.
+    /// element near it (among the [`COPY_WINDOW`] elements on either side of it, of its
+    /// parent or of its grandparent, [`PHONE_COPY_DEPTH`]), shown from a desktop's width on
+    /// and about as long ([`COPY_LENGTH`]), holds at least [`WIDE_COPY_SHARE`] of its words.
+    /// A reader on a desktop sees that one; written, the text would stand twice. Without such
+    /// an element it stays: the desktop layout may be drawn by a script, the phone's copy the
+    /// only text served. The window and the length keep the check linear in the page: a page
+    /// of ten thousand phone-only spans beside one long desktop block reads each span's
+    /// neighbours, not every sibling's words for every span.
     fn phone_copy(&self, e: ElementRef<'_>) -> bool {
         use crate::score::{responsive, Screens};
-        if e.value().attr("class").and_then(responsive) != Some(Screens::Narrow)
-            || self.scores.get(e.id()).is_none()
-        {
+        if e.value().attr("class").and_then(responsive) != Some(Screens::Narrow) {
             return false;
         }
+        let Some(text) = self.scores.get(e.id()).map(|s| s.text as f32) else {
+            return false;
+        };
         let words = |x: ElementRef<'_>| -> rustc_hash::FxHashSet<String> {
             x.text()
                 .flat_map(|t| t.split(|c: char| !c.is_alphanumeric()))
@@ -2012,12 +2039,13 @@ impl Walker<'_> {
         std::iter::once(*e)
             .chain(e.ancestors())
             .take(PHONE_COPY_DEPTH)
-            .filter_map(|n| n.parent())
-            .flat_map(|p| p.children())
-            .filter_map(ElementRef::wrap)
+            .flat_map(beside)
             .filter(|s| {
-                s.id() != e.id()
-                    && s.value().attr("class").and_then(responsive) == Some(Screens::Wide)
+                s.value().attr("class").and_then(responsive) == Some(Screens::Wide)
+                    && self.scores.get(s.id()).is_some_and(|st| {
+                        let t = st.text as f32;
+                        t >= WIDE_COPY_SHARE * text && t <= COPY_LENGTH * text + COPY_SLACK
+                    })
             })
             .any(|s| {
                 let phone = phone.get_or_insert_with(|| words(e));
@@ -3411,6 +3439,24 @@ mod tests {
         ] {
             assert_eq!(responsive(class), want, "{class}");
         }
+    }
+
+    #[test]
+    fn phone_only_elements_by_the_thousand_are_one_pass() {
+        // ten thousand phone-only spans beside one long desktop-only block, all under one
+        // parent: the copy check reads each span's neighbours, and a desktop block forty
+        // times a span's length is no copy of it, so the page takes one pass; reading every
+        // sibling's words for every span would not finish in any reasonable time here
+        let spans: String = (0..10_000)
+            .map(|i| format!(r#"<div><span class="md:hidden">Tide table {i}</span></div>"#))
+            .collect();
+        let desk: String = (0..20_000).map(|i| format!("Tide table {i}. ")).collect();
+        let html = format!(
+            r#"<html><body><main><p>{}</p><div>{spans}<div class="hidden md:block"><p>{desk}</p></div></div></main></body></html>"#,
+            sentences("tide", 4)
+        );
+        let x = extract(&html, "https://h.example/", false, None, None).unwrap();
+        assert!(x.text.contains("Tide table 19999."), "{}", &x.text[..200]);
     }
 
     #[test]
