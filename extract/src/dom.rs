@@ -2022,7 +2022,7 @@ impl Walker<'_> {
     /// neighbours, not every sibling's words for every span.
     fn phone_copy(&self, e: ElementRef<'_>) -> bool {
         use crate::score::{responsive, Screens};
-        if e.value().attr("class").and_then(responsive) != Some(Screens::Narrow) {
+        if attr(e.value(), "class").and_then(responsive) != Some(Screens::Narrow) {
             return false;
         }
         let Some(text) = self.scores.get(e.id()).map(|s| s.text as f32) else {
@@ -2041,7 +2041,7 @@ impl Walker<'_> {
             .take(PHONE_COPY_DEPTH)
             .flat_map(beside)
             .filter(|s| {
-                s.value().attr("class").and_then(responsive) == Some(Screens::Wide)
+                attr(s.value(), "class").and_then(responsive) == Some(Screens::Wide)
                     && self.scores.get(s.id()).is_some_and(|st| {
                         let t = st.text as f32;
                         t >= WIDE_COPY_SHARE * text && t <= COPY_LENGTH * text + COPY_SLACK
