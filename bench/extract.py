@@ -99,7 +99,7 @@ def run_trawl(out):
                            capture_output=True, text=True)
         if r.returncode != 0:
             sys.exit(f"trawl extract failed:\n{r.stderr[-2000:]}")
-        m = re.search(r"(\d+) pages \(([\d.]+) MB\) in ([\d.]+) s", r.stderr)
+        m = re.search(r"(\d+) pages \(([\d.]+) MB\) in ([\d.]+) s", r.stdout)
         pages += int(m.group(1))
         nbytes += float(m.group(2)) * 1e6
         secs += float(m.group(3))

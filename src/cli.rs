@@ -290,7 +290,7 @@ pub enum ExtractFormat {
     Text,
     /// One `.txt` of main text per input page under `--output` (the input's relative path
     /// with `.txt`; pages of a WARC file as `FILE.N.txt`), for review and scoring; reports
-    /// the extraction time (parse + extract, no I/O) on stderr.
+    /// the extraction time (parse + extract, no I/O) on stdout.
     Txt,
 }
 

@@ -426,7 +426,8 @@ fn extract_txt(
     }
     bar.finish_and_clear();
     let secs = busy.as_secs_f64().max(1e-9);
-    eprintln!("trawl extract: {pages} pages ({:.1} MB) in {secs:.3} s of extraction: {:.0} pages/s, {:.1} MB/s", bytes as f64 / 1e6, pages as f64 / secs, bytes as f64 / 1e6 / secs);
+    // the command's result, on stdout (stderr is the log's: `--quiet` leaves warnings only)
+    println!("trawl extract: {pages} pages ({:.1} MB) in {secs:.3} s of extraction: {:.0} pages/s, {:.1} MB/s", bytes as f64 / 1e6, pages as f64 / secs, bytes as f64 / 1e6 / secs);
     Ok(())
 }
 
