@@ -386,6 +386,44 @@ fn extract_prints_text_of_a_file_and_reads_html_folders() {
 }
 
 #[test]
+fn extract_txt_writes_a_file_per_page_and_keeps_stderr_quiet() {
+    let dir = tempfile::tempdir().unwrap();
+    let pages = dir.path().join("pages");
+    std::fs::create_dir_all(pages.join("sub")).unwrap();
+    std::fs::write(
+        pages.join("a.html"),
+        "<html><body><nav>Menu</nav><article><h1>Harbour</h1><p>The ferry leaves at noon.</p></article></body></html>",
+    )
+    .unwrap();
+    // a page with no text at all still gets its (empty) file: the scorer counts it
+    std::fs::write(pages.join("sub/b.html"), "<html><body></body></html>").unwrap();
+    let out = dir.path().join("out");
+    let o = run(trawl()
+        .args(["--quiet", "extract", "--format", "txt", "--input"])
+        .arg(&pages)
+        .arg("--output")
+        .arg(&out));
+    assert!(o.status.success(), "{o:?}");
+    // the speed line is the command's result: stdout; under --quiet stderr holds only
+    // warnings and errors, and there are none
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.starts_with("trawl extract: 2 pages") && stdout.contains("pages/s"),
+        "{stdout}"
+    );
+    assert!(
+        o.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("a.txt")).unwrap().trim(),
+        "# Harbour\n\nThe ferry leaves at noon."
+    );
+    assert_eq!(std::fs::read_to_string(out.join("sub/b.txt")).unwrap(), "");
+}
+
+#[test]
 fn foreign_jsonl_documents_keep_their_ids() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in");
