@@ -26,13 +26,11 @@ import collections
 import gzip
 import json
 import os
-import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from wcxb_split import page_type, part_of  # noqa: E402
+from wcxb_split import WORD, page_type, part_of  # noqa: E402 (WORD: the metric's words)
 
-WORD = re.compile(r"\w+")
 BLOCKS = {"p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th", "dd", "dt", "blockquote",
           "figcaption", "summary", "span", "div", "a", "button", "label", "strong", "b"}
 CONTAINERS = {"button", "a", "details", "nav", "header", "footer", "aside", "form", "label",
