@@ -1187,19 +1187,50 @@ fn kept_twin(
         })
 }
 
-/// Whether a button is the question of an FAQ: it opens a disclosure (`aria-expanded`,
-/// `aria-controls`: the answer below it) and reads as a question (three words or more, under
-/// [`QUESTION_MAX_CHARS`] characters, ending in a question mark). Other buttons are controls
-/// (`Menu`, `Show more`, a tab's name) and never text.
+/// Whether a button is the question of an FAQ: it reads as a question (three words or more,
+/// under [`QUESTION_MAX_CHARS`] characters, ending in a question mark) and opens a disclosure
+/// (`aria-expanded`, `aria-controls`: the answer below it) or has its answer right after it
+/// ([`answer_follows`]). Other buttons are controls (`Menu`, `Show more`, a tab's name) and
+/// never text.
 fn disclosure_question(e: ElementRef<'_>) -> bool {
     let v = e.value();
-    if v.attr("aria-expanded").is_none() && v.attr("aria-controls").is_none() {
-        return false;
-    }
     let t = collapse(&rendered_text(e));
-    t.split_whitespace().count() >= 3
+    let question = t.split_whitespace().count() >= 3
         && t.chars().count() < QUESTION_MAX_CHARS
-        && t.ends_with(['?', '？', '؟'])
+        && t.ends_with(['?', '？', '؟']);
+    question
+        && (v.attr("aria-expanded").is_some()
+            || v.attr("aria-controls").is_some()
+            || answer_follows(e))
+}
+
+/// Characters of prose in the element after a question's button (or after the heading that
+/// holds it) that read as its answer, at least.
+const ANSWER_MIN_CHARS: usize = 60;
+
+/// Whether an answer follows a button that reads as a question: the element after it, or
+/// after the heading it sits in, holds [`ANSWER_MIN_CHARS`] characters of text and no button
+/// (a chat box or a dialog opened by a `Need help?` button is not an answer). Script sets
+/// the ARIA state of many accordions only once it runs; the question and its answer side by
+/// side are what make the button an FAQ's and not a control.
+fn answer_follows(e: ElementRef<'_>) -> bool {
+    let holder = e
+        .ancestors()
+        .filter_map(ElementRef::wrap)
+        .take(2)
+        .find(|p| crate::score::is_heading(p.value().name()))
+        .unwrap_or(e);
+    holder
+        .next_siblings()
+        .filter_map(ElementRef::wrap)
+        .next()
+        .is_some_and(|a| {
+            // a panel of controls (a chat box, a dialog) is not an answer
+            !a.descendants()
+                .filter_map(ElementRef::wrap)
+                .any(|d| d.value().name() == "button")
+                && collapse(&rendered_text(a)).chars().count() >= ANSWER_MIN_CHARS
+        })
 }
 
 /// Characters under which a button's text may be an FAQ's question.
@@ -3149,6 +3180,49 @@ mod tests {
         assert!(x.text.contains("Answer 3:"), "{}", x.text);
         assert!(!x.text.contains("main menu"), "{}", x.text);
         assert!(!x.text.contains("Show all"), "{}", x.text);
+    }
+
+    #[test]
+    fn a_question_button_with_its_answer_after_it_is_text_without_aria() {
+        // an accordion whose script sets the ARIA state only once it runs: the question is a
+        // button (bare, or in a heading) and its answer the element after it; a button that
+        // opens a chat box (controls, not an answer) and one followed by nothing stay out
+        let faq: String = (0..4)
+            .map(|i| {
+                let q = if i % 2 == 0 {
+                    format!(r#"<button class="q"><div>Can I pay for plan {i} yearly?</div></button>"#)
+                } else {
+                    format!(r#"<h3><button class="q"><span>Can I pay for plan {i} yearly?</span></button></h3>"#)
+                };
+                format!(
+                    r#"<div class="item">{q}<div class="answer"><p>Answer {i}: {}</p></div></div>"#,
+                    sentences("billing", 2)
+                )
+            })
+            .collect();
+        let html = format!(
+            r#"<html><body><main><h1>Pricing</h1><p>{}</p><section class="faq"><h2>FAQ</h2>{faq}</section><p>{}</p><button class="help">Need help with planning?</button><div class="chat"><button>Close</button><p>{}</p></div><button class="more">Is there anything else?</button></main></body></html>"#,
+            sentences("pricing", 4),
+            sentences("support", 2),
+            sentences("chat", 2)
+        );
+        let html = crate::strip::strip_inert(&html);
+        let x = extract(&html, "https://h.example/", false, None, None).unwrap();
+        for i in 0..4 {
+            assert!(
+                x.text.contains(&format!("Can I pay for plan {i} yearly?")),
+                "{}",
+                x.text
+            );
+        }
+        assert!(
+            x.text.contains("### Can I pay for plan 1 yearly?"),
+            "{}",
+            x.text
+        );
+        assert!(x.text.contains("Answer 3:"), "{}", x.text);
+        assert!(!x.text.contains("Need help"), "{}", x.text);
+        assert!(!x.text.contains("anything else"), "{}", x.text);
     }
 
     #[test]
