@@ -2167,6 +2167,21 @@ impl Walker<'_> {
     }
 
     fn element(&mut self, e: ElementRef<'_>, list_depth: usize) {
+        let before = (self.out.len(), self.cur.len());
+        self.element_body(e, list_depth);
+        // a block left out (a share bar, a navigation, an ad between two runs of a
+        // paragraph's text) still ends the line before it: the words on either side of it
+        // are two, not one (`ends herethe second`)
+        if before == (self.out.len(), self.cur.len())
+            && crate::score::is_block(e.value().name())
+            && !self.cur.is_empty()
+            && !self.cur.ends_with([' ', '\n'])
+        {
+            self.cur.push(' ');
+        }
+    }
+
+    fn element_body(&mut self, e: ElementRef<'_>, list_depth: usize) {
         let name = e.value().name();
         if name == "button" && disclosure_question(e) {
             // inside a heading it is the heading's text; elsewhere a line of its own
@@ -3180,6 +3195,30 @@ mod tests {
         assert!(x.text.contains("Answer 3:"), "{}", x.text);
         assert!(!x.text.contains("main menu"), "{}", x.text);
         assert!(!x.text.contains("Show all"), "{}", x.text);
+    }
+
+    #[test]
+    fn a_block_left_out_between_two_runs_of_text_keeps_their_words_apart() {
+        // a share bar, a navigation and an ad between two runs of one block's text: left out,
+        // but each still ends the line before it, so the words on either side stay two
+        let html = format!(
+            r#"<html><body><main><h1>Title</h1><p>{}</p><div>The first run ends here<div class="share-links"><a href="/a">Share</a> <a href="/b">Tweet</a></div>then the second run goes on.</div><div>Alpha before<nav><a href="/1">One</a><a href="/2">Two</a></nav>beta after the navigation.</div><ul><li>Gamma item<div class="advertisement">Buy now</div>delta item</li></ul><p>{}</p></main></body></html>"#,
+            sentences("story", 4),
+            sentences("ending", 2)
+        );
+        let x = extract(&html, "https://h.example/", false, None, None).unwrap();
+        for joined in [
+            "The first run ends here then the second run",
+            "Alpha before beta after",
+            "- Gamma item delta item",
+        ] {
+            assert!(x.text.contains(joined), "{joined}: {}", x.text);
+        }
+        assert!(
+            !x.text.contains("Share") && !x.text.contains("One"),
+            "{}",
+            x.text
+        );
     }
 
     #[test]
