@@ -25,7 +25,6 @@ import argparse
 import functools
 import json
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -34,6 +33,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import extract_run  # noqa: E402
 import perturb  # noqa: E402
 from wcxb_split import part_of  # noqa: E402
 ap = argparse.ArgumentParser()
@@ -95,14 +95,10 @@ print(json.dumps({"pages": len(pages), "bytes": sum(p[3] for p in pages), "secs"
 def run_trawl(out):
     pages = nbytes = secs = 0
     for ds in datasets:
-        r = subprocess.run(["taskset", "-c", "1", args.trawl, "--quiet", "extract", "--format", "txt", "--input", os.path.join(html_root, ds, "html"), "--output", os.path.join(out, ds)],
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            sys.exit(f"trawl extract failed:\n{r.stderr[-2000:]}")
-        m = re.search(r"(\d+) pages \(([\d.]+) MB\) in ([\d.]+) s", r.stdout)
-        pages += int(m.group(1))
-        nbytes += float(m.group(2)) * 1e6
-        secs += float(m.group(3))
+        p, b, t = extract_run.run(args.trawl, os.path.join(html_root, ds, "html"), os.path.join(out, ds))
+        pages += p
+        nbytes += b
+        secs += t
     return pages, nbytes, secs
 
 

@@ -21,7 +21,6 @@ Usage: bench/wcxb.py --trawl PATH [--data DIR] [--repeat 3] [--only trawl,rs-tra
 import argparse
 import json
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -30,6 +29,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import extract_run  # noqa: E402
 import perturb  # noqa: E402
 import wcxb_split  # noqa: E402
 
@@ -85,12 +85,7 @@ print(json.dumps({"pages": len(pages), "bytes": sum(p[2] for p in pages), "secs"
 
 
 def run_trawl(out):
-    r = subprocess.run(["taskset", "-c", "1", args.trawl, "--quiet", "extract", "--format", "txt",
-                        "--input", html_dir, "--output", out], capture_output=True, text=True)
-    if r.returncode != 0:
-        sys.exit(f"trawl extract failed:\n{r.stderr[-2000:]}")
-    m = re.search(r"(\d+) pages \(([\d.]+) MB\) in ([\d.]+) s", r.stdout)
-    return int(m.group(1)), float(m.group(2)) * 1e6, float(m.group(3))
+    return extract_run.run(args.trawl, html_dir, out)
 
 
 def run_ref(name, out):
