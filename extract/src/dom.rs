@@ -1194,11 +1194,7 @@ fn kept_twin(
 /// never text.
 fn disclosure_question(e: ElementRef<'_>) -> bool {
     let v = e.value();
-    let t = collapse(&rendered_text(e));
-    let question = t.split_whitespace().count() >= 3
-        && t.chars().count() < QUESTION_MAX_CHARS
-        && t.ends_with(['?', '？', '؟']);
-    question
+    reads_as_question(&collapse(&rendered_text(e)))
         && (v.attr("aria-expanded").is_some()
             || v.attr("aria-controls").is_some()
             || answer_follows(e))
@@ -1226,15 +1222,45 @@ fn answer_follows(e: ElementRef<'_>) -> bool {
         .next()
         .is_some_and(|a| {
             // a panel of controls (a chat box, a dialog) is not an answer
-            !a.descendants()
-                .filter_map(ElementRef::wrap)
-                .any(|d| d.value().name() == "button")
-                && collapse(&rendered_text(a)).chars().count() >= ANSWER_MIN_CHARS
+            !holds_button(a) && collapse(&rendered_text(a)).chars().count() >= ANSWER_MIN_CHARS
         })
 }
 
 /// Characters under which a button's text may be an FAQ's question.
 const QUESTION_MAX_CHARS: usize = 200;
+
+/// Whether a control's (collapsed) text reads as an FAQ's question: three words or more, under
+/// [`QUESTION_MAX_CHARS`] characters, ending in a question mark.
+pub(crate) fn reads_as_question(t: &str) -> bool {
+    t.split_whitespace().count() >= 3
+        && t.chars().count() < QUESTION_MAX_CHARS
+        && t.ends_with(['?', '？', '؟'])
+}
+
+/// Whether `e` reads as the answer to the question right before it: the previous element
+/// sibling reads as an FAQ's question ([`reads_as_question`]) and `e` holds no button (a chat
+/// box or a dialog opened by a `Need help planning?` button is controls, not an answer). A
+/// panel hidden there is the answer its question opens.
+pub(crate) fn answers_question_before(e: ElementRef<'_>) -> bool {
+    !holds_button(e)
+        && e.prev_siblings()
+            .filter_map(ElementRef::wrap)
+            .next()
+            .is_some_and(|q| {
+                // a large block before it is no question: its text is not gathered
+                let mut bytes = 0;
+                q.text().all(|t| {
+                    bytes += t.trim().len();
+                    bytes <= 4 * QUESTION_MAX_CHARS
+                }) && reads_as_question(&collapse(&rendered_text(q)))
+            })
+}
+
+fn holds_button(e: ElementRef<'_>) -> bool {
+    e.descendants()
+        .filter_map(ElementRef::wrap)
+        .any(|d| d.value().name() == "button")
+}
 
 /// Blocks from the end of an article among which one may be its author's bio.
 const BIO_LAST_BLOCKS: usize = 3;
@@ -3219,6 +3245,37 @@ mod tests {
             "{}",
             x.text
         );
+    }
+
+    #[test]
+    fn a_hidden_panel_right_after_a_question_is_its_answer() {
+        // generated class names, no ARIA: each answer hidden (`visibility:hidden`, `hidden`)
+        // right after its question; a hidden panel after no question and a chat box (it
+        // holds a button) after a question-like button stay out
+        let faq: String = (0..4)
+            .map(|i| {
+                let hide = if i % 2 == 0 { r#"style="visibility:hidden""# } else { "hidden" };
+                format!(
+                    r#"<div class="x{i}a"><div class="x9q"><div>What does plan {i} cover for pets?</div></div><div {hide} class="x9p"><div>Answer {i}: {}</div></div></div>"#,
+                    sentences("cover", 2)
+                )
+            })
+            .collect();
+        let html = format!(
+            r#"<html><body><main><h1>Pet insurance</h1><p>{}</p><div class="x7f">{faq}</div><p>{}</p><div class="x3"><span>Meet our helper</span><div style="display:none"><p>{}</p></div></div><button class="x5">Need help planning a party?</button><div class="x6" hidden><button>Close</button><p>{}</p></div></main></body></html>"#,
+            sentences("insurance", 4),
+            sentences("plans", 2),
+            sentences("promo", 2),
+            sentences("chat", 2)
+        );
+        let html = crate::strip::strip_inert(&html);
+        let x = extract(&html, "https://h.example/", false, None, None).unwrap();
+        for i in 0..4 {
+            assert!(x.text.contains(&format!("Answer {i}:")), "{}", x.text);
+        }
+        for out in ["about the promo", "about the chat"] {
+            assert!(!x.text.contains(out), "{out}: {}", x.text);
+        }
     }
 
     #[test]

@@ -18,7 +18,7 @@
 
 use rustc_hash::FxHashMap;
 use scraper::node::Node;
-use scraper::Html;
+use scraper::{ElementRef, Html};
 
 use ego_tree::NodeId;
 
@@ -513,6 +513,9 @@ struct Attrs<'a> {
     hidden: bool,
     aria_hidden: bool,
     labelled_by: bool,
+    /// Hidden right after a question (`What does it cover?`): an FAQ's collapsed answer
+    /// (`dom::answers_question_before`), read only for hidden elements.
+    after_question: bool,
     /// `aria-label`: the region's accessible name.
     label: Option<&'a str>,
     /// `data-testid`, `data-component` or `data-module`: a component's name in a hook for
@@ -729,7 +732,8 @@ fn boilerplate(name: &str, a: &Attrs<'_>, c: ClassWords) -> Boiler {
         // an accordion or disclosure panel names the control that opens it
         None => a.labelled_by,
         Some(_) => false,
-    } || c.disclosure;
+    } || c.disclosure
+        || a.after_question;
     if (a.hidden || a.aria_hidden) && !panel {
         return Boiler::Strong;
     }
@@ -1019,7 +1023,14 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
                 let slot = order.len() as u32;
                 fields.push(Fields::default());
                 // own flag here; whether it holds is decided once sizes are known
-                let attrs = Attrs::of(e);
+                let mut attrs = Attrs::of(e);
+                if attrs.hidden
+                    || attrs.aria_hidden
+                    || attrs.style.is_some_and(|s| style_may_hide(s.as_bytes()))
+                {
+                    attrs.after_question =
+                        ElementRef::wrap(node).is_some_and(crate::dom::answers_question_before);
+                }
                 let cw = class_words(&attrs, product, declared.thread, &mut seen);
                 let b = if matches!(name, "html" | "body") {
                     Boiler::No
