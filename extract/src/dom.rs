@@ -1242,18 +1242,20 @@ pub(crate) fn reads_as_question(t: &str) -> bool {
 /// box or a dialog opened by a `Need help planning?` button is controls, not an answer). A
 /// panel hidden there is the answer its question opens.
 pub(crate) fn answers_question_before(e: ElementRef<'_>) -> bool {
-    !holds_button(e)
-        && e.prev_siblings()
-            .filter_map(ElementRef::wrap)
-            .next()
-            .is_some_and(|q| {
-                // a large block before it is no question: its text is not gathered
-                let mut bytes = 0;
-                q.text().all(|t| {
-                    bytes += t.trim().len();
-                    bytes <= 4 * QUESTION_MAX_CHARS
-                }) && reads_as_question(&collapse(&rendered_text(q)))
-            })
+    // the question first: it is bounded and rare, while the panel may be a large hidden menu
+    // (and hidden panels nest)
+    e.prev_siblings()
+        .filter_map(ElementRef::wrap)
+        .next()
+        .is_some_and(|q| {
+            // a large block before it is no question: its text is not gathered
+            let mut bytes = 0;
+            q.text().all(|t| {
+                bytes += t.trim().len();
+                bytes <= 4 * QUESTION_MAX_CHARS
+            }) && reads_as_question(&collapse(&rendered_text(q)))
+        })
+        && !holds_button(e)
 }
 
 fn holds_button(e: ElementRef<'_>) -> bool {
