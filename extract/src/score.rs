@@ -508,10 +508,10 @@ struct Attrs<'a> {
     class: Option<&'a str>,
     id: Option<&'a str>,
     role: Option<&'a str>,
-    style: Option<&'a str>,
     itemprop: Option<&'a str>,
-    hidden: bool,
-    aria_hidden: bool,
+    /// Hidden from view: `hidden`, `aria-hidden="true"`, or a style of `display: none` or
+    /// `visibility: hidden` (a style is read only for these).
+    hides: bool,
     labelled_by: bool,
     /// Hidden right after a question (`What does it cover?`): an FAQ's collapsed answer
     /// (`dom::answers_question_before`), read only for hidden elements.
@@ -531,10 +531,14 @@ impl<'a> Attrs<'a> {
                 "class" => a.class = Some(v),
                 "id" => a.id = Some(v),
                 "role" => a.role = Some(v),
-                "style" => a.style = Some(v),
+                // a style hides the element, or says nothing read here
+                "style" if style_may_hide(v.as_bytes()) => {
+                    let v = v.replace(' ', "").to_ascii_lowercase();
+                    a.hides |= v.contains("display:none") || v.contains("visibility:hidden");
+                }
                 "itemprop" => a.itemprop = Some(v),
-                "hidden" => a.hidden = true,
-                "aria-hidden" => a.aria_hidden = v == "true",
+                "hidden" => a.hides = true,
+                "aria-hidden" if v == "true" => a.hides = true,
                 "aria-labelledby" => a.labelled_by = !v.trim().is_empty(),
                 "aria-label" => a.label = Some(v),
                 "data-testid" | "data-component" | "data-module" => a.component = Some(v),
@@ -734,14 +738,8 @@ fn boilerplate(name: &str, a: &Attrs<'_>, c: ClassWords) -> Boiler {
         Some(_) => false,
     } || c.disclosure
         || a.after_question;
-    if (a.hidden || a.aria_hidden) && !panel {
+    if a.hides && !panel {
         return Boiler::Strong;
-    }
-    if let Some(style) = a.style.filter(|s| !panel && style_may_hide(s.as_bytes())) {
-        let s = style.replace(' ', "").to_ascii_lowercase();
-        if s.contains("display:none") || s.contains("visibility:hidden") {
-            return Boiler::Strong;
-        }
     }
     if matches!(
         a.role.unwrap_or(""),
@@ -1024,10 +1022,7 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
                 fields.push(Fields::default());
                 // own flag here; whether it holds is decided once sizes are known
                 let mut attrs = Attrs::of(e);
-                if attrs.hidden
-                    || attrs.aria_hidden
-                    || attrs.style.is_some_and(|s| style_may_hide(s.as_bytes()))
-                {
+                if attrs.hides {
                     attrs.after_question =
                         ElementRef::wrap(node).is_some_and(crate::dom::answers_question_before);
                 }
