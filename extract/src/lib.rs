@@ -19,6 +19,7 @@ mod llm;
 mod meta;
 mod mojibake;
 mod pagetype;
+mod parse;
 mod score;
 mod strip;
 

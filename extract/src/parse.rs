@@ -1,0 +1,810 @@
+//! The HTML parser: html5ever's tree builder fed by a tokenizer of our own.
+//!
+//! html5ever's tokenizer reads tag and attribute names one character at a time through its
+//! buffer queue, and appends each to a growing string: on the stripped pages
+//! (`strip::with_stripped`) that was a third of the parse. [`parse`] tokenizes the markup a
+//! slice at a time instead (a name or a value is one copy) and hands the tokens to
+//! html5ever's own [`TreeBuilder`], so the tree is the one html5ever builds: the same
+//! insertion modes, foster parenting, adoption agency and quirks.
+//!
+//! The tokenizer follows html5ever's (WHATWG HTML 13.2.5) on the markup it handles: text and
+//! character references (named, with html5ever's longest-prefix and attribute rules, and
+//! numeric), start and end tags with attributes in every quoting, the raw-text and RCDATA
+//! elements the tree builder switches it to (`<title>`, `<textarea>`, `<style>`,
+//! `<noscript>`, ...), JSON-LD scripts and the doctypes pages declare. Anything else (a
+//! comment, a CDATA section, a NUL byte, an unfinished tag, a script holding `<!--`,
+//! `<plaintext>`) gives the page back to html5ever's tokenizer from its start: the strip
+//! pass removed most of those already, so that path is rare.
+//! `a_page_parses_to_html5evers_tree` and `random_markup_parses_to_html5evers_tree` compare
+//! the two trees.
+
+use html5ever::tendril::{StrTendril, TendrilSink};
+use html5ever::tokenizer::states::RawKind;
+use html5ever::tokenizer::{
+    CharacterTokens, Doctype, DoctypeToken, EOFToken, EndTag, StartTag, Tag, TagKind, TagToken,
+    Token, TokenSink, TokenSinkResult,
+};
+use html5ever::tree_builder::{TreeBuilder, TreeSink};
+use html5ever::{ns, Attribute, LocalName, QualName};
+use scraper::{Html, HtmlTreeSink};
+
+/// Parses a page as html5ever does (the same tree), faster on ordinary markup.
+pub(crate) fn parse(html: &str) -> Html {
+    fast(html).unwrap_or_else(|| slow(html))
+}
+
+/// A document whose tree has room for about as many nodes as the markup has tags (one `<`
+/// per element or end tag and about as many text nodes): growing it copies every node.
+fn new_document(html: &str) -> Html {
+    let mut doc = Html::new_document();
+    let tags = memchr::memchr_iter(b'<', html.as_bytes()).count();
+    doc.tree = ego_tree::Tree::with_capacity(scraper::Node::Document, tags + 16);
+    doc
+}
+
+/// html5ever's own tokenizer.
+pub(crate) fn slow(html: &str) -> Html {
+    html5ever::driver::parse_document(HtmlTreeSink::new(new_document(html)), Default::default())
+        .one(html)
+}
+
+/// Our tokenizer into html5ever's tree builder; `None` when the markup needs a state it does
+/// not handle.
+pub(crate) fn fast(html: &str) -> Option<Html> {
+    let bytes = html.as_bytes();
+    if memchr::memchr(0, bytes).is_some() {
+        return None;
+    }
+    // the input stream's preprocessing: CR LF and CR alone are LF
+    let owned;
+    let html = if memchr::memchr(b'\r', bytes).is_some() {
+        owned = html.replace("\r\n", "\n").replace('\r', "\n");
+        owned.as_str()
+    } else {
+        html
+    };
+    let html = html.strip_prefix('\u{feff}').unwrap_or(html);
+    let tb = TreeBuilder::new(HtmlTreeSink::new(new_document(html)), Default::default());
+    let mut t = Tokenizer {
+        s: html,
+        b: html.as_bytes(),
+        pos: 0,
+        text: StrTendril::new(),
+        sink: &tb,
+        last_start: None,
+    };
+    t.run()?;
+    tb.end();
+    Some(tb.sink.finish())
+}
+
+struct Tokenizer<'a, S: TokenSink> {
+    s: &'a str,
+    b: &'a [u8],
+    pos: usize,
+    /// Text read and not yet handed on.
+    text: StrTendril,
+    sink: &'a S,
+    /// The last start tag's name (the end of a raw-text element is its end tag).
+    last_start: Option<LocalName>,
+}
+
+fn is_space(c: u8) -> bool {
+    matches!(c, b'\t' | b'\n' | b'\x0C' | b' ')
+}
+
+/// Lowercases ASCII letters only (html5ever's tag and attribute names).
+fn lower(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.bytes().any(|c| c.is_ascii_uppercase()) {
+        std::borrow::Cow::Owned(s.to_ascii_lowercase())
+    } else {
+        std::borrow::Cow::Borrowed(s)
+    }
+}
+
+/// A decoded character reference: its characters and the bytes it took after the `&`.
+type CharRef = ([char; 2], usize, usize);
+
+impl<S: TokenSink> Tokenizer<'_, S> {
+    fn run(&mut self) -> Option<()> {
+        loop {
+            let Some(off) = memchr::memchr2(b'<', b'&', &self.b[self.pos..]) else {
+                self.text.push_slice(&self.s[self.pos..]);
+                self.flush();
+                self.emit(EOFToken)?;
+                return Some(());
+            };
+            let at = self.pos + off;
+            self.text.push_slice(&self.s[self.pos..at]);
+            if self.b[at] == b'&' {
+                self.pos = at + 1;
+                match char_ref(self.b, at + 1, false) {
+                    Some((chars, n, len)) => {
+                        for c in &chars[..n] {
+                            self.text.push_char(*c);
+                        }
+                        self.pos += len;
+                    }
+                    None => self.text.push_char('&'),
+                }
+                continue;
+            }
+            // '<'
+            match self.b.get(at + 1) {
+                Some(c) if c.is_ascii_alphabetic() => {
+                    self.flush();
+                    self.pos = at + 1;
+                    self.tag(StartTag)?;
+                }
+                Some(b'/') => {
+                    if !self.b.get(at + 2).is_some_and(u8::is_ascii_alphabetic) {
+                        return None;
+                    }
+                    self.flush();
+                    self.pos = at + 2;
+                    self.tag(EndTag)?;
+                }
+                Some(b'!') => {
+                    self.flush();
+                    self.pos = at + 2;
+                    self.doctype()?;
+                }
+                Some(b'?') => return None,
+                // a `<` that opens nothing is text
+                _ => {
+                    self.text.push_char('<');
+                    self.pos = at + 1;
+                }
+            }
+        }
+    }
+
+    fn flush(&mut self) {
+        if !self.text.is_empty() {
+            let text = std::mem::take(&mut self.text);
+            // (text never switches the tokenizer's state)
+            let _ = self.sink.process_token(CharacterTokens(text), 1);
+        }
+    }
+
+    /// Hands a token to the tree builder; `None` when it asks for a state not handled here.
+    fn emit(&mut self, token: Token) -> Option<Option<RawKind>> {
+        match self.sink.process_token(token, 1) {
+            TokenSinkResult::Continue
+            | TokenSinkResult::Script(_)
+            | TokenSinkResult::EncodingIndicator(_) => Some(None),
+            TokenSinkResult::RawData(kind) => Some(Some(kind)),
+            TokenSinkResult::Plaintext => None,
+        }
+    }
+
+    /// A tag from its name's first letter (at `pos`) to its `>`, emitted; then the raw text
+    /// of an element whose content is not markup, when the tree builder says so.
+    fn tag(&mut self, kind: TagKind) -> Option<()> {
+        let (b, s) = (self.b, self.s);
+        let start = self.pos;
+        let mut i = start;
+        while i < b.len() && !is_space(b[i]) && b[i] != b'/' && b[i] != b'>' {
+            i += 1;
+        }
+        let name = LocalName::from(&*lower(&s[start..i]));
+        self.pos = i;
+        self.rest_of_tag(kind, name)
+    }
+
+    /// The attributes and the end of a tag whose name is read (`pos` just after it).
+    fn rest_of_tag(&mut self, kind: TagKind, name: LocalName) -> Option<()> {
+        let (b, s) = (self.b, self.s);
+        let mut i = self.pos;
+        let mut attrs: Vec<Attribute> = Vec::new();
+        let mut dup = false;
+        let mut self_closing = false;
+        let mut push = |attrs: &mut Vec<Attribute>, name: &str, value: StrTendril| {
+            let local = LocalName::from(&*lower(name));
+            if attrs.iter().any(|a| a.name.local == local) {
+                dup = true;
+            } else {
+                attrs.push(Attribute {
+                    name: QualName::new(None, ns!(), local),
+                    value,
+                });
+            }
+        };
+        // before an attribute's name
+        loop {
+            while i < b.len() && is_space(b[i]) {
+                i += 1;
+            }
+            match b.get(i)? {
+                b'>' => {
+                    i += 1;
+                    break;
+                }
+                b'/' => {
+                    if b.get(i + 1)? == &b'>' {
+                        self_closing = true;
+                        i += 2;
+                        break;
+                    }
+                    i += 1;
+                    continue;
+                }
+                _ => {}
+            }
+            // the name: its first character may be `=`
+            let n0 = i;
+            i += 1;
+            while i < b.len() && !is_space(b[i]) && !matches!(b[i], b'/' | b'>' | b'=') {
+                i += 1;
+            }
+            let aname = &s[n0..i];
+            while i < b.len() && is_space(b[i]) {
+                i += 1;
+            }
+            if b.get(i)? != &b'=' {
+                // no value (`/`, `>` or the next name follow)
+                push(&mut attrs, aname, StrTendril::new());
+                continue;
+            }
+            i += 1;
+            while i < b.len() && is_space(b[i]) {
+                i += 1;
+            }
+            let value = match b.get(i)? {
+                q @ (b'"' | b'\'') => {
+                    let q = *q;
+                    let mut v = StrTendril::new();
+                    i += 1;
+                    loop {
+                        let off = memchr::memchr2(q, b'&', &b[i..])?;
+                        v.push_slice(&s[i..i + off]);
+                        i += off;
+                        if b[i] == q {
+                            i += 1;
+                            break;
+                        }
+                        i = value_ref(b, i, &mut v);
+                    }
+                    // after a quoted value: anything but space, `/` or `>` starts the next
+                    // name (a parse error), as the tokenizer reconsumes it there
+                    v
+                }
+                b'>' => StrTendril::new(),
+                _ => {
+                    let mut v = StrTendril::new();
+                    loop {
+                        let r = i;
+                        while i < b.len() && !is_space(b[i]) && !matches!(b[i], b'&' | b'>') {
+                            i += 1;
+                        }
+                        v.push_slice(&s[r..i]);
+                        match b.get(i)? {
+                            b'&' => i = value_ref(b, i, &mut v),
+                            _ => break,
+                        }
+                    }
+                    v
+                }
+            };
+            push(&mut attrs, aname, value);
+        }
+        self.pos = i;
+        if kind == StartTag {
+            self.last_start = Some(name.clone());
+        }
+        let token = TagToken(Tag {
+            kind,
+            name,
+            self_closing,
+            attrs,
+            had_duplicate_attributes: dup,
+        });
+        match self.emit(token)? {
+            None => Some(()),
+            Some(raw) => self.raw(raw),
+        }
+    }
+
+    /// The content of a raw-text, RCDATA or script element up to its end tag, and the end
+    /// tag.
+    fn raw(&mut self, kind: RawKind) -> Option<()> {
+        let name = self.last_start.clone()?;
+        let (b, s) = (self.b, self.s);
+        let start = self.pos;
+        let mut i = start;
+        let end = loop {
+            let off = memchr::memmem::find(&b[i..], b"</")?;
+            let at = i + off;
+            let n = at + 2 + name.len();
+            if n <= b.len()
+                && b[at + 2..n].eq_ignore_ascii_case(name.as_bytes())
+                && b.get(n)
+                    .is_some_and(|c| is_space(*c) || *c == b'/' || *c == b'>')
+            {
+                break at;
+            }
+            i = at + 2;
+        };
+        let content = &s[start..end];
+        match kind {
+            RawKind::Rcdata => {
+                let mut i = start;
+                while let Some(off) = memchr::memchr(b'&', &b[i..end]) {
+                    self.text.push_slice(&s[i..i + off]);
+                    i += off + 1;
+                    match char_ref(&b[..end], i, false) {
+                        Some((chars, n, len)) => {
+                            for c in &chars[..n] {
+                                self.text.push_char(*c);
+                            }
+                            i += len;
+                        }
+                        None => self.text.push_char('&'),
+                    }
+                }
+                self.text.push_slice(&s[i..end]);
+            }
+            RawKind::Rawtext => self.text.push_slice(content),
+            RawKind::ScriptData => {
+                // `<!--` in a script starts its escaped states
+                if memchr::memmem::find(content.as_bytes(), b"<!--").is_some() {
+                    return None;
+                }
+                self.text.push_slice(content);
+            }
+            RawKind::ScriptDataEscaped(_) => return None,
+        }
+        self.flush();
+        self.pos = end + 2 + name.len();
+        self.rest_of_tag(EndTag, name)
+    }
+
+    /// `<!DOCTYPE name>`, with a public and a system identifier or without (`pos` after
+    /// `<!`); any other markup declaration is not handled here.
+    fn doctype(&mut self) -> Option<()> {
+        let b = self.b;
+        let mut i = self.pos;
+        if !b.get(i..i + 7)?.eq_ignore_ascii_case(b"doctype") {
+            return None;
+        }
+        i += 7;
+        let spaces = |i: &mut usize| {
+            let s = *i;
+            while *i < b.len() && is_space(b[*i]) {
+                *i += 1;
+            }
+            *i > s
+        };
+        if !spaces(&mut i) {
+            return None;
+        }
+        let n0 = i;
+        while i < b.len() && b[i].is_ascii_alphanumeric() {
+            i += 1;
+        }
+        if i == n0 {
+            return None;
+        }
+        let name = StrTendril::from_slice(&self.s[n0..i].to_ascii_lowercase());
+        let spaced = spaces(&mut i);
+        let quoted = |i: &mut usize| -> Option<StrTendril> {
+            spaces(i);
+            let q = *b.get(*i)?;
+            if q != b'"' && q != b'\'' {
+                return None;
+            }
+            let off = memchr::memchr2(q, b'>', &b[*i + 1..])?;
+            if b[*i + 1 + off] != q {
+                return None;
+            }
+            let id = StrTendril::from_slice(&self.s[*i + 1..*i + 1 + off]);
+            *i += off + 2;
+            Some(id)
+        };
+        let (mut public_id, mut system_id) = (None, None);
+        if b.get(i)? != &b'>' {
+            if !spaced || i + 6 > b.len() {
+                return None;
+            }
+            let word = &b[i..i + 6];
+            i += 6;
+            if word.eq_ignore_ascii_case(b"public") {
+                public_id = Some(quoted(&mut i)?);
+                spaces(&mut i);
+                if b.get(i)? != &b'>' {
+                    system_id = Some(quoted(&mut i)?);
+                }
+            } else if word.eq_ignore_ascii_case(b"system") {
+                system_id = Some(quoted(&mut i)?);
+            } else {
+                return None;
+            }
+            spaces(&mut i);
+            if b.get(i)? != &b'>' {
+                return None;
+            }
+        }
+        self.pos = i + 1;
+        self.emit(DoctypeToken(Doctype {
+            name: Some(name),
+            public_id,
+            system_id,
+            force_quirks: false,
+        }))?;
+        Some(())
+    }
+}
+
+/// A character reference in an attribute value at `i` (its `&`), appended to `v`; returns
+/// where reading goes on.
+fn value_ref(b: &[u8], i: usize, v: &mut StrTendril) -> usize {
+    match char_ref(b, i + 1, true) {
+        Some((chars, n, len)) => {
+            for c in &chars[..n] {
+                v.push_char(*c);
+            }
+            i + 1 + len
+        }
+        None => {
+            v.push_char('&');
+            i + 1
+        }
+    }
+}
+
+/// The character reference after an `&` (at `i`, the byte after it), as html5ever's
+/// tokenizer reads it: `None` when the `&` is text (the bytes after it are then read
+/// again as text).
+fn char_ref(b: &[u8], i: usize, in_attribute: bool) -> Option<CharRef> {
+    match b.get(i)? {
+        b'#' => numeric(b, i + 1),
+        c if c.is_ascii_alphanumeric() => named(b, i, in_attribute),
+        _ => None,
+    }
+}
+
+fn numeric(b: &[u8], mut i: usize) -> Option<CharRef> {
+    let start = i - 1;
+    let base = match b.get(i) {
+        Some(b'x' | b'X') => {
+            i += 1;
+            16
+        }
+        _ => 10,
+    };
+    let (mut num, mut too_big, mut digits) = (0u32, false, 0);
+    while let Some(d) = b.get(i).and_then(|c| (*c as char).to_digit(base)) {
+        num = num.wrapping_mul(base);
+        if num > 0x10FFFF {
+            too_big = true;
+        }
+        num = num.wrapping_add(d);
+        digits += 1;
+        i += 1;
+    }
+    if digits == 0 {
+        return None;
+    }
+    if b.get(i) == Some(&b';') {
+        i += 1;
+    }
+    let c = match num {
+        n if n > 0x10FFFF || too_big => '\u{fffd}',
+        0x00 | 0xD800..=0xDFFF => '\u{fffd}',
+        0x80..=0x9F => html5ever::data::C1_REPLACEMENTS[(num - 0x80) as usize]
+            .unwrap_or_else(|| char::from_u32(num).unwrap_or('\u{fffd}')),
+        n => char::from_u32(n)?,
+    };
+    Some(([c, '\0'], 1, i - start))
+}
+
+fn named(b: &[u8], i: usize, in_attribute: bool) -> Option<CharRef> {
+    let table = &html5ever::data::NAMED_ENTITIES;
+    // grow the name while it is an entity or the start of one (the table holds every
+    // prefix, mapped to (0, 0)); remember the longest whole entity
+    let mut found: Option<(usize, (u32, u32))> = None;
+    let mut end = i;
+    while end < b.len() && b[end].is_ascii() {
+        // (ASCII, so a char boundary)
+        let name = std::str::from_utf8(&b[i..=end]).ok()?;
+        match table.get(name) {
+            Some(&m) => {
+                if m.0 != 0 {
+                    found = Some((end + 1 - i, m));
+                }
+                end += 1;
+            }
+            None => break,
+        }
+    }
+    let (len, (c1, c2)) = found?;
+    let last = b[i + len - 1];
+    // the byte after the match, if the name read went on past it
+    let next = (i + len < b.len() && i + len <= end).then(|| b[i + len]);
+    if last != b';' && in_attribute && next.is_some_and(|c| c == b'=' || c.is_ascii_alphanumeric())
+    {
+        return None;
+    }
+    let c1 = char::from_u32(c1)?;
+    Some(match char::from_u32(c2).filter(|_| c2 != 0) {
+        Some(c2) => ([c1, c2], 2, len),
+        None => ([c1, '\0'], 1, len),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn same(html: &str) -> bool {
+        let Some(f) = fast(html) else { return false };
+        let s = slow(html);
+        assert_eq!(f.html(), s.html(), "trees differ for {html:?}");
+        assert_eq!(f.quirks_mode, s.quirks_mode, "quirks differ for {html:?}");
+        true
+    }
+
+    #[test]
+    fn markup_parses_to_html5evers_tree() {
+        let handled = [
+            "<!DOCTYPE html><html><head><title>A &amp; B</title></head><body><p class=x id='y' data-z=\"1\">Hi</p></body></html>",
+            "<!doctype HTML PUBLIC \"-//W3C//DTD HTML 4.01 Transitional//EN\" \"http://www.w3.org/TR/html4/loose.dtd\"><p>x",
+            "<!DOCTYPE html PUBLIC \"-//W3C//DTD XHTML 1.0 Strict//EN\"><table><tr><td>a<p>b</table>",
+            "<!DOCTYPE html SYSTEM 'about:legacy-compat'><p>x</p>",
+            "<p>AT&T &copy2024 &notit; &notin; &amp &#39; &#x27; &#X41; &#; &#x; &#128; &#0; &#xD800; &#99999999999; &nbsp;x</p>",
+            "<a title='&copy=1' data-x=\"&amp=\" alt=&notit; href=a&b>&lt;</a>",
+            "<P CLASS=A Class=b>dup</P><DIV/><br/><img src=x alt=\"a\"title=b>",
+            "<div a b = c d=\"e\"f='g'>x</div><div =x>y</div><div x/y>z</div>",
+            "a < b <3 <> <<p>c</p>",
+            "<title>a <b> &amp; </titlex> </title>x",
+            "<textarea>\n\nline &lt; <p></TEXTAREA >after",
+            "<pre>\nfirst\n</pre><pre>&#10;x</pre><listing>\ny</listing>",
+            "<style>p > a { x: '</p>' }</style><p>x",
+            "<noscript><p>no</p></noscript><p>y",
+            "<script type=\"application/ld+json\">{\"a\": \"</scrip\"}</script><p>z",
+            "<table><tr><td>1</td></tr>text<tr><td>2</table><b><i>x</b>y</i>",
+            "<svg><title>t</title><style>s</style><p>x</svg>",
+            "<math><mi>x</mi></math><select><option>a<option>b</select>",
+            "<ul><li>a<li>b</ul><dl><dt>x<dd>y</dl><h1>a<h2>b</h1>",
+            "<iframe>inner <b></iframe><xmp><b></xmp><noembed>x</noembed>",
+            "<body>\r\n<p>crlf\r</p>\r</body>",
+            "\u{feff}<p>bom</p>",
+            "<p>unicode: héllo 日本 &eacute;&Eacute;&acE;</p>",
+            "<frameset><frame></frameset>",
+            "<meta charset=utf-8><meta http-equiv=Content-Type content='text/html; charset=latin1'><p>x",
+            "",
+            "text only",
+        ];
+        for h in handled {
+            assert!(same(h), "fell back on {h:?}");
+        }
+        // markup the fast tokenizer leaves to html5ever's, which must still parse it
+        for h in [
+            "<!-- c --><p>x",
+            "<p>a</ p>",
+            "<?xml version=\"1.0\"?><p>x",
+            "<p>a\0b</p>",
+            "<p class=\"x",
+            "<script><!-- </script> --></script>",
+            "<plaintext><p>x",
+            "<title>never ends",
+            "<svg><![CDATA[x]]></svg>",
+        ] {
+            assert!(fast(h).is_none(), "handled {h:?}");
+            let _ = parse(h);
+        }
+    }
+
+    /// Markup put together at random from pieces that exercise the tree builder's modes and
+    /// the tokenizer's states: every one the fast tokenizer takes must give html5ever's
+    /// tree, and it must take most of them (it leaves a raw-text element that never ends,
+    /// `<title>` in foreign content aside, to html5ever's).
+    #[test]
+    fn random_markup_parses_to_html5evers_tree() {
+        const PIECES: &[&str] = &[
+            "<p>",
+            "</p>",
+            "<div class=a>",
+            "</div>",
+            "<b>",
+            "</b>",
+            "<i>",
+            "</i>",
+            "<a href=x>",
+            "</a>",
+            "<table>",
+            "</table>",
+            "<tr>",
+            "<td>",
+            "</td>",
+            "<th>",
+            "<tbody>",
+            "<caption>",
+            "<ul>",
+            "<li>",
+            "</ul>",
+            "<ol>",
+            "<h1>",
+            "</h1>",
+            "<h2 id=t>",
+            "<br>",
+            "<br/>",
+            "<img src=a alt='b'>",
+            "<hr>",
+            "<span>",
+            "</span>",
+            "<form>",
+            "</form>",
+            "<input type=text>",
+            "<select>",
+            "<option>",
+            "</select>",
+            "<button>",
+            "</button>",
+            "<pre>",
+            "</pre>",
+            "\n",
+            " ",
+            "text",
+            "words here",
+            "&amp;",
+            "&nbsp;",
+            "&copy",
+            "&copy=",
+            "&notit;",
+            "&#65;",
+            "&#x263A;",
+            "&#150;",
+            "&bogus;",
+            "&",
+            "<",
+            "a<b",
+            "<title>a &amp; <b></title>",
+            "<textarea>\nx</textarea>",
+            "<style>a>b{}</style>",
+            "<noscript><p>n</p></noscript>",
+            "</title>",
+            "</style>",
+            "<svg>",
+            "</svg>",
+            "<math>",
+            "</math>",
+            "<html>",
+            "<head>",
+            "</head>",
+            "<body>",
+            "</body>",
+            "<meta charset=utf-8>",
+            "<link rel=x>",
+            "<template>",
+            "</template>",
+            "<frameset>",
+            "<nobr>",
+            "<font>",
+            "</font>",
+            "<center>",
+            "<dd>",
+            "<dt>",
+            "<dl>",
+            "</dl>",
+            "<em class=\"x y\" class=z>",
+            "</em>",
+            "<section hidden>",
+            "</section>",
+            "<x-y z=1>",
+            "</x-y>",
+            "<DIV CLASS=Up>",
+            "<p/>",
+            "<a title=\"q&amp;a\" data-v='1&2'>",
+            "<col>",
+            "<colgroup>",
+            "<thead>",
+            "<tfoot>",
+            "<area>",
+            "<object>",
+            "</object>",
+            "<applet>",
+            "<marquee>",
+            "<rb>",
+            "<ruby>",
+            "<rt>",
+            "<rp>",
+            "<optgroup>",
+            "<image>",
+            "<isindex>",
+            "<main>",
+            "<nav>",
+            "<article>",
+            "<header>",
+            "<footer>",
+            "<aside>",
+            "<figure>",
+            "<figcaption>",
+            "<details>",
+            "<summary>",
+            "<label>",
+            "<script>{\"a\": 1}</script>",
+            "</script>",
+            "<xmp><p></xmp>",
+            "<listing>",
+            "<!DOCTYPE html>",
+            "<iframe>x</iframe>",
+        ];
+        // a fixed generator (no dependency): xorshift
+        let mut x = 0x9E3779B97F4A7C15u64;
+        let (mut taken, mut total) = (0, 0);
+        for _ in 0..3000 {
+            let mut h = String::new();
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let n = 1 + (x % 40) as usize;
+            for _ in 0..n {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                h.push_str(PIECES[(x % PIECES.len() as u64) as usize]);
+            }
+            total += 1;
+            if same(&h) {
+                taken += 1;
+            }
+        }
+        assert!(
+            taken * 10 >= total * 7,
+            "the fast tokenizer took {taken} of {total}"
+        );
+    }
+
+    /// Every labelled page and a third of the WCXB pages, stripped as extraction strips
+    /// them, parse to html5ever's tree (needs `../shared/testdata`; skipped without it).
+    #[test]
+    fn a_page_parses_to_html5evers_tree() {
+        let mut files: Vec<std::path::PathBuf> = Vec::new();
+        for set in [
+            "extract/scrapinghub/html",
+            "extract/readability/html",
+            "extract/trafilatura/html",
+            "wcxb-dev/html",
+        ] {
+            let Some(dir) = trawl_core::testdata::shared(set) else {
+                continue;
+            };
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                continue;
+            };
+            let mut some: Vec<_> = entries.filter_map(|e| Some(e.ok()?.path())).collect();
+            some.sort();
+            let step = if set.starts_with("wcxb") { 3 } else { 1 };
+            files.extend(some.into_iter().step_by(step));
+        }
+        let (mut taken, mut total) = (0, 0);
+        for p in &files {
+            let raw = std::fs::read(p).expect("read page");
+            let raw = if p.extension().is_some_and(|e| e == "gz") {
+                let mut out = Vec::new();
+                use std::io::Read;
+                flate2::read::GzDecoder::new(&raw[..])
+                    .read_to_end(&mut out)
+                    .expect("gunzip page");
+                out
+            } else {
+                raw
+            };
+            let html = String::from_utf8_lossy(&raw);
+            crate::strip::with_stripped(&html, usize::MAX, |s, _| {
+                total += 1;
+                if same(s) {
+                    taken += 1;
+                }
+            });
+        }
+        if total > 0 {
+            assert!(
+                taken * 10 >= total * 8,
+                "the fast tokenizer took {taken} of {total}"
+            );
+        }
+        eprintln!("the fast tokenizer took {taken} of {total} pages");
+    }
+}
