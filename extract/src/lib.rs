@@ -116,6 +116,14 @@ impl ExtractConfig {
     }
 }
 
+/// Parses `html` with trawl's tokenizer into html5ever's tree builder and with html5ever's
+/// own tokenizer; panics when both take it and the trees differ. Returns whether trawl's
+/// tokenizer took it. For the `html_parse` fuzz target, not an API.
+#[doc(hidden)]
+pub fn check_parse(html: &str) -> bool {
+    parse::check(html)
+}
+
 /// Whether a body labelled as HTML (or unlabelled) is binary data: an image, PDF or archive
 /// served as `text/html` is not a document. Two signs: the signature of a binary format at
 /// the start (the WHATWG MIME Sniffing patterns for images, fonts, archives, audio and

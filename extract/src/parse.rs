@@ -44,6 +44,20 @@ fn new_document(html: &str) -> Html {
     doc
 }
 
+/// Parses `html` with both tokenizers; panics when both take it and the trees (or quirks
+/// modes) differ. Returns whether the fast one took it. (The tests and the `html_parse`
+/// fuzz target.)
+pub(crate) fn check(html: &str) -> bool {
+    let Some(f) = fast(html) else { return false };
+    let s = slow(html);
+    assert_eq!(f.html(), s.html(), "trees differ for {html:?}");
+    assert_eq!(
+        f.quirks_mode, s.quirks_mode,
+        "quirks modes differ for {html:?}"
+    );
+    true
+}
+
 /// html5ever's own tokenizer.
 pub(crate) fn slow(html: &str) -> Html {
     html5ever::driver::parse_document(HtmlTreeSink::new(new_document(html)), Default::default())
@@ -577,11 +591,7 @@ mod tests {
     use super::*;
 
     fn same(html: &str) -> bool {
-        let Some(f) = fast(html) else { return false };
-        let s = slow(html);
-        assert_eq!(f.html(), s.html(), "trees differ for {html:?}");
-        assert_eq!(f.quirks_mode, s.quirks_mode, "quirks differ for {html:?}");
-        true
+        check(html)
     }
 
     #[test]

@@ -1,0 +1,11 @@
+//! Any text as markup: trawl's tokenizer, feeding html5ever's tree builder, builds the tree
+//! html5ever's own tokenizer builds whenever it takes the markup (it hands the rest to
+//! html5ever's), in the same quirks mode.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let text = String::from_utf8_lossy(data);
+    trawl_extract::check_parse(&text);
+});
