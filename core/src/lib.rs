@@ -26,6 +26,7 @@ pub mod compliance;
 pub mod disk;
 mod error;
 pub mod html;
+pub mod parse;
 mod record;
 mod runner;
 mod shard;

@@ -29,6 +29,49 @@ pub fn shared(rel: &str) -> Option<PathBuf> {
     }
 }
 
+/// The labelled pages (`extract/*/html`) and every `wcxb_step`-th WCXB development page
+/// (gunzipped), as served, in a fixed order; none when the shared data is absent. Bytes that
+/// are not UTF-8 are replaced, as a test of parsing needs text, not the charset reader.
+pub fn pages(wcxb_step: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    for set in [
+        "extract/scrapinghub/html",
+        "extract/readability/html",
+        "extract/trafilatura/html",
+        "wcxb-dev/html",
+    ] {
+        let Some(dir) = shared(set) else { continue };
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        let mut files: Vec<PathBuf> = entries.filter_map(|e| Some(e.ok()?.path())).collect();
+        files.sort();
+        let step = if set.starts_with("wcxb") {
+            wcxb_step.max(1)
+        } else {
+            1
+        };
+        for p in files.into_iter().step_by(step) {
+            let Ok(raw) = std::fs::read(&p) else { continue };
+            let raw = if p.extension().is_some_and(|e| e == "gz") {
+                use std::io::Read;
+                let mut out = Vec::new();
+                if flate2::read::GzDecoder::new(&raw[..])
+                    .read_to_end(&mut out)
+                    .is_err()
+                {
+                    continue;
+                }
+                out
+            } else {
+                raw
+            };
+            out.push(String::from_utf8_lossy(&raw).into_owned());
+        }
+    }
+    out
+}
+
 /// `rel` under `<root>/../shared/testdata`.
 fn shared_under(root: &Path, rel: &str) -> PathBuf {
     root.join("../shared/testdata").join(rel)

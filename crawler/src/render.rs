@@ -457,8 +457,8 @@ const NOT_CONTENT_PANELS: &[&str] = &[
 
 /// Measures the static HTML.
 pub fn static_signals(html: &str) -> StaticSignals {
-    use scraper::{Html, Node};
-    let doc = Html::parse_document(html);
+    use scraper::Node;
+    let doc = trawl_core::parse::parse_document(html);
     let mut s = StaticSignals::default();
     let mut visible = String::new();
     let mut payloads: Vec<String> = Vec::new();

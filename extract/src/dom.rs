@@ -169,7 +169,7 @@ fn extract_parsed(
     choose: Option<Chooser<'_>>,
     deadline: Option<std::time::Instant>,
 ) -> Result<Extracted, Overrun> {
-    let doc = crate::parse::parse(html);
+    let doc = trawl_core::parse::parse_document(html);
     check(deadline)?;
     let base = url::Url::parse(base_url).ok();
     let meta = crate::meta::page_meta(&doc, base.as_ref());

@@ -19,7 +19,6 @@ mod llm;
 mod meta;
 mod mojibake;
 mod pagetype;
-mod parse;
 mod score;
 mod strip;
 
@@ -114,14 +113,6 @@ impl ExtractConfig {
         }
         self.llm.validate()
     }
-}
-
-/// Parses `html` with trawl's tokenizer into html5ever's tree builder and with html5ever's
-/// own tokenizer; panics when both take it and the trees differ. Returns whether trawl's
-/// tokenizer took it. For the `html_parse` fuzz target, not an API.
-#[doc(hidden)]
-pub fn check_parse(html: &str) -> bool {
-    parse::check(html)
 }
 
 /// Whether a body labelled as HTML (or unlabelled) is binary data: an image, PDF or archive

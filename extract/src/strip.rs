@@ -487,6 +487,29 @@ mod tests {
         assert_eq!(strip_inert(html), "<p class=\"日本\">ß</p><a>€</a>");
     }
 
+    /// The pages as this pass strips them (the labelled pages and a third of the WCXB
+    /// pages; skipped without `../shared/testdata`) parse with trawl's tokenizer to
+    /// html5ever's tree, and nearly all take it (`trawl_core::parse`).
+    #[test]
+    fn stripped_pages_parse_to_html5evers_tree() {
+        let (mut taken, mut total) = (0, 0);
+        for html in trawl_core::testdata::pages(3) {
+            with_stripped(&html, usize::MAX, |s, _| {
+                total += 1;
+                if trawl_core::parse::check(s) {
+                    taken += 1;
+                }
+            });
+        }
+        if total > 0 {
+            assert!(
+                taken * 20 >= total * 19,
+                "trawl's tokenizer took {taken} of {total}"
+            );
+        }
+        eprintln!("trawl's tokenizer took {taken} of {total} stripped pages");
+    }
+
     /// Needs `../shared/testdata/extract` (skipped when absent): every labelled page
     /// extracts to the same text, images, title, metadata and page type with and without
     /// the minifying (so [`READ_ATTRS`] and [`READ_ON`] hold every attribute the extractor

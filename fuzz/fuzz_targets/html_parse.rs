@@ -7,5 +7,5 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
-    trawl_extract::check_parse(&text);
+    trawl_core::parse::check(&text);
 });
