@@ -3,7 +3,7 @@
 //!
 //! html5ever's tokenizer reads tag and attribute names one character at a time through its
 //! buffer queue, and appends each to a growing string: on the pages extraction parses (after
-//! its pre-parse pass) that was a third of the parse. [`parse`] tokenizes the markup a
+//! its pre-parse pass) that was a third of the parse. [`parse_document`] tokenizes the markup a
 //! slice at a time instead (a name or a value is one copy) and hands the tokens to
 //! html5ever's own [`TreeBuilder`], so the tree is the one html5ever builds: the same
 //! insertion modes, foster parenting, adoption agency and quirks.
