@@ -259,7 +259,6 @@ mod tests {
 #[cfg(test)]
 mod real_pages {
     use super::*;
-    use std::io::Read;
 
     fn tree_links(html: &str, base: &Url) -> Vec<String> {
         let doc = scraper::Html::parse_document(html);
@@ -280,49 +279,17 @@ mod real_pages {
 
     #[test]
     fn the_scan_finds_what_a_tree_parser_finds() {
-        let Some(root) = trawl_core::testdata::shared("") else {
-            return;
-        };
-        let mut files = Vec::new();
         // the labelled pages and every fourth WCXB page (about 740 pages, a few seconds)
-        for (dir, every) in [
-            ("extract/readability/html", 1),
-            ("extract/scrapinghub/html", 1),
-            ("extract/trafilatura/html", 1),
-            ("wcxb-dev/html", 4),
-        ] {
-            if let Ok(rd) = std::fs::read_dir(root.join(dir)) {
-                let mut these: Vec<_> = rd.flatten().map(|e| e.path()).collect();
-                these.sort();
-                files.extend(these.into_iter().step_by(every));
-            }
-        }
-        if files.is_empty() {
-            eprintln!("SKIP: no pages under {}", root.display());
+        let all = trawl_core::testdata::pages(4);
+        if all.is_empty() {
             return;
         }
-        files.sort();
         let base = Url::parse("https://example.org/a/b.html").unwrap();
         let (mut pages, mut same, mut links, mut missed, mut extra) =
             (0, 0, 0usize, 0usize, 0usize);
-        for f in &files {
-            let mut raw = Vec::new();
-            let ok = if f.extension().is_some_and(|e| e == "gz") {
-                flate2::read::GzDecoder::new(std::fs::File::open(f).unwrap())
-                    .read_to_end(&mut raw)
-                    .is_ok()
-            } else {
-                std::fs::File::open(f)
-                    .unwrap()
-                    .read_to_end(&mut raw)
-                    .is_ok()
-            };
-            if !ok {
-                continue;
-            }
-            let html = String::from_utf8_lossy(&raw);
-            let want = tree_links(&html, &base);
-            let got: Vec<String> = scan(&html, usize::MAX, |h| base.join(h).ok())
+        for html in &all {
+            let want = tree_links(html, &base);
+            let got: Vec<String> = scan(html, usize::MAX, |h| base.join(h).ok())
                 .urls
                 .iter()
                 .map(|u| u.to_string())
