@@ -70,9 +70,23 @@ pub fn slow(html: &str) -> Html {
 /// trawl's tokenizer into html5ever's tree builder; `None` when the markup needs a state it
 /// does not handle.
 pub fn fast(html: &str) -> Option<Html> {
+    let tb = TreeBuilder::new(HtmlTreeSink::new(new_document(html)), Default::default());
+    if !tokenize(html, &tb) {
+        return None;
+    }
+    tb.end();
+    Some(tb.sink.finish())
+}
+
+/// Hands the tokens of `html` to `sink` as html5ever's tokenizer would (the sink switches it
+/// to raw text as html5ever's sinks do, with [`TokenSinkResult::RawData`]), up to the end of
+/// file. `false` when the markup needs a state this tokenizer leaves to html5ever's (see the
+/// module's comment): the sink has then seen the tokens before that point, and the caller
+/// starts over with html5ever's tokenizer and a fresh sink.
+pub fn tokenize<S: TokenSink>(html: &str, sink: &S) -> bool {
     let bytes = html.as_bytes();
     if memchr::memchr(0, bytes).is_some() {
-        return None;
+        return false;
     }
     // the input stream's preprocessing: CR LF and CR alone are LF
     let owned;
@@ -83,18 +97,15 @@ pub fn fast(html: &str) -> Option<Html> {
         html
     };
     let html = html.strip_prefix('\u{feff}').unwrap_or(html);
-    let tb = TreeBuilder::new(HtmlTreeSink::new(new_document(html)), Default::default());
     let mut t = Tokenizer {
         s: html,
         b: html.as_bytes(),
         pos: 0,
         text: StrTendril::new(),
-        sink: &tb,
+        sink,
         last_start: None,
     };
-    t.run()?;
-    tb.end();
-    Some(tb.sink.finish())
+    t.run().is_some()
 }
 
 struct Tokenizer<'a, S: TokenSink> {
