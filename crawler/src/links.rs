@@ -389,6 +389,19 @@ mod tokenizers {
     }
 
     #[test]
+    fn both_tokenizers_find_the_same_links_in_random_markup() {
+        let (mut fast, mut total) = (0, 0);
+        for html in trawl_core::testdata::random_markup(3000) {
+            same(&html, 10);
+            same(&html, 1);
+            total += 1;
+            fast += usize::from(taken(&html));
+        }
+        eprintln!("{total} documents, {fast} read by trawl's tokenizer");
+        assert!(fast * 10 >= total * 6, "{fast} of {total}");
+    }
+
+    #[test]
     fn both_tokenizers_find_the_same_links_on_real_pages() {
         // the labelled pages and every fourth WCXB page (skipped when ../shared is absent)
         let all = trawl_core::testdata::pages(4);
