@@ -77,21 +77,6 @@ fn shared_under(root: &Path, rel: &str) -> PathBuf {
     root.join("../shared/testdata").join(rel)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_shared_data_sits_beside_the_workspace_root() {
-        assert_eq!(
-            shared_under(Path::new("/work/main"), "robots/cases.json"),
-            Path::new("/work/main/../shared/testdata/robots/cases.json")
-        );
-        // from a member crate, the root is found by its Cargo.lock; a missing path is None
-        assert_eq!(shared("no/such/file"), None);
-    }
-}
-
 /// Pieces of markup that exercise the tree builder's modes and the tokenizer's states
 /// (character references in every form, raw text and RCDATA, script escapes, foreign
 /// content, tables, comments, doctypes, links).
@@ -257,4 +242,19 @@ pub fn random_markup(count: usize) -> impl Iterator<Item = String> {
             .map(|_| MARKUP_PIECES[(next() % MARKUP_PIECES.len() as u64) as usize])
             .collect()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shared_data_sits_beside_the_workspace_root() {
+        assert_eq!(
+            shared_under(Path::new("/work/main"), "robots/cases.json"),
+            Path::new("/work/main/../shared/testdata/robots/cases.json")
+        );
+        // from a member crate, the root is found by its Cargo.lock; a missing path is None
+        assert_eq!(shared("no/such/file"), None);
+    }
 }
