@@ -17,7 +17,9 @@
 //! declare. Anything else (a CDATA section, a comment's rare forms, a NUL byte, an unfinished
 //! tag, `<plaintext>`) gives the page back to html5ever's tokenizer from its start: 5 of 845
 //! pages as extraction strips them, 6 of 845 as served. [`check`] compares the two trees:
-//! the tests here, extraction's on its stripped pages, and the `html_parse` fuzz target.
+//! the tests here, extraction's on its stripped pages, and the `html_parse` fuzz target;
+//! [`check_tokens`] the two token streams a sink without a tree gets ([`tokenize`] feeds the
+//! crawler's link scan): the tests here and the same fuzz target.
 //! (The tokenizer's own parse errors are not reported: `Html::errors` holds the tree
 //! builder's only. Nothing in trawl reads them.)
 
@@ -59,6 +61,103 @@ pub fn check(html: &str) -> bool {
         "quirks modes differ for {html:?}"
     );
     true
+}
+
+/// Tokenizes `html` with both tokenizers into a sink without a tree (one that switches them
+/// to raw text by the element's name alone, as the crawler's link scan does); panics when
+/// both take it and the token streams differ (text runs joined, parse errors left out: trawl's
+/// tokenizer sends only those the tree builder reads). Returns whether trawl's took it. (For
+/// tests and the `html_parse` fuzz target.)
+pub fn check_tokens(html: &str) -> bool {
+    let fast = Recorder::default();
+    if !tokenize(html, &fast) {
+        return false;
+    }
+    let slow = Recorder::default();
+    let t = html5ever::tokenizer::Tokenizer::new(slow, Default::default());
+    let input = html5ever::tokenizer::BufferQueue::default();
+    input.push_back(StrTendril::from_slice(html));
+    let _ = t.feed(&input);
+    t.end();
+    let (f, s) = (fast.tokens.into_inner(), t.sink.tokens.into_inner());
+    if f != s {
+        // the first token that differs, and the markup's length: whole pages are long
+        let at = f.iter().zip(&s).take_while(|(a, b)| a == b).count();
+        panic!(
+            "token streams differ at token {at} of {} (html5ever's: {}) in {} bytes of markup \
+             starting {:?}: trawl's {:?}, html5ever's {:?}",
+            f.len(),
+            s.len(),
+            html.len(),
+            html.chars().take(80).collect::<String>(),
+            f.get(at.saturating_sub(1)..(at + 2).min(f.len())),
+            s.get(at.saturating_sub(1)..(at + 2).min(s.len())),
+        );
+    }
+    true
+}
+
+/// The tokens a sink without a tree is handed, as text ([`check_tokens`]).
+#[derive(Default)]
+struct Recorder {
+    tokens: std::cell::RefCell<Vec<String>>,
+    raw: std::cell::Cell<bool>,
+}
+
+impl TokenSink for Recorder {
+    type Handle = ();
+
+    fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
+        let mut tokens = self.tokens.borrow_mut();
+        match token {
+            ParseError(_) => {}
+            CharacterTokens(t) => match tokens.last_mut().filter(|l| l.starts_with("text ")) {
+                Some(last) => last.push_str(&t),
+                None => tokens.push(format!("text {t}")),
+            },
+            TagToken(tag) => {
+                // (written out: a tendril's `Debug` names its storage, which differs)
+                let attrs: Vec<String> = tag
+                    .attrs
+                    .iter()
+                    .map(|a| format!("{}={:?}", &*a.name.local, &*a.value))
+                    .collect();
+                tokens.push(format!(
+                    "{:?} {} {attrs:?} self_closing={} duplicates={}",
+                    tag.kind, &*tag.name, tag.self_closing, tag.had_duplicate_attributes
+                ));
+                if tag.kind == EndTag {
+                    self.raw.set(false);
+                    return TokenSinkResult::Continue;
+                }
+                let kind = match &*tag.name {
+                    "script" => RawKind::ScriptData,
+                    "style" | "xmp" | "iframe" | "noembed" | "noframes" | "noscript" => {
+                        RawKind::Rawtext
+                    }
+                    "textarea" | "title" => RawKind::Rcdata,
+                    "plaintext" => return TokenSinkResult::Plaintext,
+                    _ => return TokenSinkResult::Continue,
+                };
+                if !self.raw.replace(true) {
+                    return TokenSinkResult::RawData(kind);
+                }
+            }
+            CommentToken(c) => tokens.push(format!("comment {:?}", &*c)),
+            DoctypeToken(d) => {
+                let part = |p: &Option<StrTendril>| p.as_deref().map(str::to_string);
+                tokens.push(format!(
+                    "doctype {:?} {:?} {:?} quirks={}",
+                    part(&d.name),
+                    part(&d.public_id),
+                    part(&d.system_id),
+                    d.force_quirks
+                ));
+            }
+            other => tokens.push(format!("{other:?}")),
+        }
+        TokenSinkResult::Continue
+    }
 }
 
 /// html5ever's own tokenizer (into a tree sized as [`parse_document`]'s).
@@ -740,8 +839,11 @@ fn named(b: &[u8], i: usize, in_attribute: bool) -> Option<CharRef> {
 mod tests {
     use super::*;
 
+    /// Both tokenizers give the same tree, and the same tokens to a sink without one.
     fn same(html: &str) -> bool {
-        check(html)
+        let tree = check(html);
+        let tokens = check_tokens(html);
+        tree && tokens
     }
 
     #[test]
