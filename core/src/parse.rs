@@ -30,7 +30,7 @@ use html5ever::tokenizer::{
     Tag, TagKind, TagToken, Token, TokenSink, TokenSinkResult,
 };
 use html5ever::tree_builder::{TreeBuilder, TreeSink};
-use html5ever::{ns, Attribute, LocalName, QualName};
+use html5ever::{local_name, ns, Attribute, LocalName, QualName};
 use scraper::{Html, HtmlTreeSink};
 
 /// Parses a page as html5ever does (the same tree), faster on ordinary markup.
@@ -73,13 +73,8 @@ pub fn check_tokens(html: &str) -> bool {
     if !tokenize(html, &fast) {
         return false;
     }
-    let slow = Recorder::default();
-    let t = html5ever::tokenizer::Tokenizer::new(slow, Default::default());
-    let input = html5ever::tokenizer::BufferQueue::default();
-    input.push_back(StrTendril::from_slice(html));
-    let _ = t.feed(&input);
-    t.end();
-    let (f, s) = (fast.tokens.into_inner(), t.sink.tokens.into_inner());
+    let slow = tokenize_html5ever(html, Recorder::default());
+    let (f, s) = (fast.tokens.into_inner(), slow.tokens.into_inner());
     if f != s {
         // the first token that differs, and the markup's length: whole pages are long
         let at = f.iter().zip(&s).take_while(|(a, b)| a == b).count();
@@ -101,7 +96,7 @@ pub fn check_tokens(html: &str) -> bool {
 #[derive(Default)]
 struct Recorder {
     tokens: std::cell::RefCell<Vec<String>>,
-    raw: std::cell::Cell<bool>,
+    raw: RawText,
 }
 
 impl TokenSink for Recorder {
@@ -127,21 +122,10 @@ impl TokenSink for Recorder {
                     tag.kind, &*tag.name, tag.self_closing, tag.had_duplicate_attributes
                 ));
                 if tag.kind == EndTag {
-                    self.raw.set(false);
+                    self.raw.end();
                     return TokenSinkResult::Continue;
                 }
-                let kind = match &*tag.name {
-                    "script" => RawKind::ScriptData,
-                    "style" | "xmp" | "iframe" | "noembed" | "noframes" | "noscript" => {
-                        RawKind::Rawtext
-                    }
-                    "textarea" | "title" => RawKind::Rcdata,
-                    "plaintext" => return TokenSinkResult::Plaintext,
-                    _ => return TokenSinkResult::Continue,
-                };
-                if !self.raw.replace(true) {
-                    return TokenSinkResult::RawData(kind);
-                }
+                return self.raw.start(&tag.name);
             }
             CommentToken(c) => tokens.push(format!("comment {:?}", &*c)),
             DoctypeToken(d) => {
@@ -158,6 +142,54 @@ impl TokenSink for Recorder {
         }
         TokenSinkResult::Continue
     }
+}
+
+/// The raw-text switching of a sink without a tree: a start tag of an element whose content
+/// is not markup (`<script>`, `<style>`, `<title>`, `<textarea>`, ...) switches the tokenizer
+/// to raw text or RCDATA, by the name alone (the tree builder also weighs where the element
+/// stands), until an end tag; `<plaintext>` asks for the state neither sink handles.
+#[derive(Debug, Default)]
+pub struct RawText {
+    inside: std::cell::Cell<bool>,
+}
+
+impl RawText {
+    /// What the sink answers a start tag named `name` with.
+    pub fn start(&self, name: &LocalName) -> TokenSinkResult<()> {
+        let kind = match *name {
+            local_name!("script") => RawKind::ScriptData,
+            local_name!("style")
+            | local_name!("xmp")
+            | local_name!("iframe")
+            | local_name!("noembed")
+            | local_name!("noframes")
+            | local_name!("noscript") => RawKind::Rawtext,
+            local_name!("textarea") | local_name!("title") => RawKind::Rcdata,
+            local_name!("plaintext") => return TokenSinkResult::Plaintext,
+            _ => return TokenSinkResult::Continue,
+        };
+        if self.inside.replace(true) {
+            TokenSinkResult::Continue
+        } else {
+            TokenSinkResult::RawData(kind)
+        }
+    }
+
+    /// An end tag: raw text, if the tokenizer was in it, has ended.
+    pub fn end(&self) {
+        self.inside.set(false);
+    }
+}
+
+/// html5ever's tokenizer over all of `html` into `sink`, which is handed back (for a sink
+/// that never asks the tokenizer to stop for a script: one feed reads everything).
+pub fn tokenize_html5ever<S: TokenSink>(html: &str, sink: S) -> S {
+    let t = html5ever::tokenizer::Tokenizer::new(sink, Default::default());
+    let input = html5ever::tokenizer::BufferQueue::default();
+    input.push_back(StrTendril::from_slice(html));
+    let _ = t.feed(&input);
+    t.end();
+    t.sink
 }
 
 /// html5ever's own tokenizer (into a tree sized as [`parse_document`]'s).

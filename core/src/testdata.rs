@@ -225,7 +225,7 @@ const MARKUP_PIECES: &[&str] = &[
     "<meta name=robots content=nofollow>",
 ];
 
-/// `count` documents of 1 to 40 [`MARKUP_PIECES`] picked at random (a fixed xorshift
+/// `count` documents, each 1 to 40 of the pieces above picked at random (a fixed xorshift
 /// generator: the same documents every run), for tests that compare two parsers or two
 /// tokenizers on markup no page author would write.
 pub fn random_markup(count: usize) -> impl Iterator<Item = String> {

@@ -10,11 +10,8 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 
 use html5ever::local_name;
-use html5ever::tendril::StrTendril;
-use html5ever::tokenizer::states::RawKind;
-use html5ever::tokenizer::{
-    BufferQueue, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
-};
+use html5ever::tokenizer::{Tag, TagKind, Token, TokenSink, TokenSinkResult};
+use trawl_core::parse::RawText;
 use url::Url;
 
 /// What [`scan`] found.
@@ -41,7 +38,7 @@ fn scan_with(html: &str, max: usize, resolve: &dyn Fn(&str) -> Option<Url>, fast
         max,
         seen: RefCell::new(HashSet::new()),
         found: RefCell::new(Found::default()),
-        raw: Cell::new(false),
+        raw: RawText::default(),
         foreign: Cell::new(0),
     };
     // trawl's tokenizer reads a name or a value as one slice; what it leaves to html5ever's
@@ -52,13 +49,10 @@ fn scan_with(html: &str, max: usize, resolve: &dyn Fn(&str) -> Option<Url>, fast
             return sink.found.into_inner();
         }
     }
-    let tokenizer = Tokenizer::new(sink(), TokenizerOpts::default());
-    let input = BufferQueue::default();
-    input.push_back(StrTendril::from_slice(html));
-    // the sink never asks to stop for a script, so one feed reads everything
-    let _ = tokenizer.feed(&input);
-    tokenizer.end();
-    tokenizer.sink.found.into_inner()
+    // (the sink never asks to stop for a script)
+    trawl_core::parse::tokenize_html5ever(html, sink())
+        .found
+        .into_inner()
 }
 
 struct Sink<F> {
@@ -67,8 +61,8 @@ struct Sink<F> {
     /// the links kept, as strings
     seen: RefCell<HashSet<String>>,
     found: RefCell<Found>,
-    /// inside a raw-text element (nothing in it is markup)
-    raw: Cell<bool>,
+    /// whether it is inside a raw-text element (nothing in it is markup)
+    raw: RawText,
     /// open `<svg>`/`<math>` elements: in foreign content `<title>` and `<style>` are
     /// ordinary elements (an SVG icon's `<title/>` is not the start of raw text)
     foreign: Cell<u32>,
@@ -130,7 +124,7 @@ impl<F: Fn(&str) -> Option<Url>> TokenSink for Sink<F> {
             return TokenSinkResult::Continue;
         };
         if tag.kind == TagKind::EndTag {
-            self.raw.set(false);
+            self.raw.end();
             if matches!(tag.name, local_name!("svg") | local_name!("math")) {
                 self.foreign.set(self.foreign.get().saturating_sub(1));
             }
@@ -161,33 +155,12 @@ impl<F: Fn(&str) -> Option<Url>> TokenSink for Sink<F> {
         if self.foreign.get() > 0 && tag.name != local_name!("a") {
             return TokenSinkResult::Continue;
         }
-        let raw = match tag.name {
-            local_name!("a") => {
-                self.anchor(&tag);
-                None
-            }
-            local_name!("meta") => {
-                self.meta(&tag);
-                None
-            }
-            local_name!("script") => Some(RawKind::ScriptData),
-            local_name!("style")
-            | local_name!("xmp")
-            | local_name!("iframe")
-            | local_name!("noembed")
-            | local_name!("noframes")
-            | local_name!("noscript") => Some(RawKind::Rawtext),
-            local_name!("textarea") | local_name!("title") => Some(RawKind::Rcdata),
-            local_name!("plaintext") => return TokenSinkResult::Plaintext,
-            _ => None,
-        };
-        match raw {
-            Some(kind) if !self.raw.get() => {
-                self.raw.set(true);
-                TokenSinkResult::RawData(kind)
-            }
-            _ => TokenSinkResult::Continue,
+        match tag.name {
+            local_name!("a") => self.anchor(&tag),
+            local_name!("meta") => self.meta(&tag),
+            _ => {}
         }
+        self.raw.start(&tag.name)
     }
 }
 
@@ -349,7 +322,7 @@ mod tokenizers {
             max: 0,
             seen: RefCell::new(HashSet::new()),
             found: RefCell::new(Found::default()),
-            raw: Cell::new(false),
+            raw: RawText::default(),
             foreign: Cell::new(0),
         };
         trawl_core::parse::tokenize(html, &sink)
