@@ -193,7 +193,12 @@ fn extract_parsed(
         },
     );
     check(deadline)?;
-    let page_type = crate::pagetype::classify(&crate::pagetype::Evidence {
+    let body_sel = &*BODY;
+    let body = doc
+        .select(body_sel)
+        .next()
+        .unwrap_or_else(|| doc.root_element());
+    let evidence = crate::pagetype::Evidence {
         types: &meta.types,
         og_type: meta.og_type.as_deref(),
         listing: scores.listing.is_some(),
@@ -204,12 +209,24 @@ fn extract_parsed(
         landing: crate::pagetype::landing_signal(&urls),
         forum: crate::pagetype::forum_signal(&urls),
         index: crate::pagetype::index_signal(&urls),
-    });
-    let body_sel = &*BODY;
-    let body = doc
-        .select(body_sel)
-        .next()
-        .unwrap_or_else(|| doc.root_element());
+        shape: crate::pagetype::shape(body),
+        link: scores.get(body.id()).map_or(0, |s| s.link),
+        root_text: scores
+            .listing
+            .or(scores.root)
+            .and_then(|r| scores.get(r))
+            .map_or(0, |s| s.text),
+        published: meta.published.is_some(),
+        author: meta.author.is_some(),
+        bare_products: meta.bare_products,
+        url: crate::pagetype::UrlShape::of(&urls),
+    };
+    if tracing::enabled!(tracing::Level::TRACE) {
+        let (rules, sure) = crate::pagetype::rules(&evidence);
+        let named = crate::pagetype::named_features(&evidence);
+        tracing::trace!(url = base_url, names = ?named.map(|(n, _)| n), features = ?named.map(|(_, v)| v), rules = rules.as_str(), sure, "page type features");
+    }
+    let page_type = crate::pagetype::classify(&evidence);
     let walker = |root_is_content: bool, prune: Prune| Walker {
         out: String::new(),
         cur: String::new(),
@@ -4667,6 +4684,66 @@ mod tests {
         let steps: String = (1..=4).map(step).collect();
         let full = format!("<article><h1>A round tablecloth</h1>{steps}<p>Only in the page, a last word on hemming.</p></article>");
         assert!(text_of(&how_to, &full).contains("Only in the page"));
+    }
+
+    /// Where the rules are unsure (nothing declared, no telling URL), the model types the
+    /// page from its shape: a landing page of short sections, plans and a form; a shop's
+    /// grid of priced items; a page of long paragraphs.
+    #[test]
+    fn the_model_types_what_the_rules_cannot() {
+        let kind = |html: &str, url: &str| extract(html, url, true, None, None).unwrap().page_type;
+        let mut sections = String::new();
+        for (name, blurb) in [
+            (
+                "Audits",
+                "We check your books every quarter and tell you what to fix.",
+            ),
+            (
+                "Payroll",
+                "Salaries, taxes and filings handled for teams of any size.",
+            ),
+            (
+                "Advice",
+                "Talk to an accountant whenever a decision comes up.",
+            ),
+            (
+                "Reports",
+                "Clear monthly reports you can read in five minutes.",
+            ),
+        ] {
+            sections.push_str(&format!(
+                r#"<section><h2>{name}</h2><p>{blurb}</p><a href="/{name}">Learn more</a></section>"#
+            ));
+        }
+        let landing = format!(
+            r#"<html><head><title>Acme Accounting</title></head><body><nav><a href="/">Home</a><a href="/about">About</a><a href="/contact">Contact</a></nav>
+            <main><h1>Accounting for small firms</h1><p>Books, payroll and advice from one team.</p>{sections}
+            <section><h2>Plans</h2><ul><li>Starter $29 / month</li><li>Growth $79 / month</li><li>Scale $199 / month</li></ul></section>
+            <form action="/contact"><label>Email</label><input name="email"></form></main><footer>Acme Ltd</footer></body></html>"#
+        );
+        let (t, sure) = kind(&landing, "https://acme.example/");
+        assert_eq!(t, crate::PageType::Service, "{sure}");
+        let mut items = String::new();
+        for i in 0..16 {
+            items.push_str(&format!(
+                r#"<li class="tile"><a href="/p/{i}"><img src="/img/{i}.jpg" alt=""></a><h3><a href="/p/{i}">Ceramic mug model {i}</a></h3><span>€{i}.99</span></li>"#
+            ));
+        }
+        let grid = format!(
+            r#"<html><head><title>Mugs</title></head><body><nav><a href="/">Home</a><a href="/cart">Cart</a></nav>
+            <main><h1>Mugs</h1><p>Sort by: price</p><ul class="tiles">{items}</ul></main><footer>Shop Ltd</footer></body></html>"#
+        );
+        let (t, sure) = kind(&grid, "https://shop.example/kitchen/mugs");
+        assert_eq!(t, crate::PageType::Collection, "{sure}");
+        let paragraph = "The river rose through the night, and by morning the lower streets of the town were under water that nobody had expected to see again so soon. ";
+        let body: String = (0..8)
+            .map(|i| format!("<p>{} Paragraph {i} goes on.</p>", paragraph.repeat(3)))
+            .collect();
+        let prose = format!(
+            r#"<html><head><title>The flood</title></head><body><nav><a href="/">Home</a></nav><main><h1>The flood</h1>{body}</main><footer>Paper</footer></body></html>"#
+        );
+        let (t, sure) = kind(&prose, "https://paper.example/local/the-flood");
+        assert_eq!(t, crate::PageType::Article, "{sure}");
     }
 
     /// A section front: twelve teasers (a headline link and a blurb each) and no article.

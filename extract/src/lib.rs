@@ -19,6 +19,8 @@ mod llm;
 mod meta;
 mod mojibake;
 mod pagetype;
+#[rustfmt::skip]
+mod pagetype_model;
 mod score;
 mod strip;
 

@@ -83,6 +83,122 @@ pub(crate) struct Evidence<'a> {
     /// The page's URL is an index's: a listing's or a shop's collection (see
     /// [`index_signal`]).
     pub index: Option<PageType>,
+    /// The body's elements and prices.
+    pub shape: Shape,
+    /// Characters of link text in the body.
+    pub link: u32,
+    /// Characters of text under the content root.
+    pub root_text: u32,
+    /// The page states a publication date / an author.
+    pub published: bool,
+    pub author: bool,
+    /// Every product the page declares is bare (see `PageMeta::bare_products`).
+    pub bare_products: bool,
+    /// The page's URL: path segments, words in the last one, a year among them.
+    pub url: UrlShape,
+}
+
+/// What the classifier reads of the page's URL (the first of [`page_urls`]).
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct UrlShape {
+    pub depth: u32,
+    pub slug_words: u32,
+    pub dated: bool,
+}
+
+impl UrlShape {
+    pub(crate) fn of(urls: &[url::Url]) -> UrlShape {
+        urls.first().map_or_else(UrlShape::default, |u| {
+            let segs = segments(u);
+            UrlShape {
+                depth: segs.len() as u32,
+                slug_words: segs.last().map_or(0, |l| {
+                    l.split(['-', '_', '.']).filter(|w| !w.is_empty()).count() as u32
+                }),
+                dated: segs.iter().any(|s| year(s)),
+            }
+        })
+    }
+}
+
+/// How many numbers the classifier's model reads of a page.
+pub(crate) const FEATURES: usize = 47;
+
+/// The page's evidence as named numbers (the model's columns, in order): counts on a log
+/// scale, shares in 0..1, flags 0 or 1.
+pub(crate) fn named_features(e: &Evidence<'_>) -> [(&'static str, f32); FEATURES] {
+    let flag = |b: bool| if b { 1.0 } else { 0.0 };
+    let log = |n: f32| (1.0 + n.max(0.0)).ln();
+    let text = e.text as f32;
+    let share = |n: f32| {
+        if text > 0.0 {
+            (n / text).clamp(0.0, 1.0)
+        } else {
+            0.0
+        }
+    };
+    let og = e.og_type.unwrap_or("");
+    let sh = &e.shape;
+    [
+        ("forum_types", flag(e.count(FORUM_TYPES) > 0)),
+        ("product_types", log(e.count(PRODUCT_TYPES) as f32)),
+        ("list_types", flag(e.count(LIST_TYPES) > 0)),
+        ("doc_types", flag(e.count(DOC_TYPES) > 0)),
+        ("article_types", flag(e.count(ARTICLE_TYPES) > 0)),
+        (
+            "service_types",
+            flag(e.count(SERVICE_TYPES) > e.count(&["faqpage"])),
+        ),
+        ("faq_page", flag(e.count(&["faqpage"]) > 0)),
+        ("comments", log(e.count(&["comment"]) as f32)),
+        ("og_article", flag(og == "article")),
+        ("og_product", flag(og.contains("product"))),
+        ("og_website", flag(og == "website")),
+        ("item_list", flag(e.listing)),
+        ("prose", log(e.prose)),
+        ("text", log(text)),
+        ("prose_share", share(e.prose)),
+        ("code_blocks", log(e.code_blocks as f32)),
+        ("docs_signal", flag(e.docs)),
+        ("landing_url", flag(e.landing)),
+        ("forum_url", flag(e.forum)),
+        ("listing_url", flag(e.index == Some(PageType::Listing))),
+        (
+            "collection_url",
+            flag(e.index == Some(PageType::Collection)),
+        ),
+        ("published", flag(e.published)),
+        ("author", flag(e.author)),
+        ("bare_products", flag(e.bare_products)),
+        ("url_depth", log(e.url.depth as f32)),
+        ("slug_words", log(e.url.slug_words as f32)),
+        ("dated_url", flag(e.url.dated)),
+        ("front_page", flag(e.url.depth == 0)),
+        ("h1", log(sh.h1 as f32)),
+        ("h2", log(sh.h2 as f32)),
+        ("h3", log(sh.h3 as f32)),
+        ("p", log(sh.p as f32)),
+        ("li", log(sh.li as f32)),
+        ("a", log(sh.a as f32)),
+        ("img", log(sh.img as f32)),
+        ("form", log(sh.form as f32)),
+        ("table", log(sh.table as f32)),
+        ("article", log(sh.article as f32)),
+        ("time", log(sh.time as f32)),
+        ("section", log(sh.section as f32)),
+        ("nav", log(sh.nav as f32)),
+        ("blockquote", log(sh.blockquote as f32)),
+        ("prices", log(sh.prices as f32)),
+        ("link_share", share(e.link as f32)),
+        ("root_share", share(e.root_text as f32)),
+        ("text_per_p", log(text / (sh.p as f32 + 1.0))),
+        ("links_per_kchar", log(1000.0 * sh.a as f32 / (text + 1.0))),
+    ]
+}
+
+/// [`named_features`]' values: the model's input.
+pub(crate) fn features(e: &Evidence<'_>) -> [f32; FEATURES] {
+    named_features(e).map(|(_, v)| v)
 }
 
 /// Site generators that build documentation (`<meta name="generator">`), as words in the
@@ -390,8 +506,122 @@ pub(crate) fn declares_article(meta: &crate::meta::PageMeta) -> bool {
         || meta.published.is_some()
 }
 
-/// The page's type and how sure the classifier is (0..1): declared types count most.
+/// Counts of the body's elements and text that tell page types apart (from one pass over
+/// the visible body): headings, paragraphs, list items, links, images, forms, tables,
+/// `<article>`s and `<time>`s, and prices (a currency sign beside a digit).
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Shape {
+    pub h1: u32,
+    pub h2: u32,
+    pub h3: u32,
+    pub p: u32,
+    pub li: u32,
+    pub a: u32,
+    pub img: u32,
+    pub form: u32,
+    pub table: u32,
+    pub article: u32,
+    pub time: u32,
+    pub section: u32,
+    pub nav: u32,
+    pub blockquote: u32,
+    pub prices: u32,
+}
+
+/// Currency signs a price is written with.
+const CURRENCY: &[char] = &['$', '€', '£', '¥', '₹', '₩', '₽', '₺', '₪', '฿'];
+
+/// Whether `text` holds a price: a currency sign with a digit right before or after it
+/// (`$19.99`, `19,99 €`, `US$ 5`).
+fn has_price(text: &str) -> bool {
+    let chars: Vec<char> = text.chars().collect();
+    let digit = |i: usize| chars.get(i).is_some_and(|c| c.is_ascii_digit());
+    let space = |i: usize| chars.get(i).is_some_and(|&c| c == ' ' || c == '\u{a0}');
+    chars.iter().enumerate().any(|(i, c)| {
+        CURRENCY.contains(c)
+            && ((i >= 1 && digit(i - 1))
+                || (i >= 2 && space(i - 1) && digit(i - 2))
+                || digit(i + 1)
+                || (space(i + 1) && digit(i + 2)))
+    })
+}
+
+/// The body's [`Shape`].
+pub(crate) fn shape(body: scraper::ElementRef<'_>) -> Shape {
+    let mut s = Shape::default();
+    let mut stack = vec![*body];
+    while let Some(node) = stack.pop() {
+        match node.value() {
+            scraper::Node::Element(e) => {
+                let name = e.name();
+                if crate::score::invisible(name) {
+                    continue;
+                }
+                match name {
+                    "h1" => s.h1 += 1,
+                    "h2" => s.h2 += 1,
+                    "h3" | "h4" | "h5" | "h6" => s.h3 += 1,
+                    "p" => s.p += 1,
+                    "li" => s.li += 1,
+                    "a" => s.a += 1,
+                    "img" => s.img += 1,
+                    "form" => s.form += 1,
+                    "table" => s.table += 1,
+                    "article" => s.article += 1,
+                    "time" => s.time += 1,
+                    "section" => s.section += 1,
+                    "nav" => s.nav += 1,
+                    "blockquote" => s.blockquote += 1,
+                    _ => {}
+                }
+                stack.extend(node.children());
+            }
+            scraper::Node::Text(t) if t.contains(CURRENCY) && has_price(t) => s.prices += 1,
+            _ => {}
+        }
+    }
+    s
+}
+
+/// Confidence of the rules below which the model decides (what the page declares, a
+/// documentation generator or URL, a forum URL, a declared list of items: the rules are
+/// surer than the model there; the DOM's shape alone is where the model is better).
+const RULES_SURE: f32 = 0.7;
+
+/// The page's type and how sure the classifier is (0..1): declared types first ([`rules`]);
+/// where they are unsure, a multinomial logistic model over [`features`] trained on the
+/// tuning part of the WCXB development pages (`bench/pagetype_train.py`, which writes
+/// `pagetype_model.rs`); a page with too little text to tell stays [`PageType::Other`].
 pub(crate) fn classify(e: &Evidence<'_>) -> (PageType, f32) {
+    let (kind, sure) = rules(e);
+    if sure >= RULES_SURE || kind == PageType::Other {
+        return (kind, sure);
+    }
+    model(&features(e))
+}
+
+/// The model's type for `x` ([`features`]), with its probability.
+fn model(x: &[f32]) -> (PageType, f32) {
+    use crate::pagetype_model::{BIAS, MEAN, SCALE, TYPES, WEIGHTS};
+    let z: Vec<f32> = (0..TYPES.len())
+        .map(|k| {
+            BIAS[k]
+                + x.iter()
+                    .enumerate()
+                    .map(|(i, v)| (v - MEAN[i]) / SCALE[i] * WEIGHTS[i][k])
+                    .sum::<f32>()
+        })
+        .collect();
+    let top = z.iter().copied().fold(f32::MIN, f32::max);
+    let sum: f32 = z.iter().map(|v| (v - top).exp()).sum();
+    let best = (0..z.len())
+        .max_by(|&a, &b| z[a].total_cmp(&z[b]))
+        .unwrap_or(0);
+    (TYPES[best], ((1.0 / sum) * 100.0).round() / 100.0)
+}
+
+/// The rules' type and how sure they are (0..1): declared types count most.
+pub(crate) fn rules(e: &Evidence<'_>) -> (PageType, f32) {
     let og = e.og_type.unwrap_or("");
     // (an FAQ page declares its questions and answers too)
     if e.count(FORUM_TYPES) > 0 && e.count(&["faqpage"]) == 0 {
@@ -508,37 +738,66 @@ mod tests {
     }
 
     #[test]
-    fn the_dom_decides_when_nothing_is_declared() {
+    fn the_model_reads_every_feature_it_was_trained_on() {
+        // the same columns, in the same order, as the model was trained on
+        let names = named_features(&Evidence::default()).map(|(n, _)| n);
+        assert_eq!(names, crate::pagetype_model::COLUMNS);
+        let n = names.len();
+        assert!(crate::pagetype_model::SCALE.iter().all(|&s| s > 0.0));
+        // a probability, whatever the input
+        let (_, p) = model(&vec![1e6; n]);
+        assert!((0.0..=1.0).contains(&p), "{p}");
+    }
+
+    #[test]
+    fn a_price_is_a_currency_sign_beside_a_digit() {
+        for yes in [
+            "$19.99",
+            "19,99 €",
+            "from £5",
+            "US$ 5",
+            "¥1200",
+            "12\u{a0}€",
+        ] {
+            assert!(has_price(yes), "{yes}");
+        }
+        for no in ["$", "costs a few €", "5 x $ y", "€ and 5", "no sign 42"] {
+            assert!(!has_price(no), "{no}");
+        }
+    }
+
+    #[test]
+    fn the_rules_read_the_dom_when_nothing_is_declared() {
         let listing = Evidence {
             listing: true,
             text: 5000,
             ..Default::default()
         };
-        assert_eq!(classify(&listing), (PageType::Listing, 0.6));
+        assert_eq!(rules(&listing), (PageType::Listing, 0.6));
         let docs = Evidence {
             code_blocks: 5,
             prose: 2000.0,
             text: 5000,
             ..Default::default()
         };
-        assert_eq!(classify(&docs).0, PageType::Documentation);
+        assert_eq!(rules(&docs).0, PageType::Documentation);
         let prose = Evidence {
             prose: 2500.0,
             text: 4000,
             ..Default::default()
         };
-        assert_eq!(classify(&prose).0, PageType::Article);
+        assert_eq!(rules(&prose).0, PageType::Article);
         let empty = Evidence {
             text: 40,
             ..Default::default()
         };
-        assert_eq!(classify(&empty).0, PageType::Other);
+        assert_eq!(rules(&empty).0, PageType::Other);
         let landing = Evidence {
             prose: 300.0,
             text: 2000,
             ..Default::default()
         };
-        assert_eq!(classify(&landing).0, PageType::Service);
+        assert_eq!(rules(&landing).0, PageType::Service);
     }
 
     #[test]
@@ -639,8 +898,8 @@ mod tests {
             landing,
             ..Default::default()
         };
-        assert_eq!(classify(&page(false)).0, PageType::Article);
-        assert_eq!(classify(&page(true)).0, PageType::Service);
+        assert_eq!(rules(&page(false)).0, PageType::Article);
+        assert_eq!(rules(&page(true)).0, PageType::Service);
         // a declared article stays one
         let declared = Evidence {
             og_type: Some("article"),
@@ -684,14 +943,14 @@ mod tests {
             None
         );
         assert_eq!(index("https://example.org/about"), None);
-        // the URL decides over the item-list decision and og:type
+        // in the rules, the URL decides over the item-list decision and og:type
         let e = Evidence {
             og_type: Some("article"),
             listing: true,
             index: Some(PageType::Collection),
             ..Default::default()
         };
-        assert_eq!(classify(&e).0, PageType::Collection);
+        assert_eq!(rules(&e).0, PageType::Collection);
     }
 
     #[test]
