@@ -660,7 +660,10 @@ pub(crate) fn rules(e: &Evidence<'_>) -> (PageType, f32) {
         return (PageType::Listing, if declared { 0.85 } else { 0.6 });
     }
     if article {
-        return (PageType::Article, 0.8);
+        // `og:type` article alone is what many CMSs give every page (a firm's service
+        // pages too): the model decides those
+        let sure = if e.count(ARTICLE_TYPES) > 0 { 0.8 } else { 0.6 };
+        return (PageType::Article, sure);
     }
     if e.code_blocks >= 3 {
         return (PageType::Documentation, 0.5);
@@ -722,11 +725,19 @@ mod tests {
             .0,
             PageType::Documentation
         );
+        let t = types(&[("newsarticle", 1)]);
         let e = Evidence {
+            types: &t,
             og_type: Some("article"),
             ..Default::default()
         };
         assert_eq!(classify(&e), (PageType::Article, 0.8));
+        // `og:type` article alone leaves the rules unsure (CMSs give it every page)
+        let e = Evidence {
+            og_type: Some("article"),
+            ..Default::default()
+        };
+        assert_eq!(rules(&e), (PageType::Article, 0.6));
         // an FAQ page declares its questions (`mainEntity`) but is no thread
         let t = types(&[("faqpage", 1), ("question", 6), ("article", 1)]);
         let e = Evidence {
