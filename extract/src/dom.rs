@@ -209,7 +209,7 @@ fn extract_parsed(
         landing: crate::pagetype::landing_signal(&urls),
         forum: crate::pagetype::forum_signal(&urls),
         index: crate::pagetype::index_signal(&urls),
-        shape: crate::pagetype::shape(body),
+        shape: scores.shape,
         link: scores.get(body.id()).map_or(0, |s| s.link),
         root_text: scores
             .listing

@@ -506,8 +506,8 @@ pub(crate) fn declares_article(meta: &crate::meta::PageMeta) -> bool {
         || meta.published.is_some()
 }
 
-/// Counts of the body's elements and text that tell page types apart (from one pass over
-/// the visible body): headings, paragraphs, list items, links, images, forms, tables,
+/// Counts of the page's visible elements and text that tell page types apart (taken in
+/// the score pass): headings, paragraphs, list items, links, images, forms, tables,
 /// `<article>`s and `<time>`s, and prices (a currency sign beside a digit).
 #[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct Shape {
@@ -546,41 +546,39 @@ fn has_price(text: &str) -> bool {
     })
 }
 
-/// The body's [`Shape`].
-pub(crate) fn shape(body: scraper::ElementRef<'_>) -> Shape {
-    let mut s = Shape::default();
-    let mut stack = vec![*body];
-    while let Some(node) = stack.pop() {
-        match node.value() {
-            scraper::Node::Element(e) => {
-                let name = e.name();
-                if crate::score::invisible(name) {
-                    continue;
-                }
-                match name {
-                    "h1" => s.h1 += 1,
-                    "h2" => s.h2 += 1,
-                    "h3" | "h4" | "h5" | "h6" => s.h3 += 1,
-                    "p" => s.p += 1,
-                    "li" => s.li += 1,
-                    "a" => s.a += 1,
-                    "img" => s.img += 1,
-                    "form" => s.form += 1,
-                    "table" => s.table += 1,
-                    "article" => s.article += 1,
-                    "time" => s.time += 1,
-                    "section" => s.section += 1,
-                    "nav" => s.nav += 1,
-                    "blockquote" => s.blockquote += 1,
-                    _ => {}
-                }
-                stack.extend(node.children());
-            }
-            scraper::Node::Text(t) if t.contains(CURRENCY) && has_price(t) => s.prices += 1,
+impl Shape {
+    /// Counts a visible element (the score pass calls it for each).
+    pub(crate) fn element(&mut self, name: &str) {
+        match name {
+            "h1" => self.h1 += 1,
+            "h2" => self.h2 += 1,
+            "h3" | "h4" | "h5" | "h6" => self.h3 += 1,
+            "p" => self.p += 1,
+            "li" => self.li += 1,
+            "a" => self.a += 1,
+            "img" => self.img += 1,
+            "form" => self.form += 1,
+            "table" => self.table += 1,
+            "article" => self.article += 1,
+            "time" => self.time += 1,
+            "section" => self.section += 1,
+            "nav" => self.nav += 1,
+            "blockquote" => self.blockquote += 1,
             _ => {}
         }
     }
-    s
+
+    /// Counts a visible text node that holds a price.
+    pub(crate) fn text(&mut self, t: &str) {
+        // first bytes of the currency signs (`$`; `£`, `¥`; `€`, `₹` and the others of
+        // U+20A0..; `฿`): most text nodes have none, and are passed over at memchr's speed
+        let b = t.as_bytes();
+        let maybe =
+            memchr::memchr(b'$', b).is_some() || memchr::memchr3(0xC2, 0xE2, 0xE0, b).is_some();
+        if maybe && t.contains(CURRENCY) && has_price(t) {
+            self.prices += 1;
+        }
+    }
 }
 
 /// Confidence of the rules below which the model decides (what the page declares, a

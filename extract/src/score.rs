@@ -56,6 +56,8 @@ pub(crate) struct Scores {
     pub code_blocks: u32,
     /// Visible characters on the page.
     pub text: u32,
+    /// The page's elements and prices, for the page-type classifier.
+    pub shape: crate::pagetype::Shape,
 }
 
 impl Scores {
@@ -970,6 +972,7 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
     let mut introduced: Vec<bool> = Vec::with_capacity(cap);
     // the block that holds the last text seen, and whether that text ended in a colon
     let (mut last_owner, mut last_colon) = (u32::MAX, false);
+    let mut shape = crate::pagetype::Shape::default();
     let root = doc.tree.root();
     let mut stack: Vec<(ego_tree::NodeRef<'_, Node>, u32, u32, bool)> =
         vec![(root, u32::MAX, u32::MAX, false)];
@@ -1018,6 +1021,7 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
                     }
                     continue;
                 }
+                shape.element(name);
                 let slot = order.len() as u32;
                 fields.push(Fields::default());
                 // own flag here; whether it holds is decided once sizes are known
@@ -1102,6 +1106,7 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
                 }
             }
             Node::Text(t) if owner != u32::MAX => {
+                shape.text(t);
                 let o = &mut own[owner as usize];
                 let (n, punct) = if t.is_ascii() {
                     let b = t.as_bytes();
@@ -1566,6 +1571,7 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
         spread: wider.is_some_and(|(_, spread)| spread),
         code_blocks,
         text: total_text,
+        shape,
     }
 }
 
