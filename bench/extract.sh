@@ -5,7 +5,9 @@
 #  2. the 1,358 WCXB development pages of ../shared/testdata/wcxb-dev (word F1 per page type, on
 #     the tuning and the validation part of bench/wcxb_split.py): trawl, rs-trafilatura,
 #     trafilatura, resiliparse (bench/wcxb.py)
-# Extra args go to both scripts (e.g. --repeat 1; --only takes names from either list).
+#  3. page-type accuracy on the same pages (meta.page_type against WCXB's labels: the rules,
+#     the model, both; bench/pagetype_train.py without --write, so the model is not changed)
+# Extra args go to the first two scripts (e.g. --repeat 1; --only takes names from either list).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/trawl/target}"
@@ -20,6 +22,8 @@ cargo build --release --locked --quiet --bin trawl
 python3 bench/extract.py --trawl "$CARGO_TARGET_DIR/release/trawl" "$@"
 if [ -d ../shared/testdata/wcxb-dev ]; then
     python3 bench/wcxb.py --trawl "$CARGO_TARGET_DIR/release/trawl" "$@"
+    "$VENV/bin/python" -c 'import numpy' 2>/dev/null || "$VENV/bin/pip" install --quiet numpy
+    "$VENV/bin/python" bench/pagetype_train.py --trawl "$CARGO_TARGET_DIR/release/trawl"
 else
     echo "bench/extract.sh: ../shared/testdata/wcxb-dev not found: WCXB part skipped" >&2
 fi
