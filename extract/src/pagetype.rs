@@ -83,7 +83,7 @@ pub(crate) struct Evidence<'a> {
     /// The page's URL is an index's: a listing's or a shop's collection (see
     /// [`index_signal`]).
     pub index: Option<PageType>,
-    /// The body's elements and prices.
+    /// The page's visible elements and prices (counted in the score pass).
     pub shape: Shape,
     /// Characters of link text in the body.
     pub link: u32,
@@ -601,15 +601,13 @@ pub(crate) fn classify(e: &Evidence<'_>) -> (PageType, f32) {
 /// The model's type for `x` ([`features`]), with its probability.
 fn model(x: &[f32]) -> (PageType, f32) {
     use crate::pagetype_model::{BIAS, MEAN, SCALE, TYPES, WEIGHTS};
-    let z: Vec<f32> = (0..TYPES.len())
-        .map(|k| {
-            BIAS[k]
-                + x.iter()
-                    .enumerate()
-                    .map(|(i, v)| (v - MEAN[i]) / SCALE[i] * WEIGHTS[i][k])
-                    .sum::<f32>()
-        })
-        .collect();
+    let z: [f32; TYPES.len()] = std::array::from_fn(|k| {
+        BIAS[k]
+            + x.iter()
+                .enumerate()
+                .map(|(i, v)| (v - MEAN[i]) / SCALE[i] * WEIGHTS[i][k])
+                .sum::<f32>()
+    });
     let top = z.iter().copied().fold(f32::MIN, f32::max);
     let sum: f32 = z.iter().map(|v| (v - top).exp()).sum();
     let best = (0..z.len())
