@@ -1207,14 +1207,18 @@ fn kept_twin(
 /// Whether a button is the question of an FAQ: it reads as a question (three words or more,
 /// under [`QUESTION_MAX_CHARS`] characters, ending in a question mark) and opens a disclosure
 /// (`aria-expanded`, `aria-controls`: the answer below it) or has its answer right after it
-/// ([`answer_follows`]). Other buttons are controls (`Menu`, `Show more`, a tab's name) and
-/// never text.
+/// ([`answer_follows`]) or holds a heading (an accordion whose closed answers the page
+/// loads on a click: the questions are still the FAQ's headings). Other buttons are controls
+/// (`Menu`, `Show more`, a tab's name) and never text.
 fn disclosure_question(e: ElementRef<'_>) -> bool {
     let v = e.value();
     reads_as_question(&collapse(&rendered_text(e)))
         && (v.attr("aria-expanded").is_some()
             || v.attr("aria-controls").is_some()
-            || answer_follows(e))
+            || answer_follows(e)
+            || e.descendants()
+                .filter_map(ElementRef::wrap)
+                .any(|d| crate::score::is_heading(d.value().name())))
 }
 
 /// Characters of prose in the element after a question's button (or after the heading that
@@ -3264,6 +3268,38 @@ mod tests {
             "{}",
             x.text
         );
+    }
+
+    #[test]
+    fn an_accordions_questions_are_text_when_its_answers_load_on_a_click() {
+        // each question a heading inside a button, no ARIA, no answer in the page (fetched
+        // when opened): the questions are the FAQ's text; a button holding a heading that is
+        // no question (a tab's name) stays out, as does a question button with no heading
+        let faq: String = (0..4)
+            .map(|i| {
+                format!(
+                    r#"<div class="b{i}"><button class="q7"><h3 class="t2">How long can I keep device {i} at home?</h3><svg></svg></button></div>"#
+                )
+            })
+            .collect();
+        let html = format!(
+            r#"<html><body><main><h1>Rentals</h1><p>{}</p><button class="t"><h4>Delivery options</h4></button><section class="s"><h2>Rental questions</h2><p>{}</p><div class="c">{faq}</div></section><p>{}</p><button class="x">Did you find what you need?</button></main></body></html>"#,
+            sentences("rental", 4),
+            sentences("faq", 1),
+            sentences("closing", 2)
+        );
+        let html = crate::strip::strip_inert(&html);
+        let x = extract(&html, "https://h.example/", false, None, None).unwrap();
+        for i in 0..4 {
+            assert!(
+                x.text
+                    .contains(&format!("How long can I keep device {i} at home?")),
+                "{}",
+                x.text
+            );
+        }
+        assert!(!x.text.contains("Delivery options"), "{}", x.text);
+        assert!(!x.text.contains("find what you need"), "{}", x.text);
     }
 
     #[test]
