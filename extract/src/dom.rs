@@ -37,8 +37,6 @@ static FIGCAPTION: LazyLock<Selector> =
 static ANCHOR: LazyLock<Selector> =
     LazyLock::new(|| Selector::parse("a").expect("static selector"));
 static TR: LazyLock<Selector> = LazyLock::new(|| Selector::parse("tr").expect("static selector"));
-static CELL: LazyLock<Selector> =
-    LazyLock::new(|| Selector::parse("th, td").expect("static selector"));
 
 const BLOCK_TAGS: &[&str] = &[
     "p",
@@ -2937,11 +2935,17 @@ const LAYOUT_BLOCKS: &[&str] = &[
 
 /// Whether a table lays out a page rather than holding data (as old forums lay out a post
 /// beside its author's card, and page templates their columns): `role=presentation`, a
-/// table inside it, or a cell holding blocks (a paragraph, a list, a heading) with
-/// [`LAYOUT_CELL_BYTES`] of text; never a table with a header row or a caption (a schedule
-/// whose cells hold long notes is data).
+/// table inside it (tables side by side under a common title are laid out, each its own
+/// data), or a cell holding blocks (a paragraph, a list, a heading) with
+/// [`LAYOUT_CELL_BYTES`] of text unless the table has a header row or a caption (a
+/// schedule whose cells hold long notes is data).
 fn layout_table(t: ElementRef<'_>) -> bool {
-    if attr(t.value(), "role") == Some("presentation") {
+    if attr(t.value(), "role") == Some("presentation")
+        || t.descendants()
+            .skip(1)
+            .filter_map(ElementRef::wrap)
+            .any(|e| e.value().name() == "table")
+    {
         return true;
     }
     // a header row or a caption: the table holds data, however long its cells
@@ -2955,11 +2959,7 @@ fn layout_table(t: ElementRef<'_>) -> bool {
         .skip(1)
         .filter_map(ElementRef::wrap)
         .any(|e| {
-            let name = e.value().name();
-            if name == "table" {
-                return true;
-            }
-            if name != "td" {
+            if e.value().name() != "td" {
                 return false;
             }
             let blocks = e
@@ -2970,13 +2970,22 @@ fn layout_table(t: ElementRef<'_>) -> bool {
         })
 }
 
+/// A data table as Markdown: its own rows (not those of a table inside a cell, which
+/// [`layout_table`] walks instead) and their cells, padded to the widest row.
 fn render_table(t: ElementRef<'_>) -> String {
-    let tr = &*TR;
-    let cell = &*CELL;
+    let own = |r: &ElementRef<'_>| {
+        r.ancestors()
+            .filter_map(ElementRef::wrap)
+            .find(|a| a.value().name() == "table")
+            .is_some_and(|a| a.id() == t.id())
+    };
     let rows: Vec<Vec<String>> = t
-        .select(tr)
+        .select(&TR)
+        .filter(own)
         .map(|r| {
-            r.select(cell)
+            r.children()
+                .filter_map(ElementRef::wrap)
+                .filter(|c| matches!(c.value().name(), "td" | "th"))
                 .map(|c| collapse(&rendered_text(c)).replace('|', "\\|"))
                 .collect::<Vec<_>>()
         })
@@ -5689,6 +5698,48 @@ mod tests {
         assert!(!x.text.contains("img"), "{}", x.text);
         let cap = x.images.iter().find(|i| i.src.ends_with("/f.jpg"));
         assert_eq!(cap.and_then(|i| i.caption.as_deref()), Some("A cat."));
+    }
+
+    #[test]
+    fn tables_side_by_side_in_a_table_are_each_a_table_written_once() {
+        // an outer table under a common title whose two cells each hold a table of data:
+        // each inner table is written once, as its own table of its own rows, and the title
+        // is a line; no row of the outer table gathers the inner tables' cells
+        let inner = |by: &str, rows: &[(&str, u32)]| {
+            let body: String = rows
+                .iter()
+                .map(|(n, c)| format!("<tr><td>{n}</td><td>{c}</td></tr>"))
+                .collect();
+            format!(r#"<table><tr><th colspan="2">{by}</th></tr>{body}</table>"#)
+        };
+        let left = inner("By commits", &[("Ada", 63), ("Brook", 56), ("Cyd", 40)]);
+        let right = inner("By lines", &[("Dee", 9100), ("Eli", 7200), ("Fay", 5100)]);
+        let html = format!(
+            r#"<html><body><article><h1>Development activity</h1><p>{}</p><table><tr><th colspan="2">Most active developers of the last year</th></tr><tr><td>{left}</td><td>{right}</td></tr></table><p>{}</p></article></body></html>"#,
+            sentences("activity", 4),
+            sentences("release", 3)
+        );
+        let x = extract(&html, "https://h.example/post", true, None, None).unwrap();
+        assert!(
+            x.text
+                .contains("\n\nMost active developers of the last year\n\n"),
+            "{}",
+            x.text
+        );
+        assert!(
+            x.text.contains(
+                "| By commits |  |\n| --- | --- |\n| Ada | 63 |\n| Brook | 56 |\n| Cyd | 40 |"
+            ),
+            "{}",
+            x.text
+        );
+        assert!(
+            x.text.contains("| Dee | 9100 |\n| Eli | 7200 |"),
+            "{}",
+            x.text
+        );
+        assert_eq!(x.text.matches("Ada").count(), 1, "{}", x.text);
+        assert_eq!(x.text.matches("Dee").count(), 1, "{}", x.text);
     }
 
     #[test]
