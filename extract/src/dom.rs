@@ -5911,6 +5911,39 @@ mod tests {
     }
 
     #[test]
+    fn pagers_are_left_out_by_their_words_whatever_their_names() {
+        // a manual's Prev / Up / Home / Next tables above and below a chapter (generated
+        // names, a chapter title among the links), a blog's `« Older posts 1 2 3 Next »` in
+        // German; a paragraph that links one `next` step and a list of chapters stay
+        let header = r#"<div class="c1a"><table width="100%"><tr><th colspan="5">Chapter 4. Storage</th></tr><tr><td><a href="c3.html">Prev</a></td><td><a href="p1.html">Up</a></td><th>Part I. Basics</th><td><a href="index.html">Home</a></td><td><a href="c4s1.html">Next</a></td></tr></table></div>"#;
+        let footer = r#"<div class="c2b"><table><tr><td><a href="c3.html">Prev</a></td><td><a href="p1.html">Up</a></td><td><a href="c4s1.html">Next</a></td></tr><tr><td>3.9. Backups</td><td><a href="index.html">Home</a></td><td>4.1. Disks</td></tr></table></div>"#;
+        let pager = r#"<div class="x9"><a href="/p/2">« Ältere Beiträge</a> <a href="/p/1">1</a> <a href="/p/2">2</a> <a href="/p/3">3</a> <a href="/p/2">Weiter »</a></div>"#;
+        let html = format!(
+            r#"<html><body><div class="c0">{header}<h2>Chapter 4. Storage</h2><p>{}</p><ul class="c7"><li><a href="c4s1.html">4.1. Disks and their layout</a></li><li><a href="c4s2.html">4.2. Volumes and snapshots</a></li></ul><p>{}</p><p>When the disks are in place, the <a href="c4s1.html">next</a> section sets up the volumes that hold the data.</p>{footer}{pager}</div></body></html>"#,
+            sentences("storage", 4),
+            sentences("disks", 3)
+        );
+        let x = extract(&html, "https://h.example/docs/c4.html", false, None, None).unwrap();
+        for kept in [
+            "4.1. Disks and their layout",
+            "the next section sets up",
+            "Sentence 2 about the disks",
+        ] {
+            assert!(x.text.contains(kept), "{kept}: {}", x.text);
+        }
+        for gone in [
+            "Prev",
+            "Home",
+            "Part I. Basics",
+            "Weiter",
+            "Ältere",
+            "3.9. Backups",
+        ] {
+            assert!(!x.text.contains(gone), "{gone} kept: {}", x.text);
+        }
+    }
+
+    #[test]
     fn a_sign_up_box_inside_the_story_is_left_out_whatever_its_names() {
         // a newsletter box between two paragraphs, with generated class names; a contact
         // form (a text area) is a page's own content

@@ -561,6 +561,162 @@ const CONSENT_NOTICES: u32 = 3;
 /// of the 1,750 changes at 1/8.
 const CONSENT_SHARE: u32 = 8;
 
+/// What a link's text is to a pager.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pager {
+    /// A step to the page before or after: `Prev`, `Next »`, `Older posts`, `Weiter`.
+    Step,
+    /// Another of a pager's links: `Up`, `Home`, `First`, `Last`, a page number.
+    Other,
+    /// Not a pager's.
+    None,
+}
+
+/// The words of a pager's step links, lowercase, in the languages of the benchmarks and
+/// beyond (matched whole, arrows and brackets around them left out).
+const PAGER_STEPS: &[&str] = &[
+    "prev",
+    "previous",
+    "next",
+    "older",
+    "newer",
+    "older posts",
+    "newer posts",
+    "older entries",
+    "newer entries",
+    "next page",
+    "previous page",
+    "prev page",
+    "zurück",
+    "weiter",
+    "vorherige",
+    "nächste",
+    "vorherige seite",
+    "nächste seite",
+    "précédent",
+    "précédente",
+    "suivant",
+    "suivante",
+    "page précédente",
+    "page suivante",
+    "anterior",
+    "siguiente",
+    "próximo",
+    "próxima",
+    "precedente",
+    "successivo",
+    "successiva",
+    "vorige",
+    "volgende",
+    "poprzedni",
+    "poprzednia",
+    "następny",
+    "następna",
+    "předchozí",
+    "další",
+    "предыдущая",
+    "следующая",
+    "назад",
+    "далее",
+    "вперед",
+    "上一页",
+    "下一页",
+    "上一篇",
+    "下一篇",
+    "前へ",
+    "次へ",
+    "이전",
+    "다음",
+];
+
+/// The other words of a pager's links.
+const PAGER_OTHERS: &[&str] = &[
+    "up",
+    "home",
+    "first",
+    "last",
+    "top",
+    "erste",
+    "letzte",
+    "première",
+    "dernière",
+    "primero",
+    "último",
+    "primo",
+    "ultimo",
+];
+
+/// What a link's text node is to a pager; `None` for a node of no letter or digit (an arrow,
+/// a space), which is no link text of its own.
+fn pager_word(t: &str) -> Option<Pager> {
+    let w = t.trim_matches(|c: char| !c.is_alphanumeric());
+    if w.is_empty() {
+        return None;
+    }
+    if w.len() > 24 {
+        return Some(Pager::None);
+    }
+    if w.len() <= 3 && w.bytes().all(|b| b.is_ascii_digit()) {
+        return Some(Pager::Other);
+    }
+    // (no allocation for the usual link text: the lists are lowercase, and a capital outside
+    // ASCII is rare enough to lower the word for)
+    let lowered;
+    let w = if w.bytes().any(|b| b >= 0x80) {
+        lowered = w.to_lowercase();
+        lowered.as_str()
+    } else {
+        w
+    };
+    let is = |list: &[&str]| list.iter().any(|c| c.eq_ignore_ascii_case(w));
+    Some(if is(PAGER_STEPS) {
+        Pager::Step
+    } else if is(PAGER_OTHERS) {
+        Pager::Other
+    } else {
+        Pager::None
+    })
+}
+
+/// Characters of text a pager holds at most (its links, the titles of the pages it steps
+/// to, a chapter's name).
+const PAGER_TEXT: u32 = 250;
+
+/// The pagers: small regions ([`PAGER_TEXT`]) whose links are mostly a pager's words, at
+/// least two, one of them a step (`Prev`, `Next`); a navigation by its text, whatever its
+/// names (a generator's `Prev | Up | Home | Next` table, `« Older posts`, `1 2 3 Next`);
+/// never the page's `html`, `body` or `main` (a page of a few lines).
+fn pagers(
+    order: &[(NodeId, u32)],
+    els: &[&scraper::node::Element],
+    own: &[Own],
+    sub_text: &[u32],
+) -> Vec<bool> {
+    let n = order.len();
+    let (mut links, mut pager, mut step) = (vec![0u32; n], vec![0u32; n], vec![0u32; n]);
+    for i in (0..n).rev() {
+        links[i] += u32::from(own[i].links);
+        pager[i] += u32::from(own[i].pager);
+        step[i] += u32::from(own[i].step);
+        let p = order[i].1;
+        if p != u32::MAX {
+            let p = p as usize;
+            links[p] += links[i];
+            pager[p] += pager[i];
+            step[p] += step[i];
+        }
+    }
+    (0..n)
+        .map(|i| {
+            step[i] >= 1
+                && pager[i] >= 2
+                && pager[i] * 2 >= links[i]
+                && sub_text[i] <= PAGER_TEXT
+                && !matches!(els[i].name(), "html" | "body" | "main")
+        })
+        .collect()
+}
+
 /// The regions made of consent notices: three or more blocks that speak of the site's
 /// cookies ([`Own::cookie`]), holding a share of the region's text ([`CONSENT_SHARE`]); the
 /// smallest such regions (a page wrapper holding a banner and a preference centre holds
@@ -915,6 +1071,12 @@ struct Own {
     punct: u32,
     /// The block talks about cookies (consent notices).
     cookie: bool,
+    /// Links' texts in the block (a link's text nodes holding a letter or a digit each).
+    links: u16,
+    /// Of them, the words of a pager ([`pager_word`]): `Prev`, `Next`, `Up`, a page number.
+    pager: u16,
+    /// Of those, the words that step to the page before or after (`Prev`, `Next`).
+    step: u16,
 }
 
 /// What the page declares of itself (JSON-LD, microdata, OpenGraph), as scoring reads it.
@@ -1150,6 +1312,11 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
                 o.text += n;
                 if in_link {
                     o.link += n;
+                    if let Some(w) = pager_word(t) {
+                        o.links = o.links.saturating_add(1);
+                        o.pager = o.pager.saturating_add(u16::from(w != Pager::None));
+                        o.step = o.step.saturating_add(u16::from(w == Pager::Step));
+                    }
                 }
                 o.punct += punct;
                 if !o.cookie
@@ -1220,6 +1387,14 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
     {
         boiler[i] = Boiler::Always;
         cmp[i] = true;
+    }
+    // pagers: left out of the text (a listing's pages, a manual's Prev / Up / Next table)
+    for (b, _) in boiler
+        .iter_mut()
+        .zip(pagers(&order, &els, &own, &sub_text))
+        .filter(|(_, p)| *p)
+    {
+        *b = Boiler::Strong;
     }
     // sign-up boxes: left out of the text, and of no weight against the region holding them
     let signup = signup_boxes(&order, &els, &boiler, &fields, &sub_text, &sub_link);
