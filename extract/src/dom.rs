@@ -219,12 +219,12 @@ fn extract_parsed(
         bare_products: meta.bare_products,
         url: crate::pagetype::UrlShape::of(&urls),
     };
+    let ruled = crate::pagetype::rules(&evidence);
     if tracing::enabled!(tracing::Level::TRACE) {
-        let (rules, sure) = crate::pagetype::rules(&evidence);
         let named = crate::pagetype::named_features(&evidence);
-        tracing::trace!(url = base_url, names = ?named.map(|(n, _)| n), features = ?named.map(|(_, v)| v), rules = rules.as_str(), sure, "page type features");
+        tracing::trace!(url = base_url, names = ?named.map(|(n, _)| n), features = ?named.map(|(_, v)| v), rules = ruled.0.as_str(), sure = ruled.1, "page type features");
     }
-    let page_type = crate::pagetype::classify(&evidence);
+    let page_type = crate::pagetype::classify_ruled(&evidence, ruled);
     let walker = |root_is_content: bool, prune: Prune| Walker {
         out: String::new(),
         cur: String::new(),

@@ -586,12 +586,19 @@ impl Shape {
 /// surer than the model there; the DOM's shape alone is where the model is better).
 const RULES_SURE: f32 = 0.7;
 
-/// The page's type and how sure the classifier is (0..1): declared types first ([`rules`]);
-/// where they are unsure, a multinomial logistic model over [`features`] trained on the
-/// tuning part of the WCXB development pages (`bench/pagetype_train.py`, which writes
-/// `pagetype_model.rs`); a page with too little text to tell stays [`PageType::Other`].
+/// [`classify_ruled`] with the rules run here.
+#[cfg(test)]
 pub(crate) fn classify(e: &Evidence<'_>) -> (PageType, f32) {
-    let (kind, sure) = rules(e);
+    classify_ruled(e, rules(e))
+}
+
+/// The page's type and how sure the classifier is (0..1), given the rules' verdict on `e`
+/// (the caller's trace reports it too): declared types first ([`rules`]); where they are
+/// unsure, a multinomial logistic model over [`features`] trained on the tuning part of the
+/// WCXB development pages (`bench/pagetype_train.py`, which writes `pagetype_model.rs`); a
+/// page with too little text to tell stays [`PageType::Other`].
+pub(crate) fn classify_ruled(e: &Evidence<'_>, ruled: (PageType, f32)) -> (PageType, f32) {
+    let (kind, sure) = ruled;
     if sure >= RULES_SURE || kind == PageType::Other {
         return (kind, sure);
     }
