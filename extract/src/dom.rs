@@ -181,15 +181,13 @@ fn extract_parsed(
     let urls = crate::pagetype::page_urls(&meta, base.as_ref());
     let thread = crate::pagetype::declares_thread(&meta);
     let declared_product = crate::pagetype::declares_product(&meta);
-    let scores = crate::score::score(
-        &doc,
-        crate::score::Declared {
-            // a product without an offer or an identifier is a business's rating stars
-            product: declared_product && !meta.bare_products,
-            article: declared_article,
-            thread,
-        },
-    );
+    let declared = crate::score::Declared {
+        // a product without an offer or an identifier is a business's rating stars
+        product: declared_product && !meta.bare_products,
+        article: declared_article,
+        thread,
+    };
+    let scores = crate::score::score(&doc, declared);
     check(deadline)?;
     let body_sel = &*BODY;
     let body = doc
@@ -225,6 +223,23 @@ fn extract_parsed(
         tracing::trace!(url = base_url, names = ?named.map(|(n, _)| n), features = ?named.map(|(_, v)| v), rules = ruled.0.as_str(), sure = ruled.1, "page type features");
     }
     let page_type = crate::pagetype::classify_ruled(&evidence, ruled);
+    // a page typed a thread that declares none (old forum software, a link post whose
+    // discussion is all of its text) is scored again as one: its comments are its posts
+    let undeclared_thread = page_type.0 == crate::PageType::Forum && !thread;
+    let (scores, thread) = if undeclared_thread {
+        tracing::trace!("scored again as a thread");
+        let again = crate::score::score(
+            &doc,
+            crate::score::Declared {
+                thread: true,
+                ..declared
+            },
+        );
+        check(deadline)?;
+        (again, true)
+    } else {
+        (scores, thread)
+    };
     let walker = |root_is_content: bool, prune: Prune| Walker {
         out: String::new(),
         cur: String::new(),
@@ -5268,6 +5283,42 @@ mod tests {
     }
 
     #[test]
+    fn an_undeclared_thread_typed_a_forum_keeps_its_posts() {
+        // a link post on old forum software: a title, a link, and the discussion under it,
+        // each post in a `comment` block, beside a sidebar of the board's rule and a cloud of
+        // links to other boards; nothing declared, the URL and the shape say thread: the posts are
+        // the text, not the rule
+        let posts: String = (0..8)
+            .map(|i| {
+                format!(
+                    r#"<div class="comment" id="c{i}"><div class="comment-meta"><a href="/user/u{i}">u{i}</a> {i} hours ago</div><div class="comment-body"><p>Reply {i}: {}</p></div><ul class="comment-actions"><li><a href="/c/{i}">permalink</a></li><li><a href="/r/{i}">reply</a></li></ul></div>"#,
+                    sentences(&format!("follicle{i}"), 6)
+                )
+            })
+            .collect();
+        let boards: String = (0..200)
+            .map(|j| format!(r#"<a href="/r/b{j}">Board number {j} on its topic</a> "#))
+            .collect();
+        let rules = format!("<p>Rule 0: {}</p><p>{boards}</p>", sentences("rule", 2));
+        let html = format!(
+            r#"<html><head><title>Hair follicles grown in the lab</title></head><body><div class="header"><a href="/">Home</a> <a href="/new">New</a></div><div class="link"><h1><a href="https://news.example/follicles">Hair follicles grown in the lab</a></h1><p class="tagline">submitted 15 hours ago by someone</p></div><div class="commentarea"><h2>all 8 comments</h2>{posts}</div><div class="side"><h3>Board rules</h3>{rules}<ul><li><a href="/r/a">Another board</a></li><li><a href="/r/b">A third board</a></li></ul></div></body></html>"#
+        );
+        let x = extract(
+            &html,
+            "https://h.example/forum/showthread.php?t=1207",
+            true,
+            None,
+            None,
+        )
+        .unwrap();
+        assert_eq!(x.page_type.0, crate::PageType::Forum, "{:?}", x.page_type);
+        for i in 0..8 {
+            assert!(x.text.contains(&format!("Reply {i}:")), "{i}: {}", x.text);
+        }
+        assert!(!x.text.contains("Board number"), "{}", x.text);
+    }
+
+    #[test]
     fn a_comments_label_ends_an_article_but_not_a_thread() {
         // a Q&A page puts a "Comments" heading under each answer; the next answer follows
         let answer =
@@ -5428,10 +5479,16 @@ mod tests {
         for i in 0..3 {
             assert!(x.text.contains(&format!("Reply {i}:")), "{}", x.text);
         }
-        // the same page without the declaration: a post and the comments under it
-        let x = extract(&page(""), "https://h.example/t/5", true, None, None).unwrap();
+        // the same page without the declaration, at a blog post's address: a post and the
+        // comments under it
+        let blog = "https://h.example/2019/05/smoker-temperatures";
+        let x = extract(&page(""), blog, true, None, None).unwrap();
         assert!(x.text.contains("The opening post:"), "{}", x.text);
-        assert!(!x.text.contains("Reply 1:"), "{}", x.text);
+        assert!(!x.text.contains("Reply 1:"), "{:?} {}", x.page_type, x.text);
+        // and at a thread's address, typed a forum: scored again as a thread
+        let x = extract(&page(""), "https://h.example/t/5", true, None, None).unwrap();
+        assert_eq!(x.page_type.0, crate::PageType::Forum);
+        assert!(x.text.contains("Reply 1:"), "{}", x.text);
     }
 
     #[test]
