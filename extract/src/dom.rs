@@ -2013,6 +2013,21 @@ fn beside<'a>(n: ego_tree::NodeRef<'a, Node>) -> impl Iterator<Item = ElementRef
     before.chain(after)
 }
 
+/// An element and the elements it wraps alone, two levels down (a component's wrapper
+/// around its one block): where a copy's responsive class may sit.
+fn wrapped(e: ElementRef<'_>) -> impl Iterator<Item = ElementRef<'_>> {
+    std::iter::successors(Some(e), |x| {
+        let mut kids = x.children().filter(|c| match c.value() {
+            Node::Text(t) => !t.trim().is_empty(),
+            Node::Element(_) => true,
+            _ => false,
+        });
+        let only = kids.next().and_then(ElementRef::wrap);
+        only.filter(|_| kids.next().is_none())
+    })
+    .take(3)
+}
+
 /// How far up from a phone's copy of a section its desktop copy is looked for: beside the
 /// element itself, its parent or its grandparent ([`Walker::phone_copy`]; a label's phone
 /// and desktop copies often sit in wrappers of their own).
@@ -2106,7 +2121,8 @@ impl Walker<'_> {
     /// Whether `e` is the copy of a section a page serves for phones beside the desktop one:
     /// its class hides it on a desktop-wide screen ([`crate::score::responsive`]), and an
     /// element near it (among the [`COPY_WINDOW`] elements on either side of it, of its
-    /// parent or of its grandparent, [`PHONE_COPY_DEPTH`]), shown from a desktop's width on
+    /// parent or of its grandparent, [`PHONE_COPY_DEPTH`], or wrapped alone in one of them:
+    /// [`wrapped`]), shown from a desktop's width on
     /// and about as long ([`COPY_LENGTH`]), holds at least [`WIDE_COPY_SHARE`] of its words.
     /// A reader on a desktop sees that one; written, the text would stand twice. Without such
     /// an element it stays: the desktop layout may be drawn by a script, the phone's copy the
@@ -2133,6 +2149,7 @@ impl Walker<'_> {
             .chain(e.ancestors())
             .take(PHONE_COPY_DEPTH)
             .flat_map(beside)
+            .flat_map(wrapped)
             .filter(|s| {
                 attr(s.value(), "class").and_then(responsive) == Some(Screens::Wide)
                     && self.scores.get(s.id()).is_some_and(|st| {
@@ -3717,10 +3734,14 @@ mod tests {
         // again (`md:hidden lg:block`).
         let tips = "Water the fern weekly, keep it out of direct sun and mist its leaves often.";
         let hours = "Open Monday to Friday from nine to five, and on Saturday mornings too.";
+        // (and a component's pair: each copy inside a wrapper of its own component, the
+        // phone's in an accordion)
+        let repot = "Repot a fern every spring into a pot one size larger, with fresh peat.";
         let html = format!(
             r#"<html><body><main><h1>Ferns</h1><p>{}</p>
             <div><div class="md:hidden"><p>{tips}</p></div></div><div class="hidden md:block"><p>{tips}</p></div>
             <div class="d-lg-none">{hours}</div><div class="d-none d-lg-flex">{hours}</div>
+            <div class="cmp-a"><div class="d-none d-md-block"><h4>Repotting</h4><p>{repot}</p></div></div><div class="cmp-b"><div class="acc d-md-none"><button aria-expanded="false">Repotting</button><div class="panel"><h4>Repotting</h4><p>{repot}</p></div></div></div>
             <p class="md:hidden">Tap the leaf to see this guide's photos of every fern we sell.</p>
             <p class="md:hidden lg:block">Delivery is free on every order above forty euros.</p>
             <p>{}</p></main></body></html>"#,
@@ -3730,6 +3751,7 @@ mod tests {
         let x = extract(&html, "https://h.example/", false, None, None).unwrap();
         assert_eq!(x.text.matches("Water the fern").count(), 1, "{}", x.text);
         assert_eq!(x.text.matches("Open Monday").count(), 1, "{}", x.text);
+        assert_eq!(x.text.matches("Repot a fern").count(), 1, "{}", x.text);
         assert!(x.text.contains("Tap the leaf"), "{}", x.text);
         assert!(x.text.contains("Delivery is free"), "{}", x.text);
     }
