@@ -1532,6 +1532,14 @@ fn tidy(
     for ((k, (_, b)), e) in keep.iter_mut().zip(&blocks).zip(&edited) {
         *k &= !(e.is_some() && b.trim().is_empty());
     }
+    // (not in an article, whose author may repeat a paragraph on purpose, nor in
+    // documentation, where one sentence describes many items: `Returns the value.`)
+    if !matches!(
+        kind,
+        crate::PageType::Article | crate::PageType::Documentation | crate::PageType::Other
+    ) {
+        drop_repeats(&blocks, &code, &mut keep);
+    }
     rebuild(&blocks, &keep, images)
 }
 
@@ -1889,6 +1897,24 @@ const CONTROL_LABELS: &[&str] = &[
     "pokaż więcej",
     "zaloguj się",
 ];
+
+/// Characters a block needs before a second copy of it is a repeat, not a phrase that
+/// recurs (`Read more`, a product's name under each of its photos).
+const REPEAT_MIN_CHARS: usize = 80;
+
+/// A block written again word for word ([`REPEAT_MIN_CHARS`] or more, not code) goes: the
+/// same description under each variant of a product, a template's placeholder in every
+/// card, a quoted post, a notice served twice; the first copy stays where it was. On the
+/// pages a template builds (threads, products, grids, listings, service pages).
+fn drop_repeats(blocks: &[(usize, &str)], code: &[bool], keep: &mut [bool]) {
+    let mut seen: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::default();
+    for (i, (_, b)) in blocks.iter().enumerate() {
+        let t = b.trim();
+        if keep[i] && !code[i] && t.len() >= REPEAT_MIN_CHARS && !seen.insert(t) {
+            keep[i] = false;
+        }
+    }
+}
 
 /// The blocks of walked text (`\n\n`-separated) with their byte offsets.
 fn split_blocks(text: &str) -> Vec<(usize, &str)> {
@@ -4215,8 +4241,9 @@ mod tests {
         let para =
             "Place the screen at arm's length, with its top edge at the height of your eyes. ";
         let html = format!(
-            "<html><body><article><h1>Desk setup</h1><p>{p}</p><h3>\n<br>Step 1:<br>the monitor</h3><p>{p}</p></article></body></html>",
-            p = para.repeat(3)
+            "<html><body><article><h1>Desk setup</h1><p>{p}</p><h3>\n<br>Step 1:<br>the monitor</h3><p>{q}</p></article></body></html>",
+            p = para.repeat(3),
+            q = sentences("monitor", 3)
         );
         let x = extract(&html, "https://h.example/", true, None, None).unwrap();
         assert!(x.text.contains("\n### Step 1: the monitor\n"), "{}", x.text);
@@ -5338,6 +5365,26 @@ mod tests {
             assert!(x.text.contains(&format!("Reply {i}:")), "{i}: {}", x.text);
         }
         assert!(!x.text.contains("Board number"), "{}", x.text);
+    }
+
+    #[test]
+    fn a_block_repeated_word_for_word_is_written_once_on_template_pages() {
+        // a product's description under each of its three variants, a short label that
+        // recurs (kept: a phrase, not a repeat) and a code block twice (kept: code)
+        let desc = "A minimalist front-pocket wallet of machined aluminium that holds twelve cards and blocks card readers.";
+        let text = format!(
+            "# The Ridge\n\n{desc}\n\nIn stock and ships within two days from our warehouse.\n\n{desc}\n\nIn stock and ships within two days from our warehouse.\n\n{desc}\n\n```\nsize = 86 x 54 mm, weight = 64 grams, cards = 12, warranty = lifetime\n```\n\n```\nsize = 86 x 54 mm, weight = 64 grams, cards = 12, warranty = lifetime\n```"
+        );
+        let out = tidied(&text, crate::PageType::Product);
+        assert_eq!(out.matches("A minimalist").count(), 1, "{out}");
+        assert_eq!(out.matches("In stock and ships").count(), 2, "{out}");
+        assert_eq!(out.matches("size = 86").count(), 2, "{out}");
+        // an article's author may repeat a paragraph on purpose; documentation describes
+        // many items in one sentence
+        for kind in [crate::PageType::Article, crate::PageType::Documentation] {
+            let out = tidied(&text, kind);
+            assert_eq!(out.matches("A minimalist").count(), 3, "{kind:?}: {out}");
+        }
     }
 
     #[test]
