@@ -3028,18 +3028,12 @@ fn layout_table(t: ElementRef<'_>) -> bool {
         })
 }
 
-/// A data table as Markdown: its own rows (not those of a table inside a cell, which
-/// [`layout_table`] walks instead) and their cells, padded to the widest row.
+/// A data table as Markdown: its rows and their cells, padded to the widest row. Only for
+/// a table holding no table ([`layout_table`] lays such a table out instead), so every row
+/// below it is its own.
 fn render_table(t: ElementRef<'_>) -> String {
-    let own = |r: &ElementRef<'_>| {
-        r.ancestors()
-            .filter_map(ElementRef::wrap)
-            .find(|a| a.value().name() == "table")
-            .is_some_and(|a| a.id() == t.id())
-    };
     let rows: Vec<Vec<String>> = t
         .select(&TR)
-        .filter(own)
         .map(|r| {
             r.children()
                 .filter_map(ElementRef::wrap)

@@ -692,21 +692,17 @@ fn pagers(
     own: &[Own],
     sub_text: &[u32],
 ) -> Vec<bool> {
-    let n = order.len();
-    let (mut links, mut pager, mut step) = (vec![0u32; n], vec![0u32; n], vec![0u32; n]);
-    for i in (0..n).rev() {
-        links[i] += u32::from(own[i].links);
-        pager[i] += u32::from(own[i].pager);
-        step[i] += u32::from(own[i].step);
-        let p = order[i].1;
-        if p != u32::MAX {
-            let p = p as usize;
-            links[p] += links[i];
-            pager[p] += pager[i];
-            step[p] += step[i];
-        }
-    }
-    (0..n)
+    let subtree = |of: fn(&Own) -> u16| {
+        let mut v: Vec<u32> = own.iter().map(|o| u32::from(of(o))).collect();
+        sum_subtrees(order, &mut v);
+        v
+    };
+    let (links, pager, step) = (
+        subtree(|o| o.links),
+        subtree(|o| o.pager),
+        subtree(|o| o.step),
+    );
+    (0..order.len())
         .map(|i| {
             step[i] >= 1
                 && pager[i] >= 2
