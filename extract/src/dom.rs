@@ -6064,6 +6064,59 @@ mod tests {
     }
 
     #[test]
+    fn labelled_pointers_between_paragraphs_weigh_nothing_and_are_left_out() {
+        // `Read more: <a>headline</a>` lines between a short story's paragraphs, and a rail
+        // of teasers with blurbs beside it: the pointers' links must not tip the story
+        // below the rail, and they are not its text
+        let pointers = [
+            (
+                "Read more:",
+                "Council approves new budget for the harbour district",
+            ),
+            (
+                "See also:",
+                "Why the price of coffee keeps rising, growers say",
+            ),
+            (
+                "Related:",
+                "Five things to know before the election on Sunday",
+            ),
+            (
+                "Also read:",
+                "The town that rebuilt its library with volunteers",
+            ),
+        ];
+        let mut story = String::new();
+        for i in 0..5 {
+            story += &format!("<p>{}</p>", sentences("harbour", 3));
+            if let Some((label, headline)) = pointers.get(i) {
+                story += &format!(r#"<p>{label} <a href="/news/{i}">{headline}</a></p>"#);
+            }
+        }
+        let rail: String = (0..10)
+            .map(|i| format!(r#"<li><a href="/news/v{i}">Story number {i} of the week in the valley</a> {}</li>"#, sentences("valley", 2)))
+            .collect();
+        let html = format!(
+            r#"<html><body><div class="x1"><h1>The harbour</h1>{story}</div><div class="x2"><ul>{rail}</ul></div></body></html>"#
+        );
+        let x = extract(&html, "https://h.example/news/harbour", false, None, None).unwrap();
+        assert_eq!(
+            x.text.matches("Sentence 1 about the harbour").count(),
+            5,
+            "{}",
+            x.text
+        );
+        assert!(!x.text.contains("valley"), "{}", x.text);
+        for (label, headline) in pointers {
+            assert!(
+                !x.text.contains(label) && !x.text.contains(headline),
+                "{label} kept: {}",
+                x.text
+            );
+        }
+    }
+
+    #[test]
     fn a_sign_up_box_inside_the_story_is_left_out_whatever_its_names() {
         // a newsletter box between two paragraphs, with generated class names; a contact
         // form (a text area) is a page's own content

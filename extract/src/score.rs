@@ -1073,6 +1073,10 @@ struct Own {
     pager: u16,
     /// Of those, the words that step to the page before or after (`Prev`, `Next`).
     step: u16,
+    /// The block opens with a short label ending in a colon (`Read more:`, `See also:`).
+    label: bool,
+    /// A link's text in the block is a web address (`https://…`, `www.…`).
+    address: bool,
 }
 
 /// What the page declares of itself (JSON-LD, microdata, OpenGraph), as scoring reads it.
@@ -1304,10 +1308,15 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
                     pending = first_link.len();
                     last_owner = owner;
                     last_colon = t.trim_end().ends_with([':', '\u{ff1a}']);
+                    if o.text == 0 && !in_link && n <= LABEL_TEXT && last_colon {
+                        o.label = true;
+                    }
                 }
                 o.text += n;
                 if in_link {
                     o.link += n;
+                    let t = t.trim_start();
+                    o.address |= t.starts_with("www.") || t.contains("://");
                     if let Some(w) = pager_word(t) {
                         o.links = o.links.saturating_add(1);
                         o.pager = o.pager.saturating_add(u16::from(w != Pager::None));
@@ -1393,13 +1402,18 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
         *b = Boiler::Strong;
     }
     // sign-up boxes: left out of the text, and of no weight against the region holding them
-    let signup = signup_boxes(&order, &els, &boiler, &fields, &sub_text, &sub_link);
-    for (b, _) in boiler.iter_mut().zip(&signup).filter(|(_, s)| **s) {
-        *b = Boiler::Strong;
-    }
+    let mut signup = signup_boxes(&order, &els, &boiler, &fields, &sub_text, &sub_link);
     // pre-order: a subtree is a range of slots ([`subtree`])
     let mut size = vec![1u32; n];
     sum_subtrees(&order, &mut size);
+    // so are labelled pointers to other pages (`Read more: <a>headline</a>` between an
+    // article's paragraphs): neither its prose nor a sign of a link list
+    for i in pointer_lines(&order, &els, &own, &sub_text, &size) {
+        signup[i] = true;
+    }
+    for (b, _) in boiler.iter_mut().zip(&signup).filter(|(_, s)| **s) {
+        *b = Boiler::Strong;
+    }
     let mut stats: Vec<Stat> = vec![Stat::default(); n];
     for i in 0..n {
         let o = own[i];
@@ -1745,6 +1759,47 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
         shape,
     }
 }
+
+/// Labelled pointers to other pages: a paragraph that is a short label ending in a colon
+/// and a link with words (`Read more: <a>Council approves the budget</a>`), set between an
+/// article's paragraphs. Lines of that shape one after another, or in a list's items, are a
+/// list of their own (`Speaker: <a>talk title</a>` per line), and a link written as an address
+/// (`Download: <a>https://…</a>`) is the text itself: neither is a pointer.
+fn pointer_lines(
+    order: &[(NodeId, u32)],
+    els: &[&scraper::node::Element],
+    own: &[Own],
+    sub_text: &[u32],
+    size: &[u32],
+) -> Vec<usize> {
+    let n = order.len();
+    let shaped: Vec<bool> = (0..n)
+        .map(|i| {
+            let o = &own[i];
+            o.label
+                && !o.address
+                && matches!(els[i].name(), "p" | "div")
+                && order[i].1 != u32::MAX
+                && !matches!(els[order[i].1 as usize].name(), "li" | "dd" | "td" | "th")
+                && sub_text[i] == o.text
+                && (1..=2).contains(&o.links)
+                && o.link >= 15
+                && o.text - o.link <= LABEL_TEXT
+        })
+        .collect();
+    let mut listed = vec![false; n];
+    for i in (0..n).filter(|&i| shaped[i]) {
+        let next = i + size[i] as usize;
+        if next < n && order[next].1 == order[i].1 && shaped[next] {
+            listed[i] = true;
+            listed[next] = true;
+        }
+    }
+    (0..n).filter(|&i| shaped[i] && !listed[i]).collect()
+}
+
+/// Non-space characters of a label before a link (`Read more:`, `Lesen Sie auch:`).
+const LABEL_TEXT: u32 = 24;
 
 /// Non-space characters a block needs for its closing colon to introduce a list (a
 /// sentence, not a `Read more:` label).
