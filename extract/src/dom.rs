@@ -6137,6 +6137,23 @@ mod tests {
         for gone in ["morning briefing", "Sign up to receive", "unsubscribe"] {
             assert!(!x.text.contains(gone), "{gone} kept: {}", x.text);
         }
+        // a box set inside a short notice: the notice's paragraph is the page's own text
+        let notice = format!(
+            r#"<div class="c7"><h4>Important: sync your new profile</h4><p>{}</p>{signup}</div>"#,
+            "The new edition comes with a profile of its own, so that you can run it beside the others on one machine. To reach your bookmarks and your browsing history there, sign in once with your account."
+        );
+        let html = format!(
+            r#"<html><body><article><h1>The harbour</h1>{}{notice}{}</article></body></html>"#,
+            story(3),
+            story(3)
+        );
+        let x = extract(&html, "https://h.example/news/harbour", false, None, None).unwrap();
+        assert!(
+            x.text.contains("sync your new profile") && x.text.contains("sign in once"),
+            "{}",
+            x.text
+        );
+        assert!(!x.text.contains("morning briefing"), "{}", x.text);
         let contact = r#"<div class="c8f2a1"><h3>Write to the editors</h3><p>Tell us what we got wrong, and we answer within a week.</p><form action="/contact"><input type="email" name="address"><textarea name="message"></textarea><button>Send</button></form></div>"#;
         let html = format!(
             r#"<html><body><article><h1>The harbour</h1>{}{contact}{}</article></body></html>"#,

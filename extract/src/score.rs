@@ -426,12 +426,20 @@ fn signup_boxes(
     els: &[&scraper::node::Element],
     boiler: &[Boiler],
     fields: &[Fields],
-    sub_text: &[u32],
-    sub_link: &[u32],
+    own: &[Own],
+    (sub_text, sub_link): (&[u32], &[u32]),
 ) -> Vec<bool> {
     let n = order.len();
     let mut sub = fields.to_vec();
     sum_subtrees(order, &mut sub);
+    // the longest block in each subtree
+    let mut longest: Vec<u32> = own.iter().map(|o| o.text).collect();
+    for i in (1..n).rev() {
+        let p = order[i].1;
+        if p != u32::MAX {
+            longest[p as usize] = longest[p as usize].max(longest[i]);
+        }
+    }
     let mut boxes = vec![false; n];
     // an e-mail field outside any form (a script sends it): its box starts at the field's
     // parent
@@ -460,6 +468,9 @@ fn signup_boxes(
                 "body" | "html" | "main" | "article" | "li" | "td"
             ) || sub_text[p] >= SIGNUP_TEXT
                 || sub_link[p] * 4 > sub_text[p]
+                // a paragraph of prose beside the box is the page's (a notice the box
+                // was set after)
+                || (longest[p] >= SIGNUP_PROSE && longest[at] < SIGNUP_PROSE)
             {
                 break;
             }
@@ -493,6 +504,10 @@ impl std::ops::AddAssign for Fields {
 
 /// Non-space characters under which the box around a sign-up form is the sign-up box.
 const SIGNUP_TEXT: u32 = 400;
+
+/// Non-space characters of a block that is prose, longer than a sign-up box's sentences
+/// (`Sign up to receive the best stories of the day in your inbox.`).
+const SIGNUP_PROSE: u32 = 150;
 
 /// Fields a reader fills in, at most, on a sign-up form (an e-mail address, a name, a
 /// postcode).
@@ -1402,7 +1417,7 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
         *b = Boiler::Strong;
     }
     // sign-up boxes: left out of the text, and of no weight against the region holding them
-    let mut signup = signup_boxes(&order, &els, &boiler, &fields, &sub_text, &sub_link);
+    let mut signup = signup_boxes(&order, &els, &boiler, &fields, &own, (&sub_text, &sub_link));
     // pre-order: a subtree is a range of slots ([`subtree`])
     let mut size = vec![1u32; n];
     sum_subtrees(&order, &mut size);
