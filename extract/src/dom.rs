@@ -6038,8 +6038,17 @@ mod tests {
         let header = r#"<div class="c1a"><table width="100%"><tr><th colspan="5">Chapter 4. Storage</th></tr><tr><td><a href="c3.html">Prev</a></td><td><a href="p1.html">Up</a></td><th>Part I. Basics</th><td><a href="index.html">Home</a></td><td><a href="c4s1.html">Next</a></td></tr></table></div>"#;
         let footer = r#"<div class="c2b"><table><tr><td><a href="c3.html">Prev</a></td><td><a href="p1.html">Up</a></td><td><a href="c4s1.html">Next</a></td></tr><tr><td>3.9. Backups</td><td><a href="index.html">Home</a></td><td>4.1. Disks</td></tr></table></div>"#;
         let pager = r#"<div class="x9"><a href="/p/2">« Ältere Beiträge</a> <a href="/p/1">1</a> <a href="/p/2">2</a> <a href="/p/3">3</a> <a href="/p/2">Weiter »</a></div>"#;
+        // the manual's other versions, numbers alone; a short paragraph's footnote marks
+        let versions: String = [
+            "13", "12", "11", "10", "9.6", "9.5", "9.4", "9.3", "9.2", "9.1", "9.0", "8.4", "8.3",
+            "8.2",
+        ]
+        .map(|v| format!(r#"<a href="/{v}/c4.html">{v}</a>"#))
+        .join(" / ");
+        let versions = format!(r#"<div class="c5">Older versions: {versions}</div>"#);
+        let notes = r##"<p>Disks fail often<a href="#n1">1</a>, volumes rarely<a href="#n2">2</a>, and snapshots<a href="#n3">3</a> almost never<a href="#n4">4</a>.</p>"##;
         let html = format!(
-            r#"<html><body><div class="c0">{header}<h2>Chapter 4. Storage</h2><p>{}</p><ul class="c7"><li><a href="c4s1.html">4.1. Disks and their layout</a></li><li><a href="c4s2.html">4.2. Volumes and snapshots</a></li></ul><p>{}</p><p>When the disks are in place, the <a href="c4s1.html">next</a> section sets up the volumes that hold the data.</p>{footer}{pager}</div></body></html>"#,
+            r#"<html><body><div class="c0">{versions}{header}<h2>Chapter 4. Storage</h2><p>{}</p>{notes}<ul class="c7"><li><a href="c4s1.html">4.1. Disks and their layout</a></li><li><a href="c4s2.html">4.2. Volumes and snapshots</a></li></ul><p>{}</p><p>When the disks are in place, the <a href="c4s1.html">next</a> section sets up the volumes that hold the data.</p>{footer}{pager}</div></body></html>"#,
             sentences("storage", 4),
             sentences("disks", 3)
         );
@@ -6048,6 +6057,7 @@ mod tests {
             "4.1. Disks and their layout",
             "the next section sets up",
             "Sentence 2 about the disks",
+            "volumes rarely2, and snapshots3",
         ] {
             assert!(x.text.contains(kept), "{kept}: {}", x.text);
         }
@@ -6058,6 +6068,7 @@ mod tests {
             "Weiter",
             "Ältere",
             "3.9. Backups",
+            "Older versions",
         ] {
             assert!(!x.text.contains(gone), "{gone} kept: {}", x.text);
         }

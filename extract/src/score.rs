@@ -671,7 +671,13 @@ fn pager_word(t: &str) -> Option<Pager> {
     if w.len() > 24 {
         return Some(Pager::None);
     }
-    if w.len() <= 3 && w.bytes().all(|b| b.is_ascii_digit()) {
+    // a page number, or a version's (`9.6`, `3.12.1`: a manual's versions)
+    if (w.len() <= 3 && w.bytes().all(|b| b.is_ascii_digit()))
+        || (w.len() <= 8
+            && w.contains('.')
+            && w.split('.')
+                .all(|p| (1..=3).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit())))
+    {
         return Some(Pager::Other);
     }
     // (no allocation for the usual link text: the lists are lowercase, and a capital outside
@@ -697,6 +703,9 @@ fn pager_word(t: &str) -> Option<Pager> {
 /// to, a chapter's name).
 const PAGER_TEXT: u32 = 250;
 
+/// Links of a pager without a step (`1 2 3 4`, a manual's versions), at least.
+const PAGER_RUN: u32 = 4;
+
 /// The pagers: small regions ([`PAGER_TEXT`]) whose links are mostly a pager's words, at
 /// least two, one of them a step (`Prev`, `Next`); a navigation by its text, whatever its
 /// names (a generator's `Prev | Up | Home | Next` table, `« Older posts`, `1 2 3 Next`);
@@ -717,11 +726,18 @@ fn pagers(
         subtree(|o| o.pager),
         subtree(|o| o.step),
     );
+    let mut link_text: Vec<u32> = own.iter().map(|o| o.link).collect();
+    sum_subtrees(order, &mut link_text);
     (0..order.len())
         .map(|i| {
-            step[i] >= 1
-                && pager[i] >= 2
-                && pager[i] * 2 >= links[i]
+            // a pager steps (`1 2 3 Next`); a run of numbers alone is one when its
+            // links are nothing else and much of its text (`Versions: 13 / 12 / 11 / 9.6`;
+            // not a sentence's footnote marks)
+            let steps = step[i] >= 1 && pager[i] >= 2 && pager[i] * 2 >= links[i];
+            let numbers = pager[i] >= PAGER_RUN
+                && pager[i] == links[i]
+                && link_text[i] * 10 >= sub_text[i] * 3;
+            (steps || numbers)
                 && sub_text[i] <= PAGER_TEXT
                 && !matches!(els[i].name(), "html" | "body" | "main")
         })
