@@ -5219,6 +5219,47 @@ mod tests {
     }
 
     #[test]
+    fn a_long_text_block_wrapped_alone_joins_its_sibling_blocks() {
+        // a site builder cuts a post into text blocks, each wrapped twice
+        // (`block > block-content > html-content`), with image blocks between them: the
+        // longest block's wrappers add nothing to it, and its siblings are the post's rest
+        let block = |topic: &str, n: usize| {
+            format!(
+                r#"<div class="blk html-blk"><div class="blk-content"><div class="html-content"><h2>The {topic}</h2><p>{}</p></div></div></div>"#,
+                sentences(topic, n)
+            )
+        };
+        let image = |i: usize| {
+            format!(
+                r#"<div class="blk image-blk"><div class="blk-content"><figure><img src="/i/{i}.jpg" alt=""></figure></div></div>"#
+            )
+        };
+        // the post declares itself an article, and ends in a long list of links
+        let cities: String = (0..60)
+            .map(|i| {
+                format!(r#"<li><a href="/city/{i}">Cleaning services in city number {i}</a></li>"#)
+            })
+            .collect();
+        let html = format!(
+            r#"<html><head><meta property="og:type" content="article"></head><body><article><h1>Cleaning costs</h1><div class="grid">{}{}{}{}{}<div class="blk"><ul>{cities}</ul></div></div></article></body></html>"#,
+            block("prices", 20),
+            image(1),
+            block("budget", 6),
+            image(2),
+            block("savings", 5)
+        );
+        let x = extract(&html, "https://h.example/blog/costs", false, None, None).unwrap();
+        for topic in ["prices", "budget", "savings"] {
+            assert!(
+                x.text.contains(&format!("Sentence 4 about the {topic}")),
+                "{topic}: {}",
+                x.text
+            );
+        }
+        assert!(!x.text.contains("city number"), "{}", x.text);
+    }
+
+    #[test]
     fn items_whose_classes_carry_per_item_tokens_are_one_list() {
         // WordPress's post_class(): the component class first, then the post's id and terms
         let cats = ["soup", "salad", "dinner", "quick"];

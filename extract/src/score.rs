@@ -2085,8 +2085,10 @@ fn sibling_sections(
         if joins {
             return Some(parent);
         }
-        // (a long root stays put: a stream of articles repeats the block holding it)
-        if prose >= MAX_LIST_PROSE || stats[parent as usize].prose > 1.1 * prose {
+        // (a long root stays put: a stream of articles repeats the block holding it; but
+        // a wrapper that adds no prose to it is the same block)
+        let adds = stats[parent as usize].prose - prose;
+        if (prose >= MAX_LIST_PROSE && adds > 0.0) || adds > 0.1 * prose {
             return None;
         }
         r = parent as usize;
