@@ -1824,8 +1824,29 @@ fn control_label(t: &str) -> bool {
     let core = t
         .trim_end_matches(|c: char| !c.is_alphanumeric())
         .to_lowercase();
-    CONTROL_LABELS.contains(&core.as_str())
+    CONTROL_LABELS.contains(&core.as_str()) || loading_placeholder(&core, t)
 }
+
+/// Whether a block is a placeholder a script fills when it loads (`Loading...`,
+/// `Loading specifications…`, `Chargement…`): a loading word and at most one more, then
+/// dots.
+fn loading_placeholder(core: &str, t: &str) -> bool {
+    let mut words = core.split_whitespace();
+    words.next().is_some_and(|w| LOADING_WORDS.contains(&w))
+        && words.count() <= 1
+        && (t.ends_with("...") || t.ends_with('…'))
+}
+
+/// A placeholder's loading word ([`loading_placeholder`]), lowercase.
+const LOADING_WORDS: &[&str] = &[
+    "loading",
+    "chargement",
+    "cargando",
+    "carregando",
+    "caricamento",
+    "laden",
+    "lädt",
+];
 
 /// Bytes over which a block is no control's label ([`control_label`]).
 const CONTROL_LABEL_BYTES: usize = 60;
@@ -3562,6 +3583,18 @@ mod tests {
             assert!(x.text.contains(sentence), "{}", x.text);
             assert!(!x.text.contains(&format!("{label} »")), "{}", x.text);
         }
+        // a script's placeholders, left in the page as served; a sentence about loading
+        // is text
+        let html = format!(
+            r#"<html><body><main><h1>Headphones</h1><p>{}</p><div class="spec">Loading specifications…</div>
+            <p>Loading the case takes a second, and it charges the buds on the way...</p><p>{}</p><div>Chargement...</div></main></body></html>"#,
+            sentences("the buds", 4),
+            sentences("the fit", 3)
+        );
+        let x = extract(&html, "https://h.example/", false, None, None).unwrap();
+        assert!(x.text.contains("Loading the case takes"), "{}", x.text);
+        assert!(!x.text.contains("Loading specifications"), "{}", x.text);
+        assert!(!x.text.contains("Chargement"), "{}", x.text);
     }
 
     #[test]
