@@ -430,6 +430,10 @@ fn signup_boxes(
     (sub_text, sub_link): (&[u32], &[u32]),
 ) -> Vec<bool> {
     let n = order.len();
+    // (most pages ask for no e-mail address)
+    if !fields.iter().any(|f| f.email) {
+        return vec![false; n];
+    }
     let mut sub = fields.to_vec();
     sum_subtrees(order, &mut sub);
     // the longest block in each subtree
@@ -714,7 +718,7 @@ fn pagers(
     order: &[(NodeId, u32)],
     els: &[&scraper::node::Element],
     own: &[Own],
-    sub_text: &[u32],
+    (sub_text, link_text): (&[u32], &[u32]),
 ) -> Vec<bool> {
     let subtree = |of: fn(&Own) -> u16| {
         let mut v: Vec<u32> = own.iter().map(|o| u32::from(of(o))).collect();
@@ -726,8 +730,6 @@ fn pagers(
         subtree(|o| o.pager),
         subtree(|o| o.step),
     );
-    let mut link_text: Vec<u32> = own.iter().map(|o| o.link).collect();
-    sum_subtrees(order, &mut link_text);
     (0..order.len())
         .map(|i| {
             // a pager steps (`1 2 3 Next`); a run of numbers alone is one when its
@@ -1427,7 +1429,7 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
     // pagers: left out of the text (a listing's pages, a manual's Prev / Up / Next table)
     for (b, _) in boiler
         .iter_mut()
-        .zip(pagers(&order, &els, &own, &sub_text))
+        .zip(pagers(&order, &els, &own, (&sub_text, &sub_link)))
         .filter(|(_, p)| *p)
     {
         *b = Boiler::Strong;
@@ -1803,30 +1805,32 @@ fn pointer_lines(
     sub_text: &[u32],
     size: &[u32],
 ) -> Vec<usize> {
-    let n = order.len();
-    let shaped: Vec<bool> = (0..n)
-        .map(|i| {
-            let o = &own[i];
-            o.label
-                && !o.address
-                && matches!(els[i].name(), "p" | "div")
-                && order[i].1 != u32::MAX
-                && !matches!(els[order[i].1 as usize].name(), "li" | "dd" | "td" | "th")
-                && sub_text[i] == o.text
-                && (1..=2).contains(&o.links)
-                && o.link >= 15
-                && o.text - o.link <= LABEL_TEXT
-        })
-        .collect();
-    let mut listed = vec![false; n];
-    for i in (0..n).filter(|&i| shaped[i]) {
+    let shaped = |i: usize| {
+        let o = &own[i];
+        o.label
+            && !o.address
+            && matches!(els[i].name(), "p" | "div")
+            && order[i].1 != u32::MAX
+            && !matches!(els[order[i].1 as usize].name(), "li" | "dd" | "td" | "th")
+            && sub_text[i] == o.text
+            && (1..=2).contains(&o.links)
+            && o.link >= 15
+            && o.text - o.link <= LABEL_TEXT
+    };
+    // (few blocks on a page are of the shape: their slots, in order)
+    let lines: Vec<usize> = (0..order.len()).filter(|&i| shaped(i)).collect();
+    let next_of = |i: usize| {
         let next = i + size[i] as usize;
-        if next < n && order[next].1 == order[i].1 && shaped[next] {
-            listed[i] = true;
-            listed[next] = true;
-        }
-    }
-    (0..n).filter(|&i| shaped[i] && !listed[i]).collect()
+        (next < order.len() && order[next].1 == order[i].1).then_some(next)
+    };
+    let listed = |i: usize| {
+        next_of(i).is_some_and(|x| lines.binary_search(&x).is_ok())
+            || lines
+                .iter()
+                .take_while(|&&p| p < i)
+                .any(|&p| next_of(p) == Some(i))
+    };
+    lines.iter().copied().filter(|&i| !listed(i)).collect()
 }
 
 /// Non-space characters of a label before a link (`Read more:`, `Lesen Sie auch:`).
