@@ -438,12 +438,7 @@ fn signup_boxes(
     sum_subtrees(order, &mut sub);
     // the longest block in each subtree
     let mut longest: Vec<u32> = own.iter().map(|o| o.text).collect();
-    for i in (1..n).rev() {
-        let p = order[i].1;
-        if p != u32::MAX {
-            longest[p as usize] = longest[p as usize].max(longest[i]);
-        }
-    }
+    fold_subtrees(order, &mut longest, |p, x| *p = (*p).max(x));
     let mut boxes = vec![false; n];
     // an e-mail field outside any form (a script sends it): its box starts at the field's
     // parent
@@ -1348,8 +1343,11 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
                 o.text += n;
                 if in_link {
                     o.link += n;
-                    let t = t.trim_start();
-                    o.address |= t.starts_with("www.") || t.contains("://");
+                    // (read only for a labelled block, whose label came first)
+                    if o.label {
+                        let t = t.trim_start();
+                        o.address |= t.starts_with("www.") || t.contains("://");
+                    }
                     if let Some(w) = pager_word(t) {
                         o.links = o.links.saturating_add(1);
                         o.pager = o.pager.saturating_add(u16::from(w != Pager::None));
@@ -1435,16 +1433,16 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
         *b = Boiler::Strong;
     }
     // sign-up boxes: left out of the text, and of no weight against the region holding them
-    let mut signup = signup_boxes(&order, &els, &boiler, &fields, &own, (&sub_text, &sub_link));
+    let mut weightless = signup_boxes(&order, &els, &boiler, &fields, &own, (&sub_text, &sub_link));
     // pre-order: a subtree is a range of slots ([`subtree`])
     let mut size = vec![1u32; n];
     sum_subtrees(&order, &mut size);
     // so are labelled pointers to other pages (`Read more: <a>headline</a>` between an
     // article's paragraphs): neither its prose nor a sign of a link list
     for i in pointer_lines(&order, &els, &own, &sub_text, &size) {
-        signup[i] = true;
+        weightless[i] = true;
     }
-    for (b, _) in boiler.iter_mut().zip(&signup).filter(|(_, s)| **s) {
+    for (b, _) in boiler.iter_mut().zip(&weightless).filter(|(_, s)| **s) {
         *b = Boiler::Strong;
     }
     let mut stats: Vec<Stat> = vec![Stat::default(); n];
@@ -1543,12 +1541,7 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
     // around a story viewer) whose sum is dragged down by link lists next to the story
     // still holds that story
     let mut best_in = plain.clone();
-    for i in (1..n).rev() {
-        let p = order[i].1;
-        if p != u32::MAX {
-            best_in[p as usize] = best_in[p as usize].max(best_in[i]);
-        }
-    }
+    fold_subtrees(&order, &mut best_in, |p, x| *p = p.max(x));
     let flip: Vec<bool> = (0..n)
         .map(|i| match boiler[i] {
             Boiler::Strong => plain[i] < 0.6 * top,
@@ -1567,9 +1560,9 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
                     tracing::trace!(kind = ?boiler[i], text = stats[i].text, tag = els[i].name(), id = ?els[i].attr("id"), class = ?els[i].attr("class"), "boilerplate region");
                 }
                 let s = &mut stats[i];
-                // a sign-up box sits inside articles: its prose says nothing of the region
-                // around it
-                s.mass = if signup[i] {
+                // a sign-up box or a labelled pointer sits inside articles: its text says
+                // nothing of the region around it
+                s.mass = if weightless[i] {
                     0.0
                 } else {
                     -((s.text - s.link.min(s.text)) as f32 * 0.5 + s.link as f32) - 4.0
@@ -1905,11 +1898,17 @@ fn set_prose(order: &[(NodeId, u32)], values: &[f32], stats: &mut [Stat]) {
 /// Adds each element's value into its parent's, children first (the elements are in
 /// pre-order): afterwards each holds the sum over its subtree.
 fn sum_subtrees<T: Copy + std::ops::AddAssign>(order: &[(NodeId, u32)], v: &mut [T]) {
+    fold_subtrees(order, v, |p, x| *p += x);
+}
+
+/// Folds each element's value into its parent's with `f`, children first (the elements are
+/// in pre-order): afterwards each holds the fold over its subtree (a sum, a maximum).
+fn fold_subtrees<T: Copy>(order: &[(NodeId, u32)], v: &mut [T], f: impl Fn(&mut T, T)) {
     for i in (1..order.len()).rev() {
         let p = order[i].1;
         if p != u32::MAX {
             let x = v[i];
-            v[p as usize] += x;
+            f(&mut v[p as usize], x);
         }
     }
 }
