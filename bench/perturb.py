@@ -8,7 +8,7 @@ used by bench/wcxb.py and bench/extract.py (--perturb):
          `div` and `role` attributes go (as on pages without semantic markup);
   both   both.
 Attribute values in quotes only, which is how nearly every page writes class and id.
-And three editing patterns, for what a rule may have learnt about where links stand and
+And five editing patterns, for what a rule may have learnt about where links stand and
 about boxes being named (the text stays; what is inserted, no ground truth holds):
   links  every other paragraph that opens with three words (ASCII letters) gets them made a
          link (`<p><a href="/topic/1">Tidal energy production</a> has ...`), as blogs link
@@ -19,14 +19,20 @@ about boxes being named (the text stays; what is inserted, no ground truth holds
          them inside an article: the ground truth does not hold them, so an extractor that
          keeps them loses precision, and one that lets them move its content root loses more;
   signup after the fourth paragraph, a newsletter sign-up box with no class names (a
-         heading, a sentence, an e-mail form, small print), which no ground truth holds.
+         heading, a sentence, an e-mail form, small print), which no ground truth holds;
+  wrap   every paragraph set inside three `div`s of its own, as page builders nest each
+         block in its widget's wrappers: the text and the ground truth stay the same, only
+         the depth and the number of siblings change;
+  ads    after every fourth paragraph, an advertisement slot with no class names (a label
+         `Advertisement`, a linked banner image, `Story continues below advertisement`),
+         which no ground truth holds.
 """
 import gzip
 import hashlib
 import os
 import re
 
-MODES = ["names", "tags", "both", "links", "related", "signup"]
+MODES = ["names", "tags", "both", "links", "related", "signup", "wrap", "ads"]
 NAME_ATTR = re.compile(r"""\b(class|id)=(["'])([^"']*)\2""", re.I)
 SECTIONING = re.compile(r"<(/?)(article|main|nav|aside|header|footer|section)\b", re.I)
 ROLE_ATTR = re.compile(r"""\srole=(["'])[^"']*\1""", re.I)
@@ -45,6 +51,10 @@ SIGNUP = (
     "<p>You can unsubscribe at any time. By signing up you agree to our privacy policy.</p>"
     "</div>"
 )
+WRAP = '<div><div><div>{}</div></div></div>'
+AD = ('<div><div>Advertisement</div><div><a href="https://ads.example/c?{}"><img'
+      ' src="https://ads.example/b.gif" width="300" height="250"></a></div>'
+      '<div>Story continues below advertisement</div></div>')
 OPENING = re.compile(r"(<p(?:\s[^>]*)?>)(\s*)([A-Za-z][A-Za-z'-]*\s+[A-Za-z'-]+\s+[A-Za-z'-]+)")
 
 
@@ -86,6 +96,10 @@ def rewrite(html, mode):
         html = _at(PARAGRAPH, html, lambda m, n: None if n % 3 else _related(m, n))
     if mode == "signup":
         html = _at(PARAGRAPH, html, lambda m, n: m.group(0) + SIGNUP if n == 4 else None)
+    if mode == "wrap":
+        html = _at(PARAGRAPH, html, lambda m, n: WRAP.format(m.group(0)))
+    if mode == "ads":
+        html = _at(PARAGRAPH, html, lambda m, n: None if n % 4 else m.group(0) + AD.format(n))
     return html
 
 

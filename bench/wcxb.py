@@ -9,14 +9,14 @@ for the Python tools; trawl reports its own parse + extract time), each tool pin
 with taskset; the tools take turns, one run each per round, and each keeps the median of its
 rounds. No tool is given the page URL.
 
-With --perturb MODE (names, tags, both, links, related, signup), every page is first rewritten
-(bench/perturb.py: class and id tokens hashed, sectioning tags made divs, both, paragraphs
-opening with a link, related-story lines, or a sign-up box); the drop against the unperturbed
-figures is how much an extractor leans on naming, on where links stand, or on boxes being
-named.
+With --perturb MODE (names, tags, both, links, related, signup, wrap, ads), every page is
+first rewritten (bench/perturb.py: class and id tokens hashed, sectioning tags made divs,
+both, paragraphs opening with a link, related-story lines, a sign-up box, paragraphs in
+wrappers of their own, advertisement slots); the drop against the unperturbed figures is how
+much an extractor leans on naming, on where links stand, on boxes being named or on depth.
 
 Usage: bench/wcxb.py --trawl PATH [--data DIR] [--repeat 3] [--only trawl,rs-trafilatura]
-       [--keep PRED_DIR] [--perturb names|tags|both|links|related|signup]
+       [--keep PRED_DIR] [--perturb names|tags|both|links|related|signup|wrap|ads]
 """
 import argparse
 import json

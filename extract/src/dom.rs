@@ -1047,6 +1047,107 @@ fn label_block(block: &str) -> bool {
     words <= 3 && t.chars().count() < 40 && !sentence_end
 }
 
+/// A line telling the reader that the text goes on past an advertisement (`Story continues
+/// below advertisement`, `Article continues after this ad`, `Weiter nach der Anzeige`): not
+/// the text's own markup, under [`AD_NOTICE_CHARS`] and [`AD_NOTICE_WORDS`], no question or
+/// exclamation, naming an advertisement ([`AD_LABELS`], `ad`, `ads`) and the text's going on
+/// ([`AD_GOES_ON`]) in a notice's words alone ([`AD_NOTICE_VOCABULARY`]).
+fn ad_notice(t: &str) -> bool {
+    if markup_line(t)
+        || t.ends_with(['!', '?', ':'])
+        || t.chars().count() >= AD_NOTICE_CHARS
+        || t.split_whitespace().count() > AD_NOTICE_WORDS
+    {
+        return false;
+    }
+    let lower = t.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|w| !w.is_empty())
+        .collect();
+    let ad = |w: &&str| AD_LABELS.contains(w) || matches!(*w, "ad" | "ads" | "anuncio");
+    // (every other word one of a notice's: `How ads continue to fund local news` is a
+    // heading)
+    words.iter().any(ad)
+        && words.iter().any(|w| AD_GOES_ON.contains(w))
+        && words
+            .iter()
+            .all(|w| ad(w) || AD_NOTICE_VOCABULARY.contains(w))
+}
+
+/// Characters of an advertisement's notice under this ([`ad_notice`]).
+const AD_NOTICE_CHARS: usize = 70;
+/// Words of an advertisement's notice at most ([`ad_notice`]).
+const AD_NOTICE_WORDS: usize = 8;
+/// Words saying the text goes on, lowercase ([`ad_notice`]).
+const AD_GOES_ON: &[&str] = &[
+    "continue",
+    "continues",
+    "continued",
+    "below",
+    "weiter",
+    "suite",
+    "sigue",
+    "continúa",
+    "continua",
+    "prosegue",
+    "verder",
+];
+/// The words an advertisement's notice is made of, besides the advertisement's, lowercase
+/// ([`ad_notice`]).
+const AD_NOTICE_VOCABULARY: &[&str] = &[
+    "continue",
+    "continues",
+    "continued",
+    "below",
+    "after",
+    "under",
+    "story",
+    "article",
+    "text",
+    "content",
+    "post",
+    "reading",
+    "read",
+    "scroll",
+    "keep",
+    "to",
+    "with",
+    "the",
+    "this",
+    "an",
+    "a",
+    "weiter",
+    "nach",
+    "der",
+    "dem",
+    "geht",
+    "es",
+    "lesen",
+    "artikel",
+    "la",
+    "le",
+    "suite",
+    "après",
+    "cette",
+    "l'article",
+    "sigue",
+    "leyendo",
+    "después",
+    "del",
+    "continúa",
+    "continua",
+    "a",
+    "leggere",
+    "dopo",
+    "prosegue",
+    "verder",
+    "na",
+    "de",
+    "onder",
+    "gaat",
+];
+
 /// A photo credit on a line of its own, under [`CREDIT_LINE_CHARS`] and not a sentence, a
 /// heading or a list item: it opens with a credit's word (`Photo:`, `Foto:`, `Bild:`,
 /// `Credit:`, `©`), or names a photo or wire agency at its start or end in at most
@@ -1416,12 +1517,15 @@ fn tidy(
             break;
         }
     }
-    // a photo credit on a line of its own goes, as does a caption ending in one, and is no
-    // cell beside a label
+    // a photo credit on a line of its own goes, as does a caption ending in one and an
+    // advertisement's notice, and is no cell beside a label
     let credits: Vec<bool> = blocks
         .iter()
         .zip(&code)
-        .map(|((_, b), &c)| !c && (credit_line(b.trim()) || captioned(b.trim())))
+        .map(|((_, b), &c)| {
+            let t = b.trim();
+            !c && (credit_line(t) || captioned(t) || ad_notice(t))
+        })
         .collect();
     let credit = |i: usize| credits[i] && terms.binary_search(&blocks[i].0).is_err();
     // a post's metadata line under its title: a date among fields set apart by bars or dots
@@ -4199,6 +4303,30 @@ mod tests {
             !out.contains("Anzeige") && out.contains("### Advertising standards"),
             "{out}"
         );
+        // a notice that the text goes on past an advertisement goes, in any language; a
+        // sentence about an advertisement's wording, or about reading on, stays
+        for notice in [
+            "Story continues below advertisement",
+            "Article continues after this ad",
+            "ADVERTISEMENT - CONTINUE READING BELOW",
+            "Weiter nach der Anzeige",
+            "La suite après cette publicité",
+        ] {
+            let kept = [
+                "The advertisement below continues a campaign the brand began in the spring.",
+                "How ads continue to fund local news",
+                "Readers who continue past the advertisement",
+            ];
+            let text = format!(
+                "{para}\n\n{notice}\n\n{para}\n\n{}\n\n{para}\n\n{}\n\n{para}\n\n{}\n\n{para}",
+                kept[0], kept[1], kept[2]
+            );
+            let out = tidied(&text, crate::PageType::Article);
+            assert!(
+                !out.contains(notice) && kept.iter().all(|k| out.contains(k)),
+                "{notice}: {out}"
+            );
+        }
         // on a listing or a thread (no cells), a row of short lines is item metadata
         let out = tidied(&text, crate::PageType::Listing);
         assert!(
