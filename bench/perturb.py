@@ -8,7 +8,7 @@ used by bench/wcxb.py and bench/extract.py (--perturb):
          `div` and `role` attributes go (as on pages without semantic markup);
   both   both.
 Attribute values in quotes only, which is how nearly every page writes class and id.
-And five editing patterns, for what a rule may have learnt about where links stand and
+And seven editing patterns, for what a rule may have learnt about where links stand and
 about boxes being named (the text stays; what is inserted, no ground truth holds):
   links  every other paragraph that opens with three words (ASCII letters) gets them made a
          link (`<p><a href="/topic/1">Tidal energy production</a> has ...`), as blogs link
@@ -25,14 +25,22 @@ about boxes being named (the text stays; what is inserted, no ground truth holds
          the depth and the number of siblings change;
   ads    after every fourth paragraph, an advertisement slot with no class names (a label
          `Advertisement`, a linked banner image, `Story continues below advertisement`),
-         which no ground truth holds.
+         which no ground truth holds;
+  consent
+         at the top of the body, a cookie banner with no class names (a notice, two links,
+         three buttons), which no ground truth holds;
+  comments
+         after the last paragraph of 200 characters or more (the text's end), a comment
+         section with no class names: a heading, three comments (a linked name, a date, a
+         paragraph, a Reply link), a reply form; no ground truth holds it (as the
+         benchmarks leave comments out).
 """
 import gzip
 import hashlib
 import os
 import re
 
-MODES = ["names", "tags", "both", "links", "related", "signup", "wrap", "ads"]
+MODES = ["names", "tags", "both", "links", "related", "signup", "wrap", "ads", "consent", "comments"]
 NAME_ATTR = re.compile(r"""\b(class|id)=(["'])([^"']*)\2""", re.I)
 SECTIONING = re.compile(r"<(/?)(article|main|nav|aside|header|footer|section)\b", re.I)
 ROLE_ATTR = re.compile(r"""\srole=(["'])[^"']*\1""", re.I)
@@ -55,6 +63,29 @@ WRAP = '<div><div><div>{}</div></div></div>'
 AD = ('<div><div>Advertisement</div><div><a href="https://ads.example/c?{}"><img'
       ' src="https://ads.example/b.gif" width="300" height="250"></a></div>'
       '<div>Story continues below advertisement</div></div>')
+TAG = re.compile(r"<[^>]*>")
+BODY = re.compile(r"<body(?:\s[^>]*)?>", re.I)
+CONSENT = (
+    "<div><div><p>We use cookies and similar technologies to run this site, to measure how"
+    " it is used and to show you personalised content and advertising. You can accept all"
+    " cookies, reject those that are not necessary, or choose which ones we may use.</p>"
+    '<p><a href="/privacy">Privacy policy</a> <a href="/cookies">Cookie settings</a></p>'
+    "</div><div><button>Accept all</button><button>Reject all</button>"
+    "<button>Manage choices</button></div></div>"
+)
+COMMENTS = "<div><h3>3 comments</h3>" + "".join(
+    f'<div><div><a href="/user/{i}">{name}</a> <span>March {i + 3}, 2024 at 10:1{i} am</span>'
+    f"</div><p>{text}</p><div><a href=\"#reply-{i}\">Reply</a></div></div>"
+    for i, (name, text) in enumerate([
+        ("Margaret", "Thank you for writing this, it is exactly what I was looking for and it"
+         " answered every question I had after reading the manual twice."),
+        ("dave_k", "I tried the second method last weekend and it worked, although it took me"
+         " longer than the article suggests because my version is older."),
+        ("Anonymous", "Does anyone know whether this still applies after the latest update? The"
+         " settings seem to have moved and I cannot find the option anymore."),
+    ])
+) + ('<form action="/comment"><h3>Leave a reply</h3><textarea name="comment"></textarea>'
+     "<input name=\"author\" placeholder=\"Name\"><button>Post comment</button></form></div>")
 OPENING = re.compile(r"(<p(?:\s[^>]*)?>)(\s*)([A-Za-z][A-Za-z'-]*\s+[A-Za-z'-]+\s+[A-Za-z'-]+)")
 
 
@@ -100,6 +131,15 @@ def rewrite(html, mode):
         html = _at(PARAGRAPH, html, lambda m, n: WRAP.format(m.group(0)))
     if mode == "ads":
         html = _at(PARAGRAPH, html, lambda m, n: None if n % 4 else m.group(0) + AD.format(n))
+    if mode == "consent":
+        html = BODY.sub(lambda m: m.group(0) + CONSENT, html, count=1)
+    if mode == "comments":
+        # after the last long paragraph (the text's end, not the footer's small print)
+        long = [n for n, m in enumerate(PARAGRAPH.finditer(html), 1)
+                if len(TAG.sub("", m.group(0)).strip()) >= 200]
+        if long:
+            html = _at(PARAGRAPH, html,
+                       lambda m, n: m.group(0) + COMMENTS if n == long[-1] else None)
     return html
 
 

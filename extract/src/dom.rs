@@ -5187,6 +5187,39 @@ mod tests {
     }
 
     #[test]
+    fn a_consent_banner_is_known_by_its_notice_and_buttons_whatever_its_names() {
+        let banner = r#"<div><div><p>We use cookies and similar technologies to run this site and to measure how it is used. You can accept all cookies or reject those that are not necessary.</p><a href="/privacy">Privacy policy</a></div><div><button>Accept all</button><button>Reject all</button></div></div>"#;
+        // an empty shell of a page (its text comes with a script) is empty, not its banner
+        let shell = format!(
+            r#"<html><head><title>App</title></head><body>{banner}<div id="root"></div></body></html>"#
+        );
+        let x = extract(&shell, "https://h.example/app", true, None, None).unwrap();
+        assert!(!x.text.contains("We use cookies"), "{}", x.text);
+        // beside a short product text, the banner is no part of it
+        let product = format!(
+            r#"<html><head><title>Lantern</title></head><body>{banner}<div><h1>Storm lantern</h1><p>A brass storm lantern that burns for twenty hours on one filling, with a glass shield that stays cool.</p></div></body></html>"#
+        );
+        let x = extract(&product, "https://h.example/lantern", true, None, None).unwrap();
+        assert!(
+            x.text.contains("brass storm lantern") && !x.text.contains("We use cookies"),
+            "{}",
+            x.text
+        );
+        // a page about the site's cookies that asks its reader to accept them is a page: the
+        // notice is a small part of the region holding the button
+        let policy = format!(
+            r#"<html><body><article><h1>Cookie policy</h1><p>We use cookies to remember your settings.</p>{}<p><button>Accept all</button></p></article></body></html>"#,
+            "<p>Session cookies last until the browser closes; the preference cookie lasts a year and holds the language and the region you chose on your first visit.</p>".repeat(4)
+        );
+        let x = extract(&policy, "https://h.example/cookies", true, None, None).unwrap();
+        assert!(
+            x.text.contains("We use cookies to remember") && x.text.contains("Session cookies"),
+            "{}",
+            x.text
+        );
+    }
+
+    #[test]
     fn a_consent_platform_dialog_is_never_the_content() {
         // a preference centre listing its partners holds most of the page's text
         let partners: String = (0..40)

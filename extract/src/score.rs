@@ -744,7 +744,8 @@ fn pagers(
 /// The regions made of consent notices: three or more blocks that speak of the site's
 /// cookies ([`Own::cookie`]), holding a share of the region's text ([`CONSENT_SHARE`]); the
 /// smallest such regions (a page wrapper holding a banner and a preference centre holds
-/// their notices too), never the page's `html`, `body` or `main`.
+/// their notices too), never the page's `html`, `body` or `main`; and the banners, one
+/// notice and its buttons.
 fn consent_dialogs(
     order: &[(NodeId, u32)],
     own: &[Own],
@@ -779,8 +780,103 @@ fn consent_dialogs(
             below[p as usize] = true;
         }
     }
+    // a banner: the smallest region around a single notice that holds a consent control
+    // ([`Own::control`]), under [`BANNER_TEXT`], the notice a third of its text or more;
+    // never the page's `article` either (a page about cookies that asks its reader to
+    // accept them is still a page)
+    // (most pages say nothing of cookies, or nothing with a control beside it)
+    if !own.iter().any(|o| o.control) || !own.iter().any(|o| o.cookie) {
+        return dialog;
+    }
+    let mut controls: Vec<u32> = own.iter().map(|o| u32::from(o.control)).collect();
+    sum_subtrees(order, &mut controls);
+    let page = |i: usize| matches!(els[i].name(), "html" | "body" | "main" | "article");
+    for i in (0..n).filter(|&i| own[i].cookie) {
+        let mut at = i;
+        while controls[at] == 0 {
+            match order[at].1 {
+                p if p != u32::MAX && !page(p as usize) && sub_text[p as usize] <= BANNER_TEXT => {
+                    at = p as usize
+                }
+                _ => break,
+            }
+        }
+        if controls[at] > 0
+            && !page(at)
+            && sub_text[at] <= BANNER_TEXT
+            && own[i].text * 3 >= sub_text[at]
+        {
+            tracing::trace!(
+                text = sub_text[at],
+                tag = els[at].name(),
+                "a consent banner"
+            );
+            dialog[at] = true;
+        }
+    }
     dialog
 }
+
+/// Non-space characters of a consent banner at most ([`consent_dialogs`]).
+const BANNER_TEXT: u32 = 1000;
+
+/// Non-space characters of a consent control's text at most ([`consent_control`]).
+const CONTROL_TEXT: u32 = 24;
+
+/// Whether a link's or a button's text is a consent control's (`Accept all`, `Alle
+/// akzeptieren`, `Manage choices`): the whole text, in the benchmarks' languages.
+fn consent_control(t: &str) -> bool {
+    let t = t.trim().trim_end_matches(['.', '!']).to_lowercase();
+    CONSENT_CONTROLS.contains(&t.as_str())
+}
+
+/// A consent control's texts, lowercase ([`consent_control`]).
+const CONSENT_CONTROLS: &[&str] = &[
+    "accept",
+    "accept all",
+    "accept cookies",
+    "accept all cookies",
+    "allow",
+    "allow all",
+    "allow cookies",
+    "allow all cookies",
+    "agree",
+    "i agree",
+    "i accept",
+    "got it",
+    "ok",
+    "okay",
+    "reject",
+    "reject all",
+    "decline",
+    "deny",
+    "manage choices",
+    "manage cookies",
+    "manage preferences",
+    "cookie settings",
+    "customize",
+    "customise",
+    "akzeptieren",
+    "alle akzeptieren",
+    "zustimmen",
+    "alle zulassen",
+    "ablehnen",
+    "alle ablehnen",
+    "accepter",
+    "tout accepter",
+    "j'accepte",
+    "refuser",
+    "tout refuser",
+    "aceptar",
+    "aceptar todo",
+    "rechazar",
+    "accetta",
+    "accetto",
+    "accetta tutti",
+    "rifiuta",
+    "accepteren",
+    "weigeren",
+];
 
 /// Where the consent management platforms' names start in [`CONSENT_VENDORS`].
 const FIRST_CMP: usize = 5;
@@ -1095,6 +1191,9 @@ struct Own {
     punct: u32,
     /// The block talks about cookies (consent notices).
     cookie: bool,
+    /// The block holds a consent control: a link or a button that accepts, rejects or
+    /// manages cookies ([`consent_control`]).
+    control: bool,
     /// Links' texts in the block (a link's text nodes holding a letter or a digit each).
     links: u16,
     /// Of them, the words of a pager ([`pager_word`]): `Prev`, `Next`, `Up`, a page number.
@@ -1175,6 +1274,15 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
                     if parent != u32::MAX {
                         match name {
                             "textarea" => fields[parent as usize].textarea = true,
+                            "button" => {
+                                let text: String = ElementRef::wrap(node)
+                                    .map(|r| r.text().collect())
+                                    .unwrap_or_default();
+                                if text.len() <= CONTROL_TEXT as usize * 4 && consent_control(&text)
+                                {
+                                    own[parent as usize].control = true;
+                                }
+                            }
                             "input" => {
                                 let ty = e.attr("type").unwrap_or("text");
                                 let ty = ty.trim().to_ascii_lowercase();
@@ -1363,6 +1471,11 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
                 {
                     o.cookie = true;
                 }
+                // a consent control's words on a link (`Accept all`, `Reject`; on a button,
+                // with the fields above)
+                if in_link && !o.control && n <= CONTROL_TEXT {
+                    o.control = consent_control(t);
+                }
             }
             Node::Document | Node::Fragment => {
                 for c in node.children().rev() {
@@ -1415,7 +1528,7 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
         }
     }
     let n = order.len();
-    // a consent platform's preference centre known by its text, whatever its names
+    // a consent platform's preference centre or banner known by its text, whatever its names
     for (i, _) in consent_dialogs(&order, &own, &els, &sub_text)
         .iter()
         .enumerate()
