@@ -30,10 +30,11 @@ about boxes being named (the text stays; what is inserted, no ground truth holds
          at the top of the body, a cookie banner with no class names (a notice, two links,
          three buttons), which no ground truth holds;
   comments
-         after the last paragraph of 200 characters or more (the text's end), a comment
-         section with no class names: a heading, three comments (a linked name, a date, a
-         paragraph, a Reply link), a reply form; no ground truth holds it (as the
-         benchmarks leave comments out).
+         on pages with three paragraphs of 200 characters or more (a text comments are
+         written under), after the element closing the last of them, a comment section with
+         no class names: a heading, three comments (a linked name, a date, a paragraph, a
+         Reply link), a reply form; no ground truth holds it (as the benchmarks leave
+         comments out).
 """
 import gzip
 import hashlib
@@ -64,6 +65,7 @@ AD = ('<div><div>Advertisement</div><div><a href="https://ads.example/c?{}"><img
       ' src="https://ads.example/b.gif" width="300" height="250"></a></div>'
       '<div>Story continues below advertisement</div></div>')
 TAG = re.compile(r"<[^>]*>")
+CLOSE = re.compile(r"</(?:div|article|section|main)\s*>", re.I)
 BODY = re.compile(r"<body(?:\s[^>]*)?>", re.I)
 CONSENT = (
     "<div><div><p>We use cookies and similar technologies to run this site, to measure how"
@@ -134,12 +136,12 @@ def rewrite(html, mode):
     if mode == "consent":
         html = BODY.sub(lambda m: m.group(0) + CONSENT, html, count=1)
     if mode == "comments":
-        # after the last long paragraph (the text's end, not the footer's small print)
-        long = [n for n, m in enumerate(PARAGRAPH.finditer(html), 1)
-                if len(TAG.sub("", m.group(0)).strip()) >= 200]
-        if long:
-            html = _at(PARAGRAPH, html,
-                       lambda m, n: m.group(0) + COMMENTS if n == long[-1] else None)
+        # after the container of the last long paragraph (the text's end, not the footer's
+        # small print) of a page with a text to comment on
+        long = [m for m in PARAGRAPH.finditer(html) if len(TAG.sub("", m.group(0)).strip()) >= 200]
+        end = CLOSE.search(html, long[-1].end()) if len(long) >= 3 else None
+        if end:
+            html = html[:end.end()] + COMMENTS + html[end.end():]
     return html
 
 
