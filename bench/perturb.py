@@ -8,7 +8,7 @@ used by bench/wcxb.py and bench/extract.py (--perturb):
          `div` and `role` attributes go (as on pages without semantic markup);
   both   both.
 Attribute values in quotes only, which is how nearly every page writes class and id.
-And seven editing patterns, for what a rule may have learnt about where links stand and
+And ten editing patterns, for what a rule may have learnt about where links stand and
 about boxes being named (the text stays; what is inserted, no ground truth holds):
   links  every other paragraph that opens with three words (ASCII letters) gets them made a
          link (`<p><a href="/topic/1">Tidal energy production</a> has ...`), as blogs link
@@ -34,14 +34,21 @@ about boxes being named (the text stays; what is inserted, no ground truth holds
          written under), after the element closing the last of them, a comment section with
          no class names: a heading, three comments (a linked name, a date, a paragraph, a
          Reply link), a reply form; no ground truth holds it (as the benchmarks leave
-         comments out).
+         comments out);
+  menu   at the top of the body, a site menu with no class names and no `nav` tag (twelve
+         sections, each with a nested list of three links), which no ground truth holds;
+  crumbs before the first `h1`, a breadcrumb trail (`Home > News > Region > Current
+         story`), which no ground truth holds;
+  rail   after the element closing the text's last long paragraph, a `Most read` rail with
+         no class names (five cards: a linked image and headline, a blurb), which no ground
+         truth holds.
 """
 import gzip
 import hashlib
 import os
 import re
 
-MODES = ["names", "tags", "both", "links", "related", "signup", "wrap", "ads", "consent", "comments"]
+MODES = ["names", "tags", "both", "links", "related", "signup", "wrap", "ads", "consent", "comments", "menu", "crumbs", "rail"]
 NAME_ATTR = re.compile(r"""\b(class|id)=(["'])([^"']*)\2""", re.I)
 SECTIONING = re.compile(r"<(/?)(article|main|nav|aside|header|footer|section)\b", re.I)
 ROLE_ATTR = re.compile(r"""\srole=(["'])[^"']*\1""", re.I)
@@ -88,6 +95,30 @@ COMMENTS = "<div><h3>3 comments</h3>" + "".join(
     ])
 ) + ('<form action="/comment"><h3>Leave a reply</h3><textarea name="comment"></textarea>'
      "<input name=\"author\" placeholder=\"Name\"><button>Post comment</button></form></div>")
+H1 = re.compile(r"<h1[\s>]", re.I)
+SECTIONS = ["News", "World", "Business", "Technology", "Science", "Health", "Sport", "Culture",
+            "Travel", "Food", "Opinion", "Video"]
+MENU = "<div><ul>" + "".join(
+    f'<li><a href="/{s.lower()}">{s}</a><ul>'
+    + "".join(f'<li><a href="/{s.lower()}/{t}">{s} {t}</a></li>' for t in ("today", "archive", "in depth"))
+    + "</ul></li>" for s in SECTIONS) + "</ul></div>"
+CRUMBS = ('<div><a href="/">Home</a> &rsaquo; <a href="/news">News</a> &rsaquo; <a href="/news/region">Region'
+          "</a> &rsaquo; <span>Current story</span></div>")
+RAIL = "<div><h3>Most read</h3>" + "".join(
+    f'<div><a href="/story/{i}"><img src="/img/{i}.jpg" alt=""><h4>{title}</h4></a><p>{blurb}</p></div>'
+    for i, (title, blurb) in enumerate([
+        ("Harbour district gets its new ferry line", "The line opens in spring and links the"
+         " old docks with the station in twelve minutes, the council said on Monday."),
+        ("A bakery that has run for a hundred years", "Three generations have kept the same"
+         " oven going; the youngest wants to add a caf&eacute; upstairs next year."),
+        ("What the new recycling rules mean for you", "From January, glass and paper are"
+         " collected on different days, and the bins change colour."),
+        ("Storm warning for the coast this weekend", "Forecasters expect gusts of up to 90 km/h"
+         " on Saturday night and advise against travel on the coastal road."),
+        ("The school that teaches chess to everyone", "Every pupil plays from the first year,"
+         " and the school team has just won the regional championship."),
+    ])
+) + "</div>"
 OPENING = re.compile(r"(<p(?:\s[^>]*)?>)(\s*)([A-Za-z][A-Za-z'-]*\s+[A-Za-z'-]+\s+[A-Za-z'-]+)")
 
 
@@ -142,6 +173,15 @@ def rewrite(html, mode):
         end = CLOSE.search(html, long[-1].end()) if len(long) >= 3 else None
         if end:
             html = html[:end.end()] + COMMENTS + html[end.end():]
+    if mode == "menu":
+        html = BODY.sub(lambda m: m.group(0) + MENU, html, count=1)
+    if mode == "crumbs":
+        html = H1.sub(lambda m: CRUMBS + m.group(0), html, count=1)
+    if mode == "rail":
+        long = [m for m in PARAGRAPH.finditer(html) if len(TAG.sub("", m.group(0)).strip()) >= 200]
+        end = CLOSE.search(html, long[-1].end()) if long else None
+        if end:
+            html = html[:end.end()] + RAIL + html[end.end():]
     return html
 
 
