@@ -4514,6 +4514,10 @@ mod tests {
         let titled = text("<h1>Calendar 2018</h1>");
         assert!(titled.contains("twelve rounds"), "{titled}");
         assert!(!titled.contains("Championship news"), "{titled}");
+        // so is a title set in a box named like furniture (a page builder's heading widget)
+        let boxed = text(r#"<div class="heading-widget"><h1>Calendar 2018</h1></div>"#);
+        assert!(boxed.contains("twelve rounds"), "{boxed}");
+        assert!(!boxed.contains("Championship news"), "{boxed}");
         // without a title to go by, the links are still read as the page's list
         assert!(text("").contains("Championship news"));
     }

@@ -1855,7 +1855,12 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
     // menu above an article (a listing's title heads its items)
     let listing = listing.filter(|l| {
         let Some((_, r)) = best else { return true };
-        let Some(h) = (0..n).find(|&i| els[i].name() == "h1" && !stats[i].boiler) else {
+        // (the first `h1` outside boilerplate, or else the first: a page builder's heading
+        // widget may be named like a site's furniture)
+        let h1 = |boiler_too: bool| {
+            (0..n).find(|&i| els[i].name() == "h1" && (boiler_too || !stats[i].boiler))
+        };
+        let Some(h) = h1(false).or_else(|| h1(true)) else {
             return true;
         };
         let (li, ri) = (index[l] as usize, index[&r] as usize);
