@@ -4479,6 +4479,35 @@ mod tests {
     }
 
     #[test]
+    fn a_teaser_rail_beside_an_article_of_paragraphs_is_no_listing() {
+        // a short article of six paragraphs, and beside it (not inside) a rail of teasers,
+        // no names to go by, whose items hold more text than the article
+        let para = "The harbour board met on Tuesday to decide how the old quay will be \
+                    repaired before the winter storms, and who pays for it. ";
+        let story: String = (0..6).map(|i| format!("<p>{para}Point {i}.</p>")).collect();
+        let cards: String = (0..8)
+            .map(|i| {
+                format!(
+                    r#"<div class="c7"><a href="/s/{i}"><h4>Another story number {i} from the region</h4></a><p>Region news, {i} hours ago, four minutes to read, {i}2 comments</p></div>"#
+                )
+            })
+            .collect();
+        let page = |story: &str| {
+            format!(
+                r#"<html><body><div class="c1"><div class="c2"><h1>Quay repairs</h1>{story}</div>
+                <div class="c3"><h3>Most read</h3>{cards}</div></div></body></html>"#
+            )
+        };
+        let x = extract(&page(&story), "https://news.example/quay", true, None, None).unwrap();
+        assert!(x.text.contains("old quay will be repaired"), "{}", x.text);
+        assert!(!x.text.contains("Another story number"), "{}", x.text);
+        // a listing's short introduction beside its items does not hold them off
+        let intro = format!("<p>{para}</p><p>{para}</p>");
+        let x = extract(&page(&intro), "https://news.example/quay", true, None, None).unwrap();
+        assert!(x.text.contains("Another story number 5"), "{}", x.text);
+    }
+
+    #[test]
     fn a_list_of_links_above_the_title_is_the_menu_not_a_listing() {
         // a site menu written without <nav> or a named class, above a short story: its
         // links outweigh the story, but they end before the story's title

@@ -1840,7 +1840,10 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
     let code_blocks = (0..n)
         .filter(|&i| els[i].name() == "pre" && sub_text[i] > 0)
         .count() as u32;
-    let listing = items(&Items {
+    // a list beside (not around, not inside) a prose root of several paragraphs is a rail
+    // of teasers beside an article, however much text its blurbs hold (a listing's own
+    // text is an introduction above its items, or its items' blurbs)
+    let listing_raw = items(&Items {
         order: &order,
         els: &els,
         sig: &sig,
@@ -1850,6 +1853,21 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
         sub_link: &sub_link,
         stats: &stats,
         prose,
+    });
+    let listing = listing_raw.filter(|l| {
+        let Some((_, r)) = best else { return true };
+        let (li, ri) = (index[l] as usize, index[&r] as usize);
+        let apart = !subtree(&size, li).contains(&ri) && !subtree(&size, ri).contains(&li);
+        let paragraphs = || {
+            subtree(&size, ri)
+                .filter(|&j| own[j].text >= RAIL_PARAGRAPH && own[j].link * 5 < own[j].text)
+                .count()
+        };
+        if apart && prose >= RAIL_PROSE && paragraphs() >= RAIL_PARAGRAPHS {
+            tracing::trace!("an item list beside the text's paragraphs is a rail");
+            return false;
+        }
+        true
     });
     // a list that ends before the page's title, with the prose root after it: the site's
     // menu above an article (a listing's title heads its items)
@@ -2292,6 +2310,15 @@ struct Items<'a> {
     /// The mass of the prose root the article rules chose.
     prose: f32,
 }
+
+/// Non-space characters of a paragraph, at least (a fifth of them or less under links),
+/// as [`RAIL_PARAGRAPHS`] counts them.
+const RAIL_PARAGRAPH: u32 = 80;
+/// Paragraphs a prose root holds, at least, for an item list beside it to be a rail of
+/// teasers, not the page ([`score`]).
+const RAIL_PARAGRAPHS: usize = 5;
+/// Mass of such a prose root, at least (a listing's introduction weighs less).
+const RAIL_PROSE: f32 = 500.0;
 
 /// Items fewer than this in a group are not a list.
 const MIN_ITEMS: u32 = 5;
