@@ -4406,9 +4406,10 @@ mod tests {
 
     #[test]
     fn a_region_named_by_its_accessible_name_is_read_as_named() {
-        // generated class names say nothing; the mega menu inside the main landmark names
-        // itself in its aria-label (without it, its links outweigh the notice beside it and
-        // the page is read as a list of them)
+        // generated class names say nothing; the mega menu set inside the article names
+        // itself in its aria-label (without it, its links outweigh the notice around it and
+        // the page is read as a list of them; set beside a notice of five paragraphs, it
+        // would be a rail, named or not)
         let items: String = (0..8)
             .map(|i| {
                 format!(
@@ -4425,8 +4426,8 @@ mod tests {
         let page = |label: &str| {
             format!(
                 r#"<html><body><div class="h7"><p>{banner}</p><p>{banner}</p></div>
-                <main class="c69f971"><ul class="c5c0f1a c584f8f"{label}>{items}</ul>
-                <div class="c040f06"><article><h2>Reporting an accident</h2>{}</article></div>
+                <main class="c69f971"><div class="c040f06"><article><h2>Reporting an accident</h2>
+                <ul class="c5c0f1a c584f8f"{label}>{items}</ul>{}</article></div>
                 </main></body></html>"#,
                 format!("<p>{para}</p>").repeat(5)
             )
