@@ -1275,11 +1275,17 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
                         match name {
                             "textarea" => fields[parent as usize].textarea = true,
                             "button" => {
-                                let text: String = ElementRef::wrap(node)
-                                    .map(|r| r.text().collect())
-                                    .unwrap_or_default();
-                                if text.len() <= CONTROL_TEXT as usize * 4 && consent_control(&text)
-                                {
+                                // (read up to a control's length: a button may hold a
+                                // whole subtree)
+                                let limit = CONTROL_TEXT as usize * 4;
+                                let mut text = String::new();
+                                for t in node.descendants().filter_map(|d| d.value().as_text()) {
+                                    text.push_str(t);
+                                    if text.len() > limit {
+                                        break;
+                                    }
+                                }
+                                if text.len() <= limit && consent_control(&text) {
                                     own[parent as usize].control = true;
                                 }
                             }
