@@ -5251,6 +5251,13 @@ mod tests {
             "{}",
             x.text
         );
+        // nor is a policy's paragraph that links to the settings, inside the main landmark
+        let settings = format!(
+            r#"<html><body><main><h1>Privacy</h1><div><p>We use cookies to remember your settings; you can change them at any time.</p><p><a href="/settings">Cookie settings</a></p></div>{}</main></body></html>"#,
+            "<p>Session cookies last until the browser closes; the preference cookie lasts a year and holds the language and the region you chose on your first visit.</p>".repeat(2)
+        );
+        let x = extract(&settings, "https://h.example/privacy", true, None, None).unwrap();
+        assert!(x.text.contains("We use cookies to remember"), "{}", x.text);
     }
 
     #[test]

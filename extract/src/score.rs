@@ -781,8 +781,8 @@ fn consent_dialogs(
         }
     }
     // a banner: the smallest region around a single notice that holds a consent control
-    // ([`Own::control`]), under [`BANNER_TEXT`], the notice a third of its text or more;
-    // never the page's `article` either (a page about cookies that asks its reader to
+    // ([`Own::control`]), under [`BANNER_TEXT`], the notice a third of its text or more,
+    // outside the page's `main` and `article` (a page about cookies that asks its reader to
     // accept them is still a page)
     // (most pages say nothing of cookies, or nothing with a control beside it)
     if !own.iter().any(|o| o.control) || !own.iter().any(|o| o.cookie) {
@@ -801,10 +801,23 @@ fn consent_dialogs(
                 _ => break,
             }
         }
+        // (a banner sits outside the content's landmarks: a notice inside `main` or an
+        // `article` with a `Cookie settings` link is a cookie policy's paragraph)
+        let in_content = || {
+            let mut j = at;
+            while order[j].1 != u32::MAX {
+                j = order[j].1 as usize;
+                if matches!(els[j].name(), "main" | "article") {
+                    return true;
+                }
+            }
+            false
+        };
         if controls[at] > 0
             && !page(at)
             && sub_text[at] <= BANNER_TEXT
             && own[i].text * 3 >= sub_text[at]
+            && !in_content()
         {
             tracing::trace!(
                 text = sub_text[at],
