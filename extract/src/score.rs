@@ -1862,7 +1862,7 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
     // a list beside (not around, not inside) a prose root of several paragraphs is a rail
     // of teasers beside an article, however much text its blurbs hold (a listing's own
     // text is an introduction above its items, or its items' blurbs)
-    let listing_raw = items(&Items {
+    let listing = items(&Items {
         order: &order,
         els: &els,
         sig: &sig,
@@ -1872,8 +1872,8 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
         sub_link: &sub_link,
         stats: &stats,
         prose,
-    });
-    let listing = listing_raw.filter(|l| {
+    })
+    .filter(|l| {
         let Some((_, r)) = best else { return true };
         let (li, ri) = (index[l] as usize, index[&r] as usize);
         let apart = !subtree(&size, li).contains(&ri) && !subtree(&size, ri).contains(&li);
