@@ -147,6 +147,15 @@ def _related(m, n):
     return f'{m.group(0)}<p><strong>{label}</strong> <a href="/news/{n}">{title}</a></p>'
 
 
+def _after_text(html, block, need):
+    """`html` with `block` after the element closing its last paragraph of 200 characters or
+    more (the text's end, not the footer's small print), on pages with `need` such
+    paragraphs or more; as it was on others."""
+    long = [m for m in PARAGRAPH.finditer(html) if len(TAG.sub("", m.group(0)).strip()) >= 200]
+    end = CLOSE.search(html, long[-1].end()) if len(long) >= need else None
+    return html[:end.end()] + block + html[end.end():] if end else html
+
+
 def rewrite(html, mode):
     """One page's HTML rewritten (`mode`: one of MODES)."""
     if mode in ("names", "both"):
@@ -167,21 +176,14 @@ def rewrite(html, mode):
     if mode == "consent":
         html = BODY.sub(lambda m: m.group(0) + CONSENT, html, count=1)
     if mode == "comments":
-        # after the container of the last long paragraph (the text's end, not the footer's
-        # small print) of a page with a text to comment on
-        long = [m for m in PARAGRAPH.finditer(html) if len(TAG.sub("", m.group(0)).strip()) >= 200]
-        end = CLOSE.search(html, long[-1].end()) if len(long) >= 3 else None
-        if end:
-            html = html[:end.end()] + COMMENTS + html[end.end():]
+        # (on a page with a text to comment on)
+        html = _after_text(html, COMMENTS, 3)
     if mode == "menu":
         html = BODY.sub(lambda m: m.group(0) + MENU, html, count=1)
     if mode == "crumbs":
         html = H1.sub(lambda m: CRUMBS + m.group(0), html, count=1)
     if mode == "rail":
-        long = [m for m in PARAGRAPH.finditer(html) if len(TAG.sub("", m.group(0)).strip()) >= 200]
-        end = CLOSE.search(html, long[-1].end()) if long else None
-        if end:
-            html = html[:end.end()] + RAIL + html[end.end():]
+        html = _after_text(html, RAIL, 1)
     return html
 
 

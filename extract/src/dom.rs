@@ -1072,7 +1072,7 @@ fn ad_notice(t: &str) -> bool {
         && words.iter().any(|w| AD_GOES_ON.contains(w))
         && words
             .iter()
-            .all(|w| ad(w) || AD_NOTICE_VOCABULARY.contains(w))
+            .all(|w| ad(w) || AD_GOES_ON.contains(w) || AD_NOTICE_VOCABULARY.contains(w))
 }
 
 /// Characters of an advertisement's notice under this ([`ad_notice`]).
@@ -1093,13 +1093,9 @@ const AD_GOES_ON: &[&str] = &[
     "prosegue",
     "verder",
 ];
-/// The words an advertisement's notice is made of, besides the advertisement's, lowercase
-/// ([`ad_notice`]).
+/// The other words an advertisement's notice is made of, besides the advertisement's and
+/// those of going on ([`AD_GOES_ON`]), lowercase ([`ad_notice`]).
 const AD_NOTICE_VOCABULARY: &[&str] = &[
-    "continue",
-    "continues",
-    "continued",
-    "below",
     "after",
     "under",
     "story",
@@ -1117,7 +1113,6 @@ const AD_NOTICE_VOCABULARY: &[&str] = &[
     "this",
     "an",
     "a",
-    "weiter",
     "nach",
     "der",
     "dem",
@@ -1127,21 +1122,14 @@ const AD_NOTICE_VOCABULARY: &[&str] = &[
     "artikel",
     "la",
     "le",
-    "suite",
     "après",
     "cette",
     "l'article",
-    "sigue",
     "leyendo",
     "después",
     "del",
-    "continúa",
-    "continua",
-    "a",
     "leggere",
     "dopo",
-    "prosegue",
-    "verder",
     "na",
     "de",
     "onder",

@@ -1859,9 +1859,6 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
     let code_blocks = (0..n)
         .filter(|&i| els[i].name() == "pre" && sub_text[i] > 0)
         .count() as u32;
-    // a list beside (not around, not inside) a prose root of several paragraphs is a rail
-    // of teasers beside an article, however much text its blurbs hold (a listing's own
-    // text is an introduction above its items, or its items' blurbs)
     let listing = items(&Items {
         order: &order,
         els: &els,
@@ -1876,6 +1873,9 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
     .filter(|l| {
         let Some((_, r)) = best else { return true };
         let (li, ri) = (index[l] as usize, index[&r] as usize);
+        // a list beside (not around, not inside) a prose root of several paragraphs is a
+        // rail of teasers beside an article, however much text its blurbs hold (a
+        // listing's own text is an introduction above its items, or its items' blurbs)
         let apart = !subtree(&size, li).contains(&ri) && !subtree(&size, ri).contains(&li);
         let paragraphs = || {
             subtree(&size, ri)
@@ -1886,13 +1886,9 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
             tracing::trace!("an item list beside the text's paragraphs is a rail");
             return false;
         }
-        true
-    });
-    // a list that ends before the page's title, with the prose root after it: the site's
-    // menu above an article (a listing's title heads its items)
-    let listing = listing.filter(|l| {
-        let Some((_, r)) = best else { return true };
-        // (the first `h1` outside boilerplate, or else the first: a page builder's heading
+        // a list that ends before the page's title, with the prose root after it: the
+        // site's menu above an article (a listing's title heads its items); the title is
+        // the first `h1` outside boilerplate, or else the first (a page builder's heading
         // widget may be named like a site's furniture)
         let h1 = |boiler_too: bool| {
             (0..n).find(|&i| els[i].name() == "h1" && (boiler_too || !stats[i].boiler))
@@ -1900,7 +1896,6 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
         let Some(h) = h1(false).or_else(|| h1(true)) else {
             return true;
         };
-        let (li, ri) = (index[l] as usize, index[&r] as usize);
         let before = subtree(&size, li).end <= h;
         let root_after = ri >= h || subtree(&size, ri).contains(&h);
         if before && root_after {
