@@ -4511,16 +4511,16 @@ mod tests {
             .collect();
         let para = "The calendar for the season has twelve rounds, from March to December, and \
                     the organiser may still move two of them. ";
-        let page = |title: &str| {
+        let page = |title: &str, holder: &str| {
             format!(
                 r#"<html><body><div class="c1"><ul class="c2">{menu}</ul></div>
-                <div class="c3">{title}<p>{}</p></div></body></html>"#,
+                <{holder} class="c3">{title}<p>{}</p></{holder}></body></html>"#,
                 para.repeat(4)
             )
         };
-        let text = |title: &str| {
+        let text_in = |title: &str, holder: &str| {
             extract(
-                &page(title),
+                &page(title, holder),
                 "https://races.example/calendar",
                 true,
                 None,
@@ -4529,6 +4529,7 @@ mod tests {
             .unwrap()
             .text
         };
+        let text = |title: &str| text_in(title, "div");
         let titled = text("<h1>Calendar 2018</h1>");
         assert!(titled.contains("twelve rounds"), "{titled}");
         assert!(!titled.contains("Championship news"), "{titled}");
@@ -4538,6 +4539,11 @@ mod tests {
         assert!(!boxed.contains("Championship news"), "{boxed}");
         // without a title to go by, the links are still read as the page's list
         assert!(text("").contains("Championship news"));
+        // unless the page marks its main landmark, holding the story: a list outside it is
+        // the site's furniture
+        let marked = text_in("", "main");
+        assert!(marked.contains("twelve rounds"), "{marked}");
+        assert!(!marked.contains("Championship news"), "{marked}");
     }
 
     #[test]

@@ -1869,6 +1869,7 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
         sub_link: &sub_link,
         stats: &stats,
         prose,
+        within: within.as_ref(),
     })
     .filter(|l| {
         let Some((_, r)) = best else { return true };
@@ -2323,6 +2324,8 @@ struct Items<'a> {
     stats: &'a [Stat],
     /// The mass of the prose root the article rules chose.
     prose: f32,
+    /// The main landmark's slots, when it holds that root: items outside it do not count.
+    within: Option<&'a std::ops::Range<usize>>,
 }
 
 /// Non-space characters of a paragraph, at least (a fifth of them or less under links),
@@ -2349,7 +2352,8 @@ const MAX_LIST_PROSE: f32 = 1000.0;
 /// against their container (teaser lists beside an article are boilerplate); here, when
 /// the best prose root is small and the repeated items outweigh it, the tightest element
 /// holding (80% of) them becomes the content root. Items inside boilerplate regions (menus,
-/// footers) never count.
+/// footers) never count, nor, on a page whose main landmark holds the prose root, items
+/// outside it (a menu written without `nav` or a name, a footer's link boxes).
 fn items(x: &Items<'_>) -> Option<NodeId> {
     let n = x.order.len();
     let is_item = |i: usize| {
@@ -2359,6 +2363,7 @@ fn items(x: &Items<'_>) -> Option<NodeId> {
             && (20..2000).contains(&x.sub_text[i])
             && x.sub_link[i] * 100 >= x.sub_text[i] * 12
             && !is_heading(x.els[i].name())
+            && x.within.is_none_or(|m| m.contains(&i))
     };
     let mut groups: FxHashMap<u64, (u32, u32)> = FxHashMap::default();
     for i in 0..n {
