@@ -5084,6 +5084,33 @@ mod tests {
     }
 
     #[test]
+    fn a_link_to_the_page_in_another_language_is_boilerplate() {
+        // a language switcher's entries carry `hreflang`, whatever the list is named; links
+        // in the text do not
+        let langs: String = ["Deutsch", "Français", "Español", "Italiano", "Svenska"]
+            .iter()
+            .enumerate()
+            .map(|(i, n)| {
+                format!(r#"<li class="x1"><a href="https://l{i}.h.example/" lang="l{i}" hreflang="l{i}" class="x2"><span>{n}</span></a></li>"#)
+            })
+            .collect();
+        let html = format!(
+            r#"<html><body><main><div class="x3"><ul class="x4">{langs}</ul></div><h1>Setting up</h1><p>{} See <a href="/docs/a">the configuration</a>.</p></main></body></html>"#,
+            sentences("setup", 4)
+        );
+        // through the pre-parse pass, which must keep the attribute
+        let html = crate::strip::strip_inert(&html);
+        let doc = trawl_core::parse::parse_document(&html);
+        let scores = crate::score::score(&doc, crate::score::Declared::default());
+        let links: Vec<_> = doc.select(&Selector::parse("a").unwrap()).collect();
+        assert_eq!(links.len(), 6);
+        for a in links {
+            let switcher = a.text().any(|t| t != "the configuration");
+            assert_eq!(scores.get(a.id()).unwrap().boiler, switcher, "{}", a.html());
+        }
+    }
+
+    #[test]
     fn an_article_beside_a_teaser_rail_stays_the_content() {
         let story = "<article><h1>Council approves the budget</h1>".to_string()
             + &"<p>The council approved the new library budget after a long debate on Tuesday evening, with most members in favour.</p>".repeat(12)

@@ -537,6 +537,8 @@ struct Attrs<'a> {
     /// `data-testid`, `data-component` or `data-module`: a component's name in a hook for
     /// tests or analytics, where class names are generated (`css-1x2y3z`).
     component: Option<&'a str>,
+    /// `hreflang`: a link to the page in another language (a language switcher's entry).
+    hreflang: bool,
 }
 
 impl<'a> Attrs<'a> {
@@ -558,6 +560,7 @@ impl<'a> Attrs<'a> {
                 "aria-labelledby" => a.labelled_by = !v.trim().is_empty(),
                 "aria-label" => a.label = Some(v),
                 "data-testid" | "data-component" | "data-module" => a.component = Some(v),
+                "hreflang" => a.hreflang = !v.trim().is_empty(),
                 _ => {}
             }
         }
@@ -1044,6 +1047,10 @@ fn boilerplate(name: &str, a: &Attrs<'_>, c: ClassWords) -> Boiler {
             | "dialog"
             | "alertdialog"
     ) {
+        return Boiler::Strong;
+    }
+    if name == "a" && a.hreflang {
+        // the page in another language: a language switcher's entry, never the content
         return Boiler::Strong;
     }
     if a.class.is_none() && a.id.is_none() {

@@ -48,7 +48,8 @@ pub(crate) const READ_ATTRS: &[&str] = &[
 /// `dom::LAZY_ATTRS`), text and size; a `<picture>` source's; `<meta>`'s name and value;
 /// `<time>`'s date; `<data>`'s and `<meter>`'s value (microdata); `<html lang>`; an
 /// `<input>`'s `type` and `name` (a sign-up form's e-mail field); a `<button>`'s
-/// `aria-expanded` and `aria-controls` (an FAQ's question, `dom::disclosure_question`). A
+/// `aria-expanded` and `aria-controls` (an FAQ's question, `dom::disclosure_question`); a
+/// link's `hreflang` (a language switcher's entry, `score::Attrs`). A
 /// link's `title` is never read (keeping it, and the fields' attributes, everywhere cost 4.5%
 /// more instructions over the labelled pages). (`content`, a `<meta>`'s value, is in
 /// [`READ_ATTRS`]: microdata gives it on any element.)
@@ -74,6 +75,7 @@ const READ_ON: &[(&str, &[&str])] = &[
     ("input", &["type", "name"]),
     ("button", &["aria-expanded", "aria-controls"]),
     ("html", &["lang"]),
+    ("a", &["hreflang"]),
 ];
 
 /// Whether the extractor reads attribute `attr` on element `tag` (both as written).
