@@ -305,7 +305,19 @@ fn extract_parsed(
                     .is_some_and(|n| n.ancestors().any(|a| a.id() == r))
         })
     };
+    // a list headed by a teaser section's label (`Most read`, `Related stories`) is a rail
+    // of other pages, not the page's own list
+    let teasers = |l: ego_tree::NodeId| {
+        doc.tree
+            .get(l)
+            .and_then(ElementRef::wrap)
+            .is_some_and(|e| labelled_section(e, &[]) == Some(Label::Teasers))
+    };
     let (listing, lists_in_root) = match scores.listing {
+        Some(l) if teasers(l) => {
+            tracing::trace!("the item list is a rail of teasers");
+            (None, false)
+        }
         Some(l) if inside_root(l) => (None, true),
         l => (l, false),
     };
@@ -5108,6 +5120,35 @@ mod tests {
             let switcher = a.text().any(|t| t != "the configuration");
             assert_eq!(scores.get(a.id()).unwrap().boiler, switcher, "{}", a.html());
         }
+    }
+
+    #[test]
+    fn a_list_headed_by_a_teaser_label_is_a_rail_not_the_listing() {
+        // a short page beside a rail of five cards (a linked headline, a blurb) that holds
+        // more text than the page: the rail's heading says what it is
+        let cards: String = (0..5)
+            .map(|i| {
+                format!(r#"<div class="r2"><a href="/story/{i}"><img src="/i/{i}.jpg" alt=""><h4>Story number {i} from the harbour district</h4></a><p>The blurb of story {i} runs for one sentence about the ferry line and the old docks.</p></div>"#)
+            })
+            .collect();
+        let page = |label: &str| {
+            format!(
+                r#"<html><body><div class="c1"><h1>Opening hours</h1><p>{}</p></div><div class="r1"><h3>{label}</h3>{cards}</div></body></html>"#,
+                "The library opens at nine on weekdays and at ten on Saturdays; it is closed on Sundays and public holidays. "
+                    .repeat(2)
+            )
+        };
+        let text = |label: &str| {
+            extract(&page(label), "https://h.example/hours", true, None, None)
+                .unwrap()
+                .text
+        };
+        let rail = text("Most read");
+        assert!(rail.contains("closed on Sundays"), "{rail}");
+        assert!(!rail.contains("Story number 3"), "{rail}");
+        // under a heading of its own the list is the page's (a listing's section)
+        let own = text("Harbour district stories");
+        assert!(own.contains("Story number 3"), "{own}");
     }
 
     #[test]
