@@ -4482,7 +4482,7 @@ mod tests {
     #[test]
     fn a_teaser_rail_beside_an_article_of_paragraphs_is_no_listing() {
         // a short article of six paragraphs, and beside it (not inside) a rail of teasers,
-        // no names to go by, whose items hold more text than the article
+        // no names or teaser label to go by, whose items hold more text than the article
         let para = "The harbour board met on Tuesday to decide how the old quay will be \
                     repaired before the winter storms, and who pays for it. ";
         let story: String = (0..6).map(|i| format!("<p>{para}Point {i}.</p>")).collect();
@@ -4496,7 +4496,7 @@ mod tests {
         let page = |story: &str| {
             format!(
                 r#"<html><body><div class="c1"><div class="c2"><h1>Quay repairs</h1>{story}</div>
-                <div class="c3"><h3>Most read</h3>{cards}</div></div></body></html>"#
+                <div class="c3"><h3>From the region</h3>{cards}</div></div></body></html>"#
             )
         };
         let x = extract(&page(&story), "https://news.example/quay", true, None, None).unwrap();
