@@ -8,7 +8,7 @@ used by bench/wcxb.py and bench/extract.py (--perturb):
          `div` and `role` attributes go (as on pages without semantic markup);
   both   both.
 Attribute values in quotes only, which is how nearly every page writes class and id.
-And ten editing patterns, for what a rule may have learnt about where links stand and
+And eleven editing patterns, for what a rule may have learnt about where links stand and
 about boxes being named (the text stays; what is inserted, no ground truth holds):
   links  every other paragraph that opens with three words (ASCII letters) gets them made a
          link (`<p><a href="/topic/1">Tidal energy production</a> has ...`), as blogs link
@@ -41,14 +41,18 @@ about boxes being named (the text stays; what is inserted, no ground truth holds
          story`), which no ground truth holds;
   rail   after the element closing the text's last long paragraph, a `Most read` rail with
          no class names (five cards: a linked image and headline, a blurb), which no ground
-         truth holds.
+         truth holds;
+  br     no paragraph tags: every `<p>` opening tag goes and every `</p>` becomes `<br><br>`,
+         as older sites and forum posts write paragraphs (the text runs on inside whatever
+         held the paragraphs, split by line breaks): the text and the ground truth stay the
+         same.
 """
 import gzip
 import hashlib
 import os
 import re
 
-MODES = ["names", "tags", "both", "links", "related", "signup", "wrap", "ads", "consent", "comments", "menu", "crumbs", "rail"]
+MODES = ["names", "tags", "both", "links", "related", "signup", "wrap", "ads", "consent", "comments", "menu", "crumbs", "rail", "br"]
 NAME_ATTR = re.compile(r"""\b(class|id)=(["'])([^"']*)\2""", re.I)
 SECTIONING = re.compile(r"<(/?)(article|main|nav|aside|header|footer|section)\b", re.I)
 ROLE_ATTR = re.compile(r"""\srole=(["'])[^"']*\1""", re.I)
@@ -119,6 +123,8 @@ RAIL = "<div><h3>Most read</h3>" + "".join(
          " and the school team has just won the regional championship."),
     ])
 ) + "</div>"
+P_OPEN = re.compile(r"<p(?:\s[^>]*)?>", re.I)
+P_CLOSE = re.compile(r"</p\s*>", re.I)
 OPENING = re.compile(r"(<p(?:\s[^>]*)?>)(\s*)([A-Za-z][A-Za-z'-]*\s+[A-Za-z'-]+\s+[A-Za-z'-]+)")
 
 
@@ -184,6 +190,8 @@ def rewrite(html, mode):
         html = H1.sub(lambda m: CRUMBS + m.group(0), html, count=1)
     if mode == "rail":
         html = _after_text(html, RAIL, 1)
+    if mode == "br":
+        html = P_CLOSE.sub("<br><br>", P_OPEN.sub("", html))
     return html
 
 

@@ -2234,6 +2234,25 @@ const KEEP_PROSE: f32 = 60.0;
 /// stack (browsers cap nesting similarly).
 const MAX_DEPTH: usize = 256;
 
+/// Whether an inline element holds more text than its scores count: the scorer gives an
+/// inline element's own text to the block around it, so an element it does not know as a
+/// block (a custom element, a `<span>` or `<font>` holding a story's paragraphs split by
+/// `<br>`s) is scored by the blocks inside it alone (an ad, a link list), and its mass says
+/// nothing of the text around them.
+fn holds_unscored_text(e: ElementRef<'_>, st: &crate::score::Stat) -> bool {
+    if crate::score::is_block(e.value().name()) {
+        return false;
+    }
+    let mut n = 0u32;
+    for t in e.text() {
+        n += t.chars().filter(|c| !c.is_whitespace()).count() as u32;
+        if n > 2 * st.text + KEEP_PROSE as u32 {
+            return true;
+        }
+    }
+    false
+}
+
 impl Walker<'_> {
     fn flush(&mut self) {
         self.inline_end = false;
@@ -2471,6 +2490,7 @@ impl Walker<'_> {
             };
             if drops(st)
                 && !linked_text_block(e, st)
+                && !holds_unscored_text(e, st)
                 && !spared(e)
                 && !e
                     .ancestors()
@@ -5149,6 +5169,26 @@ mod tests {
         // under a heading of its own the list is the page's (a listing's section)
         let own = text("Harbour district stories");
         assert!(own.contains("Story number 3"), "{own}");
+    }
+
+    #[test]
+    fn a_story_in_an_inline_element_split_by_line_breaks_is_walked() {
+        // a story written as runs of text split by `<br><br>`, inside an element the scorer
+        // does not know as a block (a custom element), with a list of links to other stories
+        // in it: the element's scores count the list alone, the text is the block's around it
+        let runs: String = (0..6)
+            .map(|i| format!("Run {i} of the story tells how the ferry kept the island's school open through the winter, and who paid for the extra crossings.<br><br>"))
+            .collect();
+        let links: String = (0..4)
+            .map(|i| format!(r#"<li><a href="/s/{i}">Another story number {i} about the ferry and the island</a></li>"#))
+            .collect();
+        let html = format!(
+            r#"<html><body><div class="story"><h1>The winter ferry</h1><{tag}>{runs}<ul class="more">{links}</ul>The last run of the story, after the list, says the crossings go on.</{tag}></div></body></html>"#,
+            tag = "story-body"
+        );
+        let x = extract(&html, "https://news.example/ferry", true, None, None).unwrap();
+        assert!(x.text.contains("Run 4 of the story"), "{}", x.text);
+        assert!(x.text.contains("the crossings go on"), "{}", x.text);
     }
 
     #[test]
