@@ -13,7 +13,7 @@ bench/wcxb_split.py: sha1("trawl-split:" + "<dataset>/<id>"), 2/3 tuning): rules
 looking at tuning pages only, and a change that lifts tuning but not validation stays out.
 
 With --perturb MODE (names, tags, both, links, related, signup, wrap, ads, consent,
-comments, menu, crumbs, rail, br), every page is first rewritten (bench/perturb.py: class and id
+comments, menu, crumbs, rail, br, headings), every page is first rewritten (bench/perturb.py: class and id
 tokens hashed, sectioning tags made divs, both, paragraphs opening with a link, related-
 story lines, a sign-up box, paragraphs in wrappers of their own, advertisement slots, a
 cookie banner, a comment section, a site menu, a breadcrumb trail, a teaser rail) and scored

@@ -8,7 +8,7 @@ used by bench/wcxb.py and bench/extract.py (--perturb):
          `div` and `role` attributes go (as on pages without semantic markup);
   both   both.
 Attribute values in quotes only, which is how nearly every page writes class and id.
-And eleven editing patterns, for what a rule may have learnt about where links stand and
+And twelve editing patterns, for what a rule may have learnt about where links stand and
 about boxes being named (the text stays; what is inserted, no ground truth holds):
   links  every other paragraph that opens with three words (ASCII letters) gets them made a
          link (`<p><a href="/topic/1">Tidal energy production</a> has ...`), as blogs link
@@ -45,14 +45,18 @@ about boxes being named (the text stays; what is inserted, no ground truth holds
   br     no paragraph tags: every `<p>` opening tag goes and every `</p>` becomes `<br><br>`,
          as older sites and forum posts write paragraphs (the text runs on inside whatever
          held the paragraphs, split by line breaks): the text and the ground truth stay the
-         same.
+         same;
+  headings
+         no heading tags: every `<hN>` becomes `<div><b>` (its attributes kept) and every
+         `</hN>` `</b></div>`, as page builders write headings: the text and the ground
+         truth stay the same.
 """
 import gzip
 import hashlib
 import os
 import re
 
-MODES = ["names", "tags", "both", "links", "related", "signup", "wrap", "ads", "consent", "comments", "menu", "crumbs", "rail", "br"]
+MODES = ["names", "tags", "both", "links", "related", "signup", "wrap", "ads", "consent", "comments", "menu", "crumbs", "rail", "br", "headings"]
 NAME_ATTR = re.compile(r"""\b(class|id)=(["'])([^"']*)\2""", re.I)
 SECTIONING = re.compile(r"<(/?)(article|main|nav|aside|header|footer|section)\b", re.I)
 ROLE_ATTR = re.compile(r"""\srole=(["'])[^"']*\1""", re.I)
@@ -125,6 +129,8 @@ RAIL = "<div><h3>Most read</h3>" + "".join(
 ) + "</div>"
 P_OPEN = re.compile(r"<p(?:\s[^>]*)?>", re.I)
 P_CLOSE = re.compile(r"</p\s*>", re.I)
+H_OPEN = re.compile(r"<h[1-6](\s[^>]*)?>", re.I)
+H_CLOSE = re.compile(r"</h[1-6]\s*>", re.I)
 OPENING = re.compile(r"(<p(?:\s[^>]*)?>)(\s*)([A-Za-z][A-Za-z'-]*\s+[A-Za-z'-]+\s+[A-Za-z'-]+)")
 
 
@@ -192,6 +198,8 @@ def rewrite(html, mode):
         html = _after_text(html, RAIL, 1)
     if mode == "br":
         html = P_CLOSE.sub("<br><br>", P_OPEN.sub("", html))
+    if mode == "headings":
+        html = H_CLOSE.sub("</b></div>", H_OPEN.sub(lambda m: f"<div{m.group(1) or ''}><b>", html))
     return html
 
 

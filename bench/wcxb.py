@@ -10,7 +10,7 @@ with taskset; the tools take turns, one run each per round, and each keeps the m
 rounds. No tool is given the page URL.
 
 With --perturb MODE (names, tags, both, links, related, signup, wrap, ads, consent,
-comments, menu, crumbs, rail, br), every page is first rewritten (bench/perturb.py: class and id
+comments, menu, crumbs, rail, br, headings), every page is first rewritten (bench/perturb.py: class and id
 tokens hashed, sectioning tags made divs, both, paragraphs opening with a link, related-
 story lines, a sign-up box, paragraphs in wrappers of their own, advertisement slots, a
 cookie banner, a comment section, a site menu, a breadcrumb trail, a teaser rail); the drop

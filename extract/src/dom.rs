@@ -2648,8 +2648,16 @@ impl Walker<'_> {
                 self.flush();
                 self.quotes -= 1;
             }
-            "p" if bold_subheading(e) => {
+            "p" | "div"
+                if bold_subheading(e)
+                    && (name == "p"
+                        || e.next_siblings()
+                            .find_map(ElementRef::wrap)
+                            .is_some_and(|n| n.value().name() == "p")) =>
+            {
                 // `<p><strong>Short title</strong></p>`: how many sites write subheadings
+                // (and page builders, in a `<div>` of its own above the paragraphs it heads;
+                // a `<div>` of bold words elsewhere is as often a badge, `Senior Member`)
                 self.flush();
                 self.cur.push_str("#### ");
                 self.walk(e, list_depth);
@@ -5189,6 +5197,26 @@ mod tests {
         let x = extract(&html, "https://news.example/ferry", true, None, None).unwrap();
         assert!(x.text.contains("Run 4 of the story"), "{}", x.text);
         assert!(x.text.contains("the crossings go on"), "{}", x.text);
+    }
+
+    #[test]
+    fn a_div_of_bold_words_above_paragraphs_is_a_subheading_and_a_badge_is_not() {
+        // a page builder's subheading: a `<div>` holding bold words alone, the paragraphs it
+        // heads after it; a forum's badge is the same markup with no paragraph after it
+        let para = "<p>The accelerator is in a planned maintenance phase anyway, and the experiment is being rebuilt over the next two years.</p>";
+        let html = format!(
+            r#"<html><body><article><h1>Saving energy at the lab</h1>{para}{para}<div><b>Savings through maintenance</b></div>{para}{para}<div><strong>Senior team member</strong></div><div>{}</div></article></body></html>"#,
+            "The last part of the story says the savings go on through the winter and beyond. "
+                .repeat(2)
+        );
+        let x = extract(&html, "https://news.example/energy", true, None, None).unwrap();
+        assert!(
+            x.text
+                .contains("#### Savings through maintenance\n\nThe accelerator"),
+            "{}",
+            x.text
+        );
+        assert!(!x.text.contains("# Senior team member"), "{}", x.text);
     }
 
     #[test]
