@@ -2782,9 +2782,9 @@ impl Walker<'_> {
 
 /// An element whose class marks it as an image caption or photo credit.
 /// A caption by its class (`wp-caption-text`, `photo-credit`); one holding a heading or
-/// blocks of its own (a card's `caption` with the item's name, blurb and price, the name in
-/// a heading or a `div`) is a text block, and a wrapper around an image and its caption
-/// (`wp-caption`) is walked into.
+/// three blocks of its own, inside wrappers or not (a card's `caption` with the item's
+/// category, name and blurb, the name in a heading or a `div`), is a text block, and a
+/// wrapper around an image and its caption (`wp-caption`) is walked into.
 fn is_caption(e: &ElementRef<'_>) -> bool {
     let named = attr(e.value(), "class").is_some_and(|c| {
         c.split(|ch: char| ch.is_whitespace() || ch == '-' || ch == '_')
@@ -2808,12 +2808,26 @@ fn is_caption(e: &ElementRef<'_>) -> bool {
             let name = d.value().name();
             crate::score::is_heading(name) || name == "img"
         })
-        && e.children()
-            .filter_map(ElementRef::wrap)
-            .filter(|c| crate::score::is_block(c.value().name()))
-            .take(3)
-            .count()
-            < 3
+        && {
+            // (through wrappers that hold the rest alone)
+            let mut inner = *e;
+            loop {
+                let mut kids = inner.children().filter_map(ElementRef::wrap);
+                match (kids.next(), kids.next()) {
+                    (Some(only), None) if crate::score::is_block(only.value().name()) => {
+                        inner = only
+                    }
+                    _ => break,
+                }
+            }
+            inner
+                .children()
+                .filter_map(ElementRef::wrap)
+                .filter(|c| crate::score::is_block(c.value().name()))
+                .take(3)
+                .count()
+                < 3
+        }
 }
 
 /// Lazy-loading attributes carrying the real image URL (`src` is often a placeholder).
@@ -5230,17 +5244,34 @@ mod tests {
     fn a_cards_caption_with_blocks_of_its_own_is_text_not_a_photo_caption() {
         // a shop grid's cards: the item's name, blurb and category in a box named `caption`,
         // the name in a `div` of bold link text rather than a heading
-        let cards: String = (0..6)
-            .map(|i| {
-                format!(r#"<li class="product"><a href="/p/{i}"><img src="/i/{i}.jpg" alt=""></a><div class="product-caption"><div class="posted-in"><a href="/c/bags">Bags</a></div><div class="loop-title"><b><a href="/p/{i}">Travel bag model {i}</a></b></div><div class="short-description">A roomy bag number {i} for long trips, with two side pockets.</div><span class="price">${i}9.00</span></div></li>"#)
-            })
-            .collect();
-        let html = format!(
-            r#"<html><body><main><h1>Travel gear</h1><ul class="products">{cards}</ul></main></body></html>"#
-        );
-        let x = extract(&html, "https://shop.example/c/travel", true, None, None).unwrap();
-        assert!(x.text.contains("Travel bag model 4"), "{}", x.text);
-        assert!(x.text.contains("A roomy bag number 4"), "{}", x.text);
+        let grid = |wrapper: bool| {
+            let (open, close) = if wrapper {
+                (r#"<div class="pad">"#, "</div>")
+            } else {
+                ("", "")
+            };
+            let cards: String = (0..6)
+                .map(|i| {
+                    format!(r#"<li class="product"><a href="/p/{i}"><img src="/i/{i}.jpg" alt=""></a><div class="product-caption">{open}<div class="posted-in"><a href="/c/bags">Bags</a></div><div class="loop-title"><b><a href="/p/{i}">Travel bag model {i}</a></b></div><div class="short-description">A roomy bag number {i} for long trips, with two side pockets.</div><span class="price">${i}9.00</span>{close}</div></li>"#)
+                })
+                .collect::<String>();
+            format!(
+                r#"<html><body><main><h1>Travel gear</h1><ul class="products">{cards}</ul></main></body></html>"#
+            )
+        };
+        // (the blocks also inside a wrapper that holds them alone)
+        for wrapper in [false, true] {
+            let x = extract(
+                &grid(wrapper),
+                "https://shop.example/c/travel",
+                true,
+                None,
+                None,
+            )
+            .unwrap();
+            assert!(x.text.contains("Travel bag model 4"), "{}", x.text);
+            assert!(x.text.contains("A roomy bag number 4"), "{}", x.text);
+        }
         // a photo's caption with its credit stays a caption
         let photo = r#"<html><body><article><h1>The harbour</h1><figure><img src="/h.jpg" alt=""></figure><div class="wp-caption-text"><p>Boats at dawn.</p><p>Photo: A. Smith</p></div><p>The harbour board met on Tuesday to decide how the old quay will be repaired before the winter storms.</p></article></body></html>"#;
         let x = extract(photo, "https://news.example/harbour", true, None, None).unwrap();
