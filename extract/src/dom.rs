@@ -2165,7 +2165,8 @@ fn beside<'a>(n: ego_tree::NodeRef<'a, Node>) -> impl Iterator<Item = ElementRef
 }
 
 /// An element and the elements it wraps alone, two levels down (a component's wrapper
-/// around its one block): where a copy's responsive class may sit.
+/// around its one block): where a copy's responsive class may sit, and where a card's
+/// caption holds its blocks ([`is_caption`]).
 fn wrapped(e: ElementRef<'_>) -> impl Iterator<Item = ElementRef<'_>> {
     std::iter::successors(Some(e), |x| {
         let mut kids = x.children().filter(|c| match c.value() {
@@ -2808,26 +2809,16 @@ fn is_caption(e: &ElementRef<'_>) -> bool {
             let name = d.value().name();
             crate::score::is_heading(name) || name == "img"
         })
-        && {
-            // (through wrappers that hold the rest alone)
-            let mut inner = *e;
-            loop {
-                let mut kids = inner.children().filter_map(ElementRef::wrap);
-                match (kids.next(), kids.next()) {
-                    (Some(only), None) if crate::score::is_block(only.value().name()) => {
-                        inner = only
-                    }
-                    _ => break,
-                }
-            }
-            inner
-                .children()
-                .filter_map(ElementRef::wrap)
-                .filter(|c| crate::score::is_block(c.value().name()))
-                .take(3)
-                .count()
-                < 3
-        }
+        // (through wrappers that hold the rest alone)
+        && wrapped(*e)
+            .last()
+            .unwrap_or(*e)
+            .children()
+            .filter_map(ElementRef::wrap)
+            .filter(|c| crate::score::is_block(c.value().name()))
+            .take(3)
+            .count()
+            < 3
 }
 
 /// Lazy-loading attributes carrying the real image URL (`src` is often a placeholder).
