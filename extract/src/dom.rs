@@ -5163,6 +5163,54 @@ mod tests {
     }
 
     #[test]
+    fn a_language_switcher_is_known_by_its_names() {
+        // a site's languages as a list without `nav`, a name or `hreflang`; a region picker
+        // (each entry a country and its language on lines of their own); a post naming
+        // languages in a sentence and in a list shorter than a switcher's
+        let langs: String = [
+            "Deutsch",
+            "Español",
+            "Français",
+            "Italiano",
+            "日本語",
+            "Polski",
+            "Русский",
+        ]
+        .map(|n| format!(r#"<li><a href="/{n}/">{n}</a></li>"#))
+        .concat();
+        let regions: String = [
+            ("Egypt", "English"),
+            ("Maroc", "Français"),
+            ("Brasil", "Português"),
+            ("México", "Español"),
+            ("Japan", "日本語 (日本)"),
+        ]
+        .map(|(c, l)| format!(r#"<div><a href="/{c}/"><h4>{c}</h4><p>{l}</p></a></div>"#))
+        .concat();
+        let short = ["English", "Deutsch", "Français"]
+            .map(|l| format!("<li>{l}</li>"))
+            .concat();
+        let html = format!(
+            r#"<html><body><div id="regions">{regions}</div><main><h1>Which board?</h1><p id="said">{} We answer in English, Deutsch, Français and Español.</p><ul id="short">{short}</ul><p>{}</p></main><ul id="langs">{langs}</ul></body></html>"#,
+            sentences("the board", 3),
+            sentences("the answer", 3)
+        );
+        let doc = trawl_core::parse::parse_document(&html);
+        let scores = crate::score::score(&doc, crate::score::Declared::default());
+        let boiler = |id: &str| {
+            let e = doc
+                .select(&Selector::parse(&format!("#{id}")).unwrap())
+                .next()
+                .unwrap();
+            scores.get(e.id()).unwrap().boiler
+        };
+        assert!(boiler("langs"));
+        assert!(boiler("regions"));
+        assert!(!boiler("said"));
+        assert!(!boiler("short"));
+    }
+
+    #[test]
     fn a_list_headed_by_a_teaser_label_is_a_rail_not_the_listing() {
         // a short page beside a rail of five cards (a linked headline, a blurb) that holds
         // more text than the page: the rail's heading says what it is

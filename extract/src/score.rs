@@ -744,6 +744,170 @@ fn pagers(
         .collect()
 }
 
+/// The smallest regions for which `holds` is true: no region holding another is one
+/// (`holds` is asked of every element, in reverse document order, until a region below an
+/// element is found).
+fn smallest_regions(order: &[(NodeId, u32)], mut holds: impl FnMut(usize) -> bool) -> Vec<bool> {
+    let n = order.len();
+    // (pre-order backwards: every subtree before its root)
+    let mut region = vec![false; n];
+    let mut below = vec![false; n];
+    for i in (0..n).rev() {
+        if !below[i] && holds(i) {
+            region[i] = true;
+            below[i] = true;
+        }
+        let p = order[i].1;
+        if p != u32::MAX && below[i] {
+            below[p as usize] = true;
+        }
+    }
+    region
+}
+
+/// Language switchers known by their text, whatever their names: the smallest regions
+/// (not the page's `html`, `body` or `main`) holding [`SWITCHER_ENTRIES`] language names or
+/// more, each a text of its own ([`Own::langs`]: `Deutsch`, `English (United States)`, or a
+/// country's name and its language), a third of the region's text or more, under
+/// [`SWITCHER_TEXT`] characters. A list of languages in a sentence is not one: its names
+/// are not texts of their own.
+fn switchers(
+    order: &[(NodeId, u32)],
+    own: &[Own],
+    els: &[&scraper::node::Element],
+    sub_text: &[u32],
+) -> Vec<bool> {
+    // (most pages name no language on its own)
+    if own.iter().map(|o| u32::from(o.langs)).sum::<u32>() < SWITCHER_ENTRIES {
+        return vec![false; order.len()];
+    }
+    let mut langs: Vec<u32> = own.iter().map(|o| u32::from(o.langs)).collect();
+    let mut lang_text: Vec<u32> = own.iter().map(|o| o.lang_text).collect();
+    sum_subtrees(order, &mut langs);
+    sum_subtrees(order, &mut lang_text);
+    smallest_regions(order, |i| {
+        let holds = !matches!(els[i].name(), "html" | "body" | "main")
+            && langs[i] >= SWITCHER_ENTRIES
+            && lang_text[i] * 3 >= sub_text[i]
+            && sub_text[i] <= SWITCHER_TEXT;
+        if holds {
+            tracing::trace!(names = langs[i], text = sub_text[i], tag = els[i].name(), class = ?els[i].attr("class"), "a language switcher by its text");
+        }
+        holds
+    })
+}
+
+/// Language names a language switcher holds at least ([`switchers`]).
+const SWITCHER_ENTRIES: u32 = 4;
+/// Characters of a language switcher at most.
+const SWITCHER_TEXT: u32 = 4000;
+/// Characters of a text that names a language at most (`English (United Kingdom)`).
+const LANGUAGE_NAME_CHARS: u32 = 40;
+
+/// Languages by the names a switcher gives them: their own (`Deutsch`, `日本語`), lowercase,
+/// and the English names (`German`), which switchers use too.
+const LANGUAGE_NAMES: &[&str] = &[
+    "english",
+    "deutsch",
+    "español",
+    "espanol",
+    "français",
+    "francais",
+    "italiano",
+    "português",
+    "portugues",
+    "nederlands",
+    "polski",
+    "русский",
+    "日本語",
+    "한국어",
+    "中文",
+    "简体中文",
+    "繁體中文",
+    "繁体中文",
+    "türkçe",
+    "svenska",
+    "dansk",
+    "norsk",
+    "norsk bokmål",
+    "suomi",
+    "čeština",
+    "magyar",
+    "română",
+    "ελληνικά",
+    "العربية",
+    "עברית",
+    "हिन्दी",
+    "bahasa indonesia",
+    "bahasa melayu",
+    "tiếng việt",
+    "ไทย",
+    "українська",
+    "català",
+    "hrvatski",
+    "slovenčina",
+    "slovenščina",
+    "български",
+    "srpski",
+    "српски",
+    "lietuvių",
+    "latviešu",
+    "eesti",
+    "filipino",
+    "فارسی",
+    "íslenska",
+    "euskara",
+    "galego",
+    "shqip",
+    "spanish",
+    "french",
+    "german",
+    "italian",
+    "portuguese",
+    "dutch",
+    "polish",
+    "russian",
+    "japanese",
+    "korean",
+    "chinese",
+    "turkish",
+    "swedish",
+    "danish",
+    "norwegian",
+    "finnish",
+    "czech",
+    "hungarian",
+    "romanian",
+    "greek",
+    "arabic",
+    "hebrew",
+    "hindi",
+    "indonesian",
+    "vietnamese",
+    "thai",
+    "ukrainian",
+];
+
+/// Whether a text names a language and nothing else: one of [`LANGUAGE_NAMES`], a region
+/// or script in brackets after it allowed (`English (Canada)`, `中文（简体）`).
+fn language_name(t: &str) -> bool {
+    let t = t.trim();
+    let name = match t.find(['(', '（']) {
+        Some(at) if t.ends_with([')', '）']) => t[..at].trim_end(),
+        _ => t,
+    };
+    // (the longest name is 20 bytes: most texts are not one by their length alone)
+    if !(2..=20).contains(&name.len()) {
+        return false;
+    }
+    if name.is_ascii() {
+        LANGUAGE_NAMES.iter().any(|l| l.eq_ignore_ascii_case(name))
+    } else {
+        let lower = name.to_lowercase();
+        LANGUAGE_NAMES.contains(&lower.as_str())
+    }
+}
+
 /// The regions made of consent notices: three or more blocks that speak of the site's
 /// cookies ([`Own::cookie`]), holding a share of the region's text ([`CONSENT_SHARE`]); the
 /// smallest such regions (a page wrapper holding a banner and a preference centre holds
@@ -764,25 +928,15 @@ fn consent_dialogs(
         .collect();
     sum_subtrees(order, &mut notices);
     sum_subtrees(order, &mut notice_text);
-    let holds = |i: usize| {
-        !matches!(els[i].name(), "html" | "body" | "main")
+    let mut dialog = smallest_regions(order, |i| {
+        let holds = !matches!(els[i].name(), "html" | "body" | "main")
             && notices[i] >= CONSENT_NOTICES
-            && notice_text[i] * CONSENT_SHARE >= sub_text[i]
-    };
-    // (pre-order backwards: every subtree before its root)
-    let mut dialog = vec![false; n];
-    let mut below = vec![false; n];
-    for i in (0..n).rev() {
-        if holds(i) && !below[i] {
+            && notice_text[i] * CONSENT_SHARE >= sub_text[i];
+        if holds {
             tracing::trace!(notices = notices[i], text = sub_text[i], tag = els[i].name(), class = ?els[i].attr("class"), "consent dialog by its text");
-            dialog[i] = true;
-            below[i] = true;
         }
-        let p = order[i].1;
-        if p != u32::MAX && below[i] {
-            below[p as usize] = true;
-        }
-    }
+        holds
+    });
     // a banner: the smallest region around a single notice that holds a consent control
     // ([`Own::control`]), under [`BANNER_TEXT`], the notice a third of its text or more,
     // outside the page's `main` and `article` (a page about cookies that asks its reader to
@@ -1224,6 +1378,11 @@ struct Own {
     label: bool,
     /// A link's text in the block is a web address (`https://…`, `www.…`).
     address: bool,
+    /// Text nodes of the block that name a language and nothing else ([`language_name`]):
+    /// a language switcher's entries.
+    langs: u16,
+    /// Their characters.
+    lang_text: u32,
 }
 
 /// What the page declares of itself (JSON-LD, microdata, OpenGraph), as scoring reads it.
@@ -1475,6 +1634,10 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
                     }
                 }
                 o.text += n;
+                if n <= LANGUAGE_NAME_CHARS && language_name(t) {
+                    o.langs = o.langs.saturating_add(1);
+                    o.lang_text += n;
+                }
                 if in_link {
                     o.link += n;
                     // (read only for a labelled block, whose label came first)
@@ -1562,6 +1725,14 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
     {
         boiler[i] = Boiler::Always;
         cmp[i] = true;
+    }
+    // language switchers known by their text, whatever their names
+    for (i, _) in switchers(&order, &own, &els, &sub_text)
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| **s)
+    {
+        boiler[i] = Boiler::Strong;
     }
     // pagers: left out of the text (a listing's pages, a manual's Prev / Up / Next table)
     for (b, _) in boiler
