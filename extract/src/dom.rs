@@ -4596,6 +4596,26 @@ mod tests {
         let marked = text_in("", "main");
         assert!(marked.contains("twelve rounds"), "{marked}");
         assert!(!marked.contains("Championship news"), "{marked}");
+        // or a skip link's target says where the content is, whatever its tag (through the
+        // pre-parse pass, which keeps a link's target on the page alone)
+        let skipping = |link: &str| {
+            let html = page("", r#"div id="story""#)
+                .replacen(
+                    "<body>",
+                    &format!(r##"<body><a href="#story">{link}</a>"##),
+                    1,
+                )
+                .replace(r#"</div id="story">"#, "</div>");
+            let html = crate::strip::strip_inert(&html);
+            extract(&html, "https://races.example/calendar", true, None, None)
+                .unwrap()
+                .text
+        };
+        let skipped = skipping("Skip to main content");
+        assert!(skipped.contains("twelve rounds"), "{skipped}");
+        assert!(!skipped.contains("Championship news"), "{skipped}");
+        // (a link to another place on the page says nothing of the content)
+        assert!(skipping("Jump to the calendar").contains("Championship news"));
     }
 
     #[test]

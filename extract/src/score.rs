@@ -1932,6 +1932,9 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
     // promotion carousel, a mega-menu) or around it (the body holding both) gives way to the
     // best root inside it, when the landmark holds a share of the root's mass; a root inside
     // it is widened only within it.
+    // a skip link's target (`<a href="#content">Skip to content</a>`) is where the page says
+    // its content is: a main landmark, whatever its tag
+    skip_targets(doc, &order, &els, &sub_text, &mut landmark);
     let main = main_landmark(&size, &stats, &landmark);
     if let (Some(m), Some((_, id))) = (&main, best) {
         let r = index[&id] as usize;
@@ -2241,6 +2244,110 @@ fn fold_subtrees<T: Copy>(order: &[(NodeId, u32)], v: &mut [T], f: impl Fn(&mut 
         }
     }
 }
+
+/// On a page without a main landmark, marks as landmarks the elements skip links point to
+/// ([`skip_link`]): `<a
+/// href="#main-content">Skip to main content</a>` and the element whose id is
+/// `main-content`; not an empty target (a mark where the content starts), which would
+/// stand for no region.
+fn skip_targets(
+    doc: &Html,
+    order: &[(NodeId, u32)],
+    els: &[&scraper::node::Element],
+    sub_text: &[u32],
+    landmark: &mut [bool],
+) {
+    // (a page that marks its main landmark has said where its content is: a skip link on it
+    // may lead to a part of it, a product's summary beside its description)
+    if landmark.iter().any(|l| *l) {
+        return;
+    }
+    let mut targets: Vec<&str> = Vec::new();
+    for (i, e) in els.iter().enumerate() {
+        if e.name() != "a" {
+            continue;
+        }
+        let Some(target) = e
+            .attr("href")
+            .and_then(|h| h.trim().strip_prefix('#'))
+            .filter(|t| !t.is_empty())
+        else {
+            continue;
+        };
+        let text: String = doc
+            .tree
+            .get(order[i].0)
+            .and_then(ElementRef::wrap)
+            .map(|a| a.text().collect())
+            .unwrap_or_default();
+        if skip_link(&text) {
+            targets.push(target);
+        }
+    }
+    if targets.is_empty() {
+        return;
+    }
+    for (i, e) in els.iter().enumerate() {
+        if sub_text[i] > 0 && e.attr("id").is_some_and(|id| targets.contains(&id)) {
+            tracing::trace!(tag = e.name(), id = ?e.attr("id"), "a skip link's target");
+            landmark[i] = true;
+        }
+    }
+}
+
+/// Whether a link's text is a skip link's that leads to the content (`Skip to main
+/// content`, `Zum Inhalt springen`, `本文へスキップ`), not to a menu or a footer.
+fn skip_link(text: &str) -> bool {
+    let t = text.trim();
+    if t.len() > SKIP_LINK_BYTES {
+        return false;
+    }
+    let t = t.to_lowercase();
+    SKIP_LINKS.iter().any(|s| t.contains(s))
+}
+
+/// Bytes of a skip link's text at most.
+const SKIP_LINK_BYTES: usize = 80;
+
+/// What a skip link to the content says, lowercase, in the languages of the benchmarks and
+/// beyond (found anywhere in its text).
+const SKIP_LINKS: &[&str] = &[
+    "skip to content",
+    "skip to main",
+    "skip to the content",
+    "skip to the main",
+    "skip to article",
+    "skip to primary content",
+    "skip navigation",
+    "jump to content",
+    "jump to main",
+    "go to content",
+    "go to main content",
+    "zum inhalt",
+    "zum hauptinhalt",
+    "zum seiteninhalt",
+    "aller au contenu",
+    "passer au contenu",
+    "ir al contenido",
+    "saltar al contenido",
+    "vai al contenuto",
+    "salta al contenuto",
+    "naar de inhoud",
+    "naar inhoud",
+    "przejdź do treści",
+    "pular para o conteúdo",
+    "ir para o conteúdo",
+    "перейти к содержимому",
+    "перейти к основному",
+    "hoppa till innehåll",
+    "gå til indhold",
+    "siirry sisältöön",
+    "本文へ",
+    "跳到主要内容",
+    "跳至主要內容",
+    "跳转到主要内容",
+    "본문 바로가기",
+];
 
 /// Share of the root's mass the main landmark needs to hold for the root to move into it.
 const MAIN_SHARE: f32 = 0.25;

@@ -21,8 +21,9 @@
 
 /// The attributes the extractor reads on any element (`score::Attrs`, `meta::page_meta`'s
 /// microdata and author links): the scan keeps these, and those of [`READ_ON`] on their
-/// elements, and drops all others. Not `href`: a link's target is never read (and `<a href>`
-/// is a sixth of the bytes left); the canonical `<link>` is kept whole. A new reader of an
+/// elements, and drops all others. Not `href`: a link's target is never read but for a place
+/// on the page ([`in_page_link`]; and `<a href>` is a sixth of the bytes left); the canonical
+/// `<link>` is kept whole. A new reader of an
 /// attribute adds its name here or to [`READ_ON`]; `strip_keeps_what_extraction_reads`
 /// compares the extraction of the labelled pages with and without the filter.
 pub(crate) const READ_ATTRS: &[&str] = &[
@@ -327,11 +328,25 @@ fn scan_attrs(
             // that it never stands in for a first one dropped here)
             let style = name.eq_ignore_ascii_case(b"style")
                 && (std::mem::replace(&mut style_seen, true) || !may_hide(value));
-            if style || !reads(tag, name) {
+            if style || !(reads(tag, name) || in_page_link(tag, name, value)) {
                 d.push((lead, p));
             }
         }
     }
+}
+
+/// Whether an attribute is a link's `href` to a place on the page (`#main-content`), which
+/// the scorer reads of skip links (`score::skip_targets`); other targets go. (Its value as
+/// written, in its quotes if it has them.)
+fn in_page_link(tag: &[u8], name: &[u8], value: &[u8]) -> bool {
+    let value = value
+        .strip_prefix(b"\"")
+        .or_else(|| value.strip_prefix(b"'"))
+        .unwrap_or(value);
+    tag.eq_ignore_ascii_case(b"a")
+        && name.eq_ignore_ascii_case(b"href")
+        && value.first() == Some(&b'#')
+        && value.len() > 2
 }
 
 /// Whether a `style` value may hide its element, as the scorer reads it
