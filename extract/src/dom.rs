@@ -826,7 +826,7 @@ fn stop_label_cut(
     code: &[bool],
     len: usize,
     thread: bool,
-    labelled: &[(usize, usize)],
+    labelled: &[(usize, usize, Label)],
 ) -> usize {
     // the text as the walk would have written it with the labelled sections it left out
     // (each stood at its offset, its label first)
@@ -838,9 +838,26 @@ fn stop_label_cut(
             .map(|l| l.1)
             .sum::<usize>()
     };
+    // a section left out in the second half ends the text, unless the story goes on after
+    // it (a box of related stories set among its last paragraphs)
+    let story_after = |pos: usize| {
+        blocks
+            .iter()
+            .zip(code)
+            .filter(|(&(at, b), &code)| {
+                at > pos
+                    && !code
+                    && !markup_line(b)
+                    && b.chars().count() >= STORY_BLOCK_CHARS
+                    && sentence_end(b)
+            })
+            .count()
+            >= STORY_BLOCKS_AFTER
+    };
+    // (not after a comment section: what follows one is more of its comments)
     let first_left_out = labelled
         .iter()
-        .find(|l| before(l.0, false) * 2 >= whole)
+        .find(|l| before(l.0, false) * 2 >= whole && !(l.2 == Label::Teasers && story_after(l.0)))
         .map_or(len, |l| l.0);
     let comments = comment_labels(thread);
     // a hit is a label and up to LABEL_TITLE_BYTES more ([`section_label`]); lowercasing
@@ -879,6 +896,20 @@ fn stop_label_cut(
     }
     first_left_out
 }
+
+/// Whether a block ends a sentence, and not with an ellipsis (a teaser's blurb cut short).
+fn sentence_end(b: &str) -> bool {
+    let b = b.trim_end();
+    b.ends_with(['.', '!', '?', '"', '”', '»', '。', '！', '？'])
+        && !b.ends_with("...")
+        && !b.trim_end_matches(['"', '”', '»']).ends_with('…')
+}
+
+/// Characters of a paragraph of the story, at least, as [`stop_label_cut`] counts those
+/// after a section it left out.
+const STORY_BLOCK_CHARS: usize = 80;
+/// Paragraphs of the story after a section left out, at least, for it not to end the text.
+const STORY_BLOCKS_AFTER: usize = 3;
 
 /// Bytes of text before a comment section's heading in the first half of the text for the
 /// heading to end it ([`stop_label_cut`]).
@@ -1469,7 +1500,7 @@ fn tidy(
     title: Option<&str>,
     thread: bool,
     kind: crate::PageType,
-    labelled: &[(usize, usize)],
+    labelled: &[(usize, usize, Label)],
     terms: &[usize],
 ) -> (String, Vec<ImageRef>) {
     // on listings and threads a run of short lines is an item's metadata (a date, a
@@ -2121,9 +2152,9 @@ struct Walker<'s> {
     root_text: u32,
     /// The comment-section labels that mark a section to leave out (none on a thread).
     comment_labels: &'static [&'static str],
-    /// The labelled teaser and comment sections left out: where in `out` each stood, and
-    /// its text (characters, about its bytes).
-    labelled: Vec<(usize, usize)>,
+    /// The labelled teaser and comment sections left out: where in `out` each stood, its
+    /// text (characters, about its bytes), and what its label names.
+    labelled: Vec<(usize, usize, Label)>,
     /// Where in `out` each definition term (`<dt>`) starts: on documentation, the term a
     /// definition list defines (an API signature, a glossary word), never a stray label
     /// ([`tidy`]).
@@ -2520,7 +2551,8 @@ impl Walker<'_> {
             {
                 tracing::trace!(tag = name, class = ?e.value().attr("class"), ?label, "walker drops a labelled section");
                 self.flush();
-                self.labelled.push((self.out.len(), st.text as usize));
+                self.labelled
+                    .push((self.out.len(), st.text as usize, label));
                 return;
             }
         }
@@ -5228,6 +5260,24 @@ mod tests {
         assert!(boiler("regions"));
         assert!(!boiler("said"));
         assert!(!boiler("short"));
+    }
+
+    #[test]
+    fn a_box_of_related_stories_among_the_last_paragraphs_does_not_end_the_story() {
+        // a story's box of related links set in its second half, the story going on after
+        // it (three paragraphs that end their sentences)
+        let p = |i: usize| format!("<p>{}</p>", sentences(&format!("part {i}"), 2));
+        let story: String = (0..6).map(p).collect();
+        let more: String = (6..9).map(p).collect();
+        let related = r#"<div><h3>Related stories</h3><div><a href="/a">The ferry line opens</a><p>The line links the old docks with the station in twelve minutes.</p></div></div>"#;
+        let page = |after: &str| {
+            format!(
+                r#"<html><body><main><article><h1>The harbour</h1>{story}{related}{after}</article></main></body></html>"#
+            )
+        };
+        let x = extract(&page(&more), "https://h.example/", false, None, None).unwrap();
+        assert!(x.text.contains("Sentence 1 about the part 8"), "{}", x.text);
+        assert!(!x.text.contains("The ferry line opens"), "{}", x.text);
     }
 
     #[test]
