@@ -5281,6 +5281,37 @@ mod tests {
     }
 
     #[test]
+    fn a_menu_of_links_alone_does_not_join_a_listing_of_blurbs() {
+        // a news index (headlines, each with a blurb) under a site menu written without
+        // `nav`, a name or a title between them: the menu's entries are links alone, a
+        // group of items of its own that the listing's root must not reach out to
+        let menu: String = ["World", "Business", "Science", "Culture", "Sport", "Travel"]
+            .map(|s| {
+                format!(
+                    r#"<li><a href="/{s}">{s}</a><ul><li><a href="/{s}/t">{s} today</a></li><li><a href="/{s}/a">{s} archive</a></li></ul></li>"#
+                )
+            })
+            .concat();
+        let teasers: String = (0..6)
+            .map(|i| {
+                format!(
+                    r#"<div><a href="/story/{i}">Harbour story number {i} of the week</a><p>The council said on Monday that the ferry line {i} opens in spring and links the old docks with the station.</p></div>"#
+                )
+            })
+            .collect();
+        let html = format!(
+            r#"<html><body><div><ul>{menu}</ul></div><div><div id="teasers">{teasers}</div></div></body></html>"#
+        );
+        let doc = trawl_core::parse::parse_document(&html);
+        let scores = crate::score::score(&doc, crate::score::Declared::default());
+        let listing = scores
+            .listing
+            .and_then(|l| doc.tree.get(l))
+            .and_then(ElementRef::wrap);
+        assert_eq!(listing.and_then(|l| l.value().attr("id")), Some("teasers"));
+    }
+
+    #[test]
     fn a_list_headed_by_a_teaser_label_is_a_rail_not_the_listing() {
         // a short page beside a rail of five cards (a linked headline, a blurb) that holds
         // more text than the page: the rail's heading says what it is

@@ -2622,6 +2622,14 @@ const RAIL_PARAGRAPHS: usize = 5;
 /// Mass of such a prose root, at least (a listing's introduction weighs less).
 const RAIL_PROSE: f32 = 500.0;
 
+/// Percent of a group's item text under links, at least, for its items to be links alone
+/// ([`items`]).
+const LINKS_ALONE: u32 = 95;
+
+/// Percent of a group's item text under links, at most, for its items to say more than
+/// their links ([`items`]).
+const BLURBS: u32 = 80;
+
 /// Items fewer than this in a group are not a list.
 const MIN_ITEMS: u32 = 5;
 /// Characters of item text below which a page is never read as a list.
@@ -2650,31 +2658,46 @@ fn items(x: &Items<'_>) -> Option<NodeId> {
             && !is_heading(x.els[i].name())
             && x.within.is_none_or(|m| m.contains(&i))
     };
-    let mut groups: FxHashMap<u64, (u32, u32)> = FxHashMap::default();
+    // (items, their text, their link text, the first's slot)
+    let mut groups: FxHashMap<u64, (u32, u32, u32, usize)> = FxHashMap::default();
     for i in 0..n {
         if is_item(i) {
-            let g = groups.entry(x.sig[i]).or_default();
+            let g = groups.entry(x.sig[i]).or_insert((0, 0, 0, i));
             g.0 += 1;
             g.1 += x.sub_text[i];
+            g.2 += x.sub_link[i];
         }
     }
     if x.prose >= MAX_LIST_PROSE {
         return None;
     }
-    let best = groups
+    let (best, best_links) = groups
         .values()
         .filter(|g| g.0 >= MIN_ITEMS)
-        .map(|g| g.1)
+        .map(|g| (g.1, g.2))
         .max()?;
     if best < MIN_ITEM_TEXT {
         return None;
     }
-    // every sizeable group counts (a page of sections, each its own list)
+    // every sizeable group counts (a page of sections, each its own list), but for links
+    // alone beside items that say more than their links and twice as much (a menu beside a
+    // page of headlines and blurbs, of posts; not a list of headlines as long as the rail of
+    // teasers beside it)
+    let links_alone = |text: u32, links: u32| links * 100 >= text * LINKS_ALONE;
+    let blurbs = best_links * 100 <= best * BLURBS;
+    if tracing::enabled!(tracing::Level::TRACE) {
+        for g in groups.values().filter(|g| g.0 >= MIN_ITEMS) {
+            let e = x.els[g.3];
+            tracing::trace!(items = g.0, text = g.1, links = g.2, tag = e.name(), class = ?e.attr("class"), "item group");
+        }
+    }
     let member = |i: usize| {
         is_item(i)
-            && groups
-                .get(&x.sig[i])
-                .is_some_and(|g| g.0 >= MIN_ITEMS && g.1 * 4 >= best)
+            && groups.get(&x.sig[i]).is_some_and(|g| {
+                g.0 >= MIN_ITEMS
+                    && g.1 * 4 >= best
+                    && !(blurbs && g.1 * 2 < best && links_alone(g.1, g.2))
+            })
     };
     // an item inside another item (a card's inner block) is counted with its outer item
     let mut inside = vec![false; n];
