@@ -2246,10 +2246,9 @@ fn fold_subtrees<T: Copy>(order: &[(NodeId, u32)], v: &mut [T], f: impl Fn(&mut 
 }
 
 /// On a page without a main landmark, marks as landmarks the elements skip links point to
-/// ([`skip_link`]): `<a
-/// href="#main-content">Skip to main content</a>` and the element whose id is
-/// `main-content`; not an empty target (a mark where the content starts), which would
-/// stand for no region.
+/// ([`skip_link`]): for `<a href="#main-content">Skip to main content</a>`, the element
+/// whose id is `main-content`; not an empty target (a mark where the content starts),
+/// which would stand for no region.
 fn skip_targets(
     doc: &Html,
     order: &[(NodeId, u32)],
