@@ -641,7 +641,7 @@ fn edge_fragment(block: &str, leading: bool) -> bool {
     if !leading && n < 500 && (plain.starts_with('©') || lower.starts_with("copyright")) {
         return true;
     }
-    let sentence_end = plain.ends_with(['.', '!', '?', '…', '"', '”', '»', '。', '！', '？']);
+    let sentence_end = plain.ends_with(SENTENCE_ENDS);
     // credits and captions in parentheses, dates and times
     let credit = plain.starts_with('(') && plain.ends_with(')') && n < 150;
     let date = n <= 40
@@ -897,10 +897,14 @@ fn stop_label_cut(
     first_left_out
 }
 
-/// Whether a block ends a sentence, and not with an ellipsis (a teaser's blurb cut short).
+/// What a line ending a sentence ends with (a quote closing after its full stop too).
+const SENTENCE_ENDS: [char; 10] = ['.', '!', '?', '…', '"', '”', '»', '。', '！', '？'];
+
+/// Whether a block ends a sentence ([`SENTENCE_ENDS`]), and not with an ellipsis (a teaser's
+/// blurb cut short).
 fn sentence_end(b: &str) -> bool {
     let b = b.trim_end();
-    b.ends_with(['.', '!', '?', '"', '”', '»', '。', '！', '？'])
+    b.ends_with(SENTENCE_ENDS)
         && !b.ends_with("...")
         && !b.trim_end_matches(['"', '”', '»']).ends_with('…')
 }
@@ -1086,7 +1090,7 @@ fn label_block(block: &str) -> bool {
         return false;
     }
     let words = t.split_whitespace().count();
-    let sentence_end = t.ends_with(['.', '!', '?', '…', '"', '”', '»', '。', '！', '？']);
+    let sentence_end = t.ends_with(SENTENCE_ENDS);
     words <= 3 && t.chars().count() < 40 && !sentence_end
 }
 

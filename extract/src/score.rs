@@ -682,16 +682,8 @@ fn pager_word(t: &str) -> Option<Pager> {
     {
         return Some(Pager::Other);
     }
-    // (no allocation for the usual link text: the lists are lowercase, and a capital outside
-    // ASCII is rare enough to lower the word for)
-    let lowered;
-    let w = if w.bytes().any(|b| b >= 0x80) {
-        lowered = w.to_lowercase();
-        lowered.as_str()
-    } else {
-        w
-    };
-    let is = |list: &[&str]| list.iter().any(|c| c.eq_ignore_ascii_case(w));
+    let w = lowered(w);
+    let is = |list: &[&str]| in_lowercase_list(&w, list);
     Some(if is(PAGER_STEPS) {
         Pager::Step
     } else if is(PAGER_OTHERS) {
@@ -699,6 +691,22 @@ fn pager_word(t: &str) -> Option<Pager> {
     } else {
         Pager::None
     })
+}
+
+/// A word to compare with a lowercase list ([`in_lowercase_list`]): as it is when it is
+/// ASCII (no allocation for the usual link text), lowered otherwise (a capital outside ASCII
+/// is rare enough to lower the word for).
+fn lowered(w: &str) -> std::borrow::Cow<'_, str> {
+    if w.is_ascii() {
+        std::borrow::Cow::Borrowed(w)
+    } else {
+        std::borrow::Cow::Owned(w.to_lowercase())
+    }
+}
+
+/// Whether a word from [`lowered`] is one of a lowercase list's, ASCII case aside.
+fn in_lowercase_list(w: &str, list: &[&str]) -> bool {
+    list.iter().any(|c| c.eq_ignore_ascii_case(w))
 }
 
 /// Characters of text a pager holds at most (its links, the titles of the pages it steps
@@ -900,12 +908,7 @@ fn language_name(t: &str) -> bool {
     if !(2..=20).contains(&name.len()) {
         return false;
     }
-    if name.is_ascii() {
-        LANGUAGE_NAMES.iter().any(|l| l.eq_ignore_ascii_case(name))
-    } else {
-        let lower = name.to_lowercase();
-        LANGUAGE_NAMES.contains(&lower.as_str())
-    }
+    in_lowercase_list(&lowered(name), LANGUAGE_NAMES)
 }
 
 /// The regions made of consent notices: three or more blocks that speak of the site's
