@@ -3387,6 +3387,19 @@ mod tests {
     }
 
     /// Sentences of prose, numbered so each is a distinct string.
+    /// Whether the scorer reads the element with an id as boilerplate, by the id.
+    fn boiler_by_id(html: &str) -> impl Fn(&str) -> bool {
+        let doc = trawl_core::parse::parse_document(html);
+        let scores = crate::score::score(&doc, crate::score::Declared::default());
+        move |id: &str| {
+            let e = doc
+                .select(&Selector::parse(&format!("#{id}")).unwrap())
+                .next()
+                .unwrap();
+            scores.get(e.id()).unwrap().boiler
+        }
+    }
+
     fn sentences(tag: &str, n: usize) -> String {
         (0..n)
             .map(|i| format!("Sentence {i} about the {tag} runs on for a good while, with a clause, and ends here. "))
@@ -4485,13 +4498,14 @@ mod tests {
         // generated class names say nothing; the mega menu set inside the article names
         // itself in its aria-label (without it, its links outweigh the notice around it and
         // the page is read as a list of them; set beside a notice of five paragraphs, it
-        // would be a rail, named or not)
+        // would be a rail, named or not; a dropdown's entry says what it holds, so its
+        // text is more than links and its shape names no menu: `menu_trees`)
         let items: String = (0..8)
             .map(|i| {
                 format!(
                     r#"<li class="k1x"><a href="/s/{i}">Safety programme number {i} for mines</a>
                     <ul class="q9z"><li><a href="/s/{i}/a">Materials and courses for section {i}</a></li>
-                    <li><a href="/s/{i}/b">Quarterly calls and meetings of group {i}</a></li></ul></li>"#
+                    <li><a href="/s/{i}/b">Quarterly calls and meetings of group {i}</a> (audio)</li></ul></li>"#
                 )
             })
             .collect();
@@ -4587,13 +4601,14 @@ mod tests {
     #[test]
     fn a_list_of_links_above_the_title_is_the_menu_not_a_listing() {
         // a site menu written without <nav> or a named class, above a short story: its
-        // links outweigh the story, but they end before the story's title
+        // links outweigh the story, but they end before the story's title (a flat list: a
+        // menu of sections and their dropdowns is known by its shape, `menu_trees`)
         let menu: String = (0..6)
             .map(|i| {
                 format!(
-                    r#"<li class="m1"><a href="/c{i}">Championship news number {i}</a><ul class="m2">
-                    <li><a href="/c{i}/t">Tables and standings of series {i}</a></li>
-                    <li><a href="/c{i}/d">Drivers and teams of series {i}</a></li></ul></li>"#
+                    r#"<li class="m1"><a href="/c{i}">Championship news number {i}</a></li>
+                    <li class="m1"><a href="/c{i}/t">Tables and standings of series {i}</a></li>
+                    <li class="m1"><a href="/c{i}/d">Drivers and teams of series {i}</a></li>"#
                 )
             })
             .collect();
@@ -5219,6 +5234,56 @@ mod tests {
     }
 
     #[test]
+    fn a_menu_tree_is_known_by_its_shape() {
+        // a site menu without `nav` or a name: eight sections, each with its dropdown of
+        // pages; a table of contents nesting its sections (links to places on the page); a
+        // list of courses, each with a nested list of dates (more than links); a short
+        // story with no `h1` under them, shorter than the menu
+        let tree = |id: &str, href: &dyn Fn(&str, usize) -> String, extra: &str| {
+            let items: String = [
+                "News", "World", "Sport", "Money", "Travel", "Culture", "Food", "Video",
+            ]
+            .map(|s| {
+                let sub: String = (1..=3)
+                    .map(|k| {
+                        format!(
+                            r#"<li><a href="{}">{s} pages of day {k}</a>{extra}</li>"#,
+                            href(s, k)
+                        )
+                    })
+                    .collect();
+                format!(r#"<li><a href="{}">{s}</a><ul>{sub}</ul></li>"#, href(s, 0))
+            })
+            .concat();
+            format!(r#"<ul id="{id}">{items}</ul>"#)
+        };
+        let menu = tree("sections", &|s, k| format!("/{s}/{k}"), "");
+        let toc = tree("chapters", &|s, k| format!("#{s}-{k}"), "");
+        let courses = tree(
+            "courses",
+            &|s, k| format!("/c/{s}/{k}"),
+            " <span>starts on the first Monday of each month, in the evening</span>",
+        );
+        let html = format!(
+            r#"<html><body><div>{menu}</div><div><h2>Harbour ferry</h2><p id="story">{}</p>{toc}{courses}</div></body></html>"#,
+            sentences("the ferry", 3)
+        );
+        let boiler = boiler_by_id(&html);
+        assert!(boiler("sections"));
+        assert!(!boiler("chapters"));
+        assert!(!boiler("courses"));
+        assert!(!boiler("story"));
+        // the story alone, without the menu over it
+        let page = format!(
+            r#"<html><body><div>{menu}</div><div><h2>Harbour ferry</h2><p>{}</p></div></body></html>"#,
+            sentences("the ferry", 3)
+        );
+        let x = extract(&page, "https://h.example/a", true, None, None).unwrap();
+        assert!(x.text.contains("the ferry"), "{}", x.text);
+        assert!(!x.text.contains("Sport pages"), "{}", x.text);
+    }
+
+    #[test]
     fn a_language_switcher_is_known_by_its_names() {
         // a site's languages as a list without `nav`, a name or `hreflang`; a region picker
         // (each entry a country and its language on lines of their own); a post naming
@@ -5251,15 +5316,7 @@ mod tests {
             sentences("the board", 3),
             sentences("the answer", 3)
         );
-        let doc = trawl_core::parse::parse_document(&html);
-        let scores = crate::score::score(&doc, crate::score::Declared::default());
-        let boiler = |id: &str| {
-            let e = doc
-                .select(&Selector::parse(&format!("#{id}")).unwrap())
-                .next()
-                .unwrap();
-            scores.get(e.id()).unwrap().boiler
-        };
+        let boiler = boiler_by_id(&html);
         assert!(boiler("langs"));
         assert!(boiler("regions"));
         assert!(!boiler("said"));

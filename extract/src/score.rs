@@ -726,15 +726,10 @@ fn pagers(
     own: &[Own],
     (sub_text, link_text): (&[u32], &[u32]),
 ) -> Vec<bool> {
-    let subtree = |of: fn(&Own) -> u16| {
-        let mut v: Vec<u32> = own.iter().map(|o| u32::from(of(o))).collect();
-        sum_subtrees(order, &mut v);
-        v
-    };
     let (links, pager, step) = (
-        subtree(|o| o.links),
-        subtree(|o| o.pager),
-        subtree(|o| o.step),
+        own_sums(order, own, |o| o.links),
+        own_sums(order, own, |o| o.pager),
+        own_sums(order, own, |o| o.step),
     );
     (0..order.len())
         .map(|i| {
@@ -748,6 +743,69 @@ fn pagers(
             (steps || numbers)
                 && sub_text[i] <= PAGER_TEXT
                 && !matches!(els[i].name(), "html" | "body" | "main")
+        })
+        .collect()
+}
+
+/// A count the blocks keep ([`Own`]), summed over each element's subtree.
+fn own_sums(order: &[(NodeId, u32)], own: &[Own], of: fn(&Own) -> u16) -> Vec<u32> {
+    let mut v: Vec<u32> = own.iter().map(|o| u32::from(of(o))).collect();
+    sum_subtrees(order, &mut v);
+    v
+}
+
+/// Items of a list, at least, for it to be a menu tree ([`menu_trees`]).
+const MENU_TREE_ITEMS: usize = 4;
+/// Links in such a list, at least.
+const MENU_TREE_LINKS: u32 = 12;
+
+/// Menus known by their shape, whatever their names: a list of [`MENU_TREE_ITEMS`] items or
+/// more, three in four of them holding a list of their own (a section's link and the
+/// dropdown of its pages), its text links alone ([`LINKS_ALONE`]), with [`MENU_TREE_LINKS`]
+/// links or more. A listing's items say more than their links; a table of contents that
+/// nests its sections is a list of links to places on the page, and left alone. Such a menu
+/// is boilerplate even when it holds most of the page's text (an empty shell of a page, a
+/// short story under a mega-menu).
+fn menu_trees(
+    order: &[(NodeId, u32)],
+    els: &[&scraper::node::Element],
+    own: &[Own],
+    (sub_text, sub_link): (&[u32], &[u32]),
+) -> Vec<bool> {
+    let n = order.len();
+    let is_list = |i: usize| matches!(els[i].name(), "ul" | "ol");
+    // lists below each element, and links (and those pointing to a place on the page)
+    let mut lists: Vec<u32> = (0..n).map(|i| u32::from(is_list(i))).collect();
+    let links = own_sums(order, own, |o| o.links);
+    let mut in_page: Vec<u32> = (0..n)
+        .map(|i| {
+            u32::from(
+                els[i].name() == "a" && els[i].attr("href").is_some_and(|h| h.starts_with('#')),
+            )
+        })
+        .collect();
+    sum_subtrees(order, &mut lists);
+    sum_subtrees(order, &mut in_page);
+    // per list, its items and those holding a list
+    let mut items = vec![(0usize, 0usize); n];
+    for i in 0..n {
+        let p = order[i].1;
+        if p != u32::MAX && els[i].name() == "li" && is_list(p as usize) {
+            let it = &mut items[p as usize];
+            it.0 += 1;
+            it.1 += usize::from(lists[i] > 0);
+        }
+    }
+    (0..n)
+        .map(|i| {
+            let (all, nested) = items[i];
+            is_list(i)
+                && all >= MENU_TREE_ITEMS
+                && nested * 4 >= all * 3
+                && sub_text[i] > 0
+                && sub_link[i] * 100 >= sub_text[i] * LINKS_ALONE
+                && links[i] >= MENU_TREE_LINKS
+                && in_page[i] * 2 < links[i]
         })
         .collect()
 }
@@ -1737,6 +1795,11 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
     {
         boiler[i] = Boiler::Strong;
     }
+    // menus known by their shape: a list of sections, each with its dropdown of links
+    let trees = menu_trees(&order, &els, &own, (&sub_text, &sub_link));
+    for (i, _) in trees.iter().enumerate().filter(|(_, m)| **m) {
+        boiler[i] = Boiler::Strong;
+    }
     // pagers: left out of the text (a listing's pages, a manual's Prev / Up / Next table)
     for (b, _) in boiler
         .iter_mut()
@@ -1906,13 +1969,14 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
     };
     // a region holding half of the page is a wrapper whatever its class says (but a
     // consent platform's dialog, and a navigation element that is mostly links: a
-    // mega-menu)
+    // mega-menu, named or known by its shape)
     let single: Vec<bool> = (0..n)
         .map(|i| {
             stats[i].text * 2 >= total_text
                 && !cmp[i]
                 && els[i].name() != "footer"
                 && !(matches!(els[i].name(), "nav" | "menu") && stats[i].link * 2 >= stats[i].text)
+                && !trees[i]
         })
         .collect();
     let unflipped = stats.clone();
