@@ -754,14 +754,15 @@ fn own_sums(order: &[(NodeId, u32)], own: &[Own], of: fn(&Own) -> u16) -> Vec<u3
     v
 }
 
-/// Items of a list, at least, for it to be a menu tree ([`menu_trees`]).
+/// Items holding a list of their own, at least, for a list to be a menu tree
+/// ([`menu_trees`]).
 const MENU_TREE_ITEMS: usize = 4;
 /// Links in such a list, at least.
 const MENU_TREE_LINKS: u32 = 12;
 
-/// Menus known by their shape, whatever their names: a list of [`MENU_TREE_ITEMS`] items or
-/// more, three in four of them holding a list of their own (a section's link and the
-/// dropdown of its pages), its text links alone ([`LINKS_ALONE`]), with [`MENU_TREE_LINKS`]
+/// Menus known by their shape, whatever their names: a list of which [`MENU_TREE_ITEMS`]
+/// items or more, and half of its items or more, hold a list of their own (a section's link
+/// and the dropdown of its pages; `Home` and a few sections have none), its text links alone ([`LINKS_ALONE`]), with [`MENU_TREE_LINKS`]
 /// links or more. A listing's items say more than their links; a table of contents that
 /// nests its sections is a list of links to places on the page, and left alone. Such a menu
 /// is boilerplate even when it holds most of the page's text (an empty shell of a page, a
@@ -801,7 +802,8 @@ fn menu_trees(
             let (all, nested) = items[i];
             is_list(i)
                 && all >= MENU_TREE_ITEMS
-                && nested * 4 >= all * 3
+                && nested >= MENU_TREE_ITEMS
+                && nested * 2 >= all
                 && sub_text[i] > 0
                 && sub_link[i] * 100 >= sub_text[i] * LINKS_ALONE
                 && links[i] >= MENU_TREE_LINKS
