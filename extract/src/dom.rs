@@ -5234,6 +5234,52 @@ mod tests {
     }
 
     #[test]
+    fn a_footer_is_known_by_its_copyright_line() {
+        // no `footer` tag, no names: the site's columns of links and its small print; a
+        // photo's credit over a short story whose wrapper holds a breadcrumb trail and share
+        // links (a third of its text under links, the credit near its top, under half the
+        // page's text: no wrapper of the page); a list of other stories between them
+        let links = |ws: &[&str]| {
+            ws.iter()
+                .map(|w| format!(r#"<li><a href="/{w}">{w}</a></li>"#))
+                .collect::<String>()
+        };
+        let html = format!(
+            r#"<html><body><div id="post"><p><a href="/">Home</a> › <a href="/arts">Arts</a> › <a href="/arts/books">Books</a></p><span>© Harbour Photo Agency</span><p id="story">{}</p><ul>{}</ul></div>
+            <div><ul>{}</ul></div><div id="bottom"><ul>{}</ul><ul>{}</ul><ul>{}</ul><p id="print">© 2025 Harbour Media Ltd. All rights reserved.</p><p>{}</p></div></body></html>"#,
+            sentences("the author's novel", 3),
+            links(&[
+                "Share on Facebook",
+                "Share on X",
+                "Share on LinkedIn",
+                "Share on WhatsApp",
+                "Share on Reddit",
+                "Share on Bluesky",
+                "Share on Threads",
+                "Share by email",
+                "Save for later",
+                "Print this page"
+            ]),
+            (1..=12)
+                .map(|i| format!(
+                    r#"<li><a href="/s/{i}">Another story of the week, number {i}</a></li>"#
+                ))
+                .collect::<String>(),
+            links(&["About us", "Careers", "Advertise", "Contact"]),
+            links(&["Newsletters", "Subscriptions", "Gift cards", "Archive"]),
+            links(&[
+                "News", "Sport", "Culture", "Travel", "Science", "Weather", "Podcasts", "Puzzles"
+            ]),
+            links(&["Privacy policy", "Terms of use", "Cookie settings"]).replace("li>", "span>"),
+        );
+        let boiler = boiler_by_id(&html);
+        assert!(boiler("bottom"));
+        assert!(boiler("print"));
+        assert!(!boiler("post"));
+        assert!(!boiler("story"));
+    }
+
+    #[test]
     fn a_menu_tree_is_known_by_its_shape() {
         // a site menu without `nav` or a name: eight sections, each with its dropdown of
         // pages; a table of contents nesting its sections (links to places on the page); a

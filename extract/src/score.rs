@@ -812,6 +812,65 @@ fn menu_trees(
         .collect()
 }
 
+/// Characters of a text node, at most, read for a copyright line ([`Own::copyright`]).
+const COPYRIGHT_TEXT: u32 = 200;
+/// Links a footer holds beside its copyright line, at least ([`footers`]).
+const FOOTER_LINKS: u32 = 3;
+/// Characters of a footer, at most.
+const FOOTER_TEXT: u32 = 2500;
+/// Characters outside links after a footer's copyright line, at most.
+const FOOTER_AFTER: u32 = 200;
+
+/// Footers known by their text, whatever their names and tags: the smallest regions (not
+/// the page's `html`, `body`, `main` or `article`) holding a copyright line and
+/// [`FOOTER_LINKS`] links or more (the legal pages, the site's sections), under
+/// [`FOOTER_TEXT`] characters, a third of it or more under links. A photo's credit (`©
+/// Reuters`) inside an article sits among its paragraphs, whose links are a few words of
+/// them.
+fn footers(
+    order: &[(NodeId, u32)],
+    own: &[Own],
+    els: &[&scraper::node::Element],
+    (sub_text, sub_link): (&[u32], &[u32]),
+) -> Vec<bool> {
+    // (most blocks say nothing of copyright)
+    if !own.iter().any(|o| o.copyright) {
+        return vec![false; order.len()];
+    }
+    let n = order.len();
+    let links = own_sums(order, own, |o| o.links);
+    let mut size = vec![1u32; n];
+    sum_subtrees(order, &mut size);
+    // the last copyright line in each subtree, and the text outside links before each slot
+    let mut last: Vec<u32> = (0..n)
+        .map(|i| if own[i].copyright { i as u32 + 1 } else { 0 })
+        .collect();
+    fold_subtrees(order, &mut last, |p, x| *p = (*p).max(x));
+    let mut before = Vec::with_capacity(n + 1);
+    before.push(0u32);
+    for o in own {
+        before.push(before.last().copied().unwrap_or(0) + o.text.saturating_sub(o.link));
+    }
+    smallest_regions(order, |i| {
+        // (the line closes the region: little but links after it, as a footer's small print
+        // sits under its columns or over its legal links; not a photo's credit over a story)
+        let closes = last[i] > 0 && {
+            let line = last[i] as usize - 1;
+            let end = subtree(&size, i).end;
+            before[end] - before[line + 1] <= FOOTER_AFTER
+        };
+        let holds = closes
+            && links[i] >= FOOTER_LINKS
+            && sub_text[i] <= FOOTER_TEXT
+            && sub_link[i] * 3 >= sub_text[i]
+            && !matches!(els[i].name(), "html" | "body" | "main" | "article");
+        if holds {
+            tracing::trace!(text = sub_text[i], tag = els[i].name(), class = ?els[i].attr("class"), "a footer by its text");
+        }
+        holds
+    })
+}
+
 /// The smallest regions for which `holds` is true: no region holding another is one
 /// (`holds` is asked of every element, in reverse document order, until a region below an
 /// element is found).
@@ -1446,6 +1505,9 @@ struct Own {
     langs: u16,
     /// Their characters.
     lang_text: u32,
+    /// A copyright line in the block (`©`, `Copyright`, `All rights reserved`): a footer's
+    /// small print ([`footers`]).
+    copyright: bool,
 }
 
 /// What the page declares of itself (JSON-LD, microdata, OpenGraph), as scoring reads it.
@@ -1723,6 +1785,11 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
                 {
                     o.cookie = true;
                 }
+                if !o.copyright && !in_link && n <= COPYRIGHT_TEXT {
+                    o.copyright = t.contains('©')
+                        || trawl_core::text::contains_ascii_ci(t, "copyright")
+                        || trawl_core::text::contains_ascii_ci(t, "all rights reserved");
+                }
                 // a consent control's words on a link (`Accept all`, `Reject`; on a button,
                 // with the fields above)
                 if in_link && !o.control && n <= CONTROL_TEXT {
@@ -1800,6 +1867,14 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
     // menus known by their shape: a list of sections, each with its dropdown of links
     let trees = menu_trees(&order, &els, &own, (&sub_text, &sub_link));
     for (i, _) in trees.iter().enumerate().filter(|(_, m)| **m) {
+        boiler[i] = Boiler::Strong;
+    }
+    // footers known by their copyright line and links
+    for (i, _) in footers(&order, &own, &els, (&sub_text, &sub_link))
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| **f)
+    {
         boiler[i] = Boiler::Strong;
     }
     // pagers: left out of the text (a listing's pages, a manual's Prev / Up / Next table)
