@@ -762,8 +762,8 @@ const MENU_TREE_LINKS: u32 = 12;
 
 /// Menus known by their shape, whatever their names: a list of which [`MENU_TREE_ITEMS`]
 /// items or more, and half of its items or more, hold a list of their own (a section's link
-/// and the dropdown of its pages; `Home` and a few sections have none), its text links alone ([`LINKS_ALONE`]), with [`MENU_TREE_LINKS`]
-/// links or more. A listing's items say more than their links; a table of contents that
+/// and the dropdown of its pages; `Home` and a few sections have none), its text links
+/// alone ([`LINKS_ALONE`]), with [`MENU_TREE_LINKS`] links or more. A listing's items say more than their links; a table of contents that
 /// nests its sections is a list of links to places on the page, and left alone. Such a menu
 /// is boilerplate even when it holds most of the page's text (an empty shell of a page, a
 /// short story under a mega-menu).
@@ -801,7 +801,6 @@ fn menu_trees(
         .map(|i| {
             let (all, nested) = items[i];
             is_list(i)
-                && all >= MENU_TREE_ITEMS
                 && nested >= MENU_TREE_ITEMS
                 && nested * 2 >= all
                 && sub_text[i] > 0
@@ -824,23 +823,22 @@ const FOOTER_AFTER: u32 = 200;
 /// Footers known by their text, whatever their names and tags: the smallest regions (not
 /// the page's `html`, `body`, `main` or `article`) holding a copyright line and
 /// [`FOOTER_LINKS`] links or more (the legal pages, the site's sections), under
-/// [`FOOTER_TEXT`] characters, a third of it or more under links. A photo's credit (`©
-/// Reuters`) inside an article sits among its paragraphs, whose links are a few words of
-/// them.
+/// [`FOOTER_TEXT`] characters, a third of it or more under links, the line closing the
+/// region: [`FOOTER_AFTER`] characters outside links after it at most. A photo's credit
+/// (`© Reuters`) opens a story's region, whose paragraphs follow it.
 fn footers(
     order: &[(NodeId, u32)],
+    size: &[u32],
     own: &[Own],
     els: &[&scraper::node::Element],
     (sub_text, sub_link): (&[u32], &[u32]),
 ) -> Vec<bool> {
-    // (most blocks say nothing of copyright)
+    // (a page without a copyright line has no footer to find)
     if !own.iter().any(|o| o.copyright) {
         return vec![false; order.len()];
     }
     let n = order.len();
     let links = own_sums(order, own, |o| o.links);
-    let mut size = vec![1u32; n];
-    sum_subtrees(order, &mut size);
     // the last copyright line in each subtree, and the text outside links before each slot
     let mut last: Vec<u32> = (0..n)
         .map(|i| if own[i].copyright { i as u32 + 1 } else { 0 })
@@ -856,7 +854,7 @@ fn footers(
         // sits under its columns or over its legal links; not a photo's credit over a story)
         let closes = last[i] > 0 && {
             let line = last[i] as usize - 1;
-            let end = subtree(&size, i).end;
+            let end = subtree(size, i).end;
             before[end] - before[line + 1] <= FOOTER_AFTER
         };
         let holds = closes
@@ -1864,13 +1862,16 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
     {
         boiler[i] = Boiler::Strong;
     }
+    // pre-order: a subtree is a range of slots ([`subtree`])
+    let mut size = vec![1u32; n];
+    sum_subtrees(&order, &mut size);
     // menus known by their shape: a list of sections, each with its dropdown of links
     let trees = menu_trees(&order, &els, &own, (&sub_text, &sub_link));
     for (i, _) in trees.iter().enumerate().filter(|(_, m)| **m) {
         boiler[i] = Boiler::Strong;
     }
     // footers known by their copyright line and links
-    for (i, _) in footers(&order, &own, &els, (&sub_text, &sub_link))
+    for (i, _) in footers(&order, &size, &own, &els, (&sub_text, &sub_link))
         .iter()
         .enumerate()
         .filter(|(_, f)| **f)
@@ -1887,9 +1888,6 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
     }
     // sign-up boxes: left out of the text, and of no weight against the region holding them
     let mut weightless = signup_boxes(&order, &els, &boiler, &fields, &own, (&sub_text, &sub_link));
-    // pre-order: a subtree is a range of slots ([`subtree`])
-    let mut size = vec![1u32; n];
-    sum_subtrees(&order, &mut size);
     // so are labelled pointers to other pages (`Read more: <a>headline</a>` between an
     // article's paragraphs): neither its prose nor a sign of a link list
     for i in pointer_lines(&order, &els, &own, &sub_text, &size) {
