@@ -768,6 +768,13 @@ const STOP_LABELS: &[&str] = &[
     "like this",
 ];
 
+/// One-word teaser labels that a noun of what they list may follow ([`section_label`]).
+const TEASER_WORDS: &[&str] = &["trending", "popular", "latest", "related", "recent"];
+/// Nouns of what a teaser section lists.
+const LISTED_NOUNS: &[&str] = &[
+    "stories", "articles", "posts", "news", "videos", "reads", "content", "guides", "reviews",
+];
+
 /// Labels of a comment section, which closes an article too (but not a thread, where each
 /// answer carries its comments and the next answer follows).
 const COMMENT_LABELS: &[&str] = &[
@@ -956,7 +963,19 @@ fn section_label(label: &str, comments: &[&str]) -> Option<Label> {
                         .trim_start()
                         .starts_with(|c: char| !c.is_alphanumeric())))
     };
-    if STOP_LABELS.iter().any(hit) {
+    // a one-word label naming what its section lists (`trending stories in travel`,
+    // `popular articles`, `latest videos`) is the label too
+    let listed = || {
+        let mut words = label.split_whitespace();
+        let (Some(first), Some(second)) = (words.next(), words.next()) else {
+            return false;
+        };
+        // (a gloss of 30 bytes at most after them, as after a multi-word label)
+        TEASER_WORDS.contains(&first)
+            && LISTED_NOUNS.contains(&second)
+            && label.len() <= first.len() + second.len() + 31
+    };
+    if STOP_LABELS.iter().any(hit) || listed() {
         Some(Label::Teasers)
     } else if comments.iter().any(hit) {
         Some(Label::Comments)
@@ -4323,6 +4342,40 @@ mod tests {
                 "{label}: {out}"
             );
         }
+    }
+
+    #[test]
+    fn a_teaser_word_and_what_its_section_lists_is_a_label() {
+        // a one-word label followed by a noun of what it lists, and what may follow that
+        for label in [
+            "trending stories in world travel",
+            "popular articles",
+            "latest videos",
+            "related guides",
+            "recent news",
+        ] {
+            assert_eq!(section_label(label, &[]), Some(Label::Teasers), "{label}");
+        }
+        // not a sentence that opens with the word, nor a forum's heading over a thread's
+        // posts (`Recommended Posts`)
+        for label in [
+            "latest developments in the case",
+            "recommended posts",
+            "popular demand",
+        ] {
+            assert_eq!(section_label(label, &[]), None, "{label}");
+        }
+        // in the text: the teasers after the label go
+        let para =
+            "The ferry line opens in spring and links the old docks with the station. ".repeat(3);
+        let text = format!(
+            "{para}\n\n{para}\n\n## Trending stories in travel\n\nA bakery that has run for a hundred years."
+        );
+        let out = tidied(&text, crate::PageType::Article);
+        assert!(
+            out.contains("ferry line") && !out.contains("bakery"),
+            "{out}"
+        );
     }
 
     #[test]
