@@ -952,7 +952,7 @@ fn section_label(label: &str, comments: &[&str]) -> Option<Label> {
         let gloss = if l.ends_with(" on") || l.ends_with(" to") {
             LABEL_TITLE_BYTES
         } else {
-            30
+            LABEL_GLOSS_BYTES
         };
         label == *l
             || (label.len() <= l.len() + gloss
@@ -970,10 +970,10 @@ fn section_label(label: &str, comments: &[&str]) -> Option<Label> {
         let (Some(first), Some(second)) = (words.next(), words.next()) else {
             return false;
         };
-        // (a gloss of 30 bytes at most after them, as after a multi-word label)
+        // (a gloss after them, as after a multi-word label)
         TEASER_WORDS.contains(&first)
             && LISTED_NOUNS.contains(&second)
-            && label.len() <= first.len() + second.len() + 31
+            && label.len() <= first.len() + 1 + second.len() + LABEL_GLOSS_BYTES
     };
     if STOP_LABELS.iter().any(hit) || listed() {
         Some(Label::Teasers)
@@ -995,6 +995,9 @@ enum Label {
 
 /// Bytes of a line that opens a comment section without a heading ("View comments (27)").
 const COMMENT_LINE_BYTES: usize = 40;
+
+/// Bytes of a gloss a label may carry after it ("related — 有關", "comments | 3").
+const LABEL_GLOSS_BYTES: usize = 30;
 
 /// Bytes of a title a label may name after it ("thoughts on “...”").
 const LABEL_TITLE_BYTES: usize = 200;

@@ -724,10 +724,10 @@ fn pagers(
     order: &[(NodeId, u32)],
     els: &[&scraper::node::Element],
     own: &[Own],
+    links: &[u32],
     (sub_text, link_text): (&[u32], &[u32]),
 ) -> Vec<bool> {
-    let (links, pager, step) = (
-        own_sums(order, own, |o| o.links),
+    let (pager, step) = (
         own_sums(order, own, |o| o.pager),
         own_sums(order, own, |o| o.step),
     );
@@ -763,21 +763,20 @@ const MENU_TREE_LINKS: u32 = 12;
 /// Menus known by their shape, whatever their names: a list of which [`MENU_TREE_ITEMS`]
 /// items or more, and half of its items or more, hold a list of their own (a section's link
 /// and the dropdown of its pages; `Home` and a few sections have none), its text links
-/// alone ([`LINKS_ALONE`]), with [`MENU_TREE_LINKS`] links or more. A listing's items say more than their links; a table of contents that
-/// nests its sections is a list of links to places on the page, and left alone. Such a menu
-/// is boilerplate even when it holds most of the page's text (an empty shell of a page, a
-/// short story under a mega-menu).
+/// alone ([`links_alone`]), with [`MENU_TREE_LINKS`] links or more. A listing's items say
+/// more than their links; a table of contents that nests its sections is a list of links
+/// to places on the page, and left alone. Such a menu is boilerplate even when it holds most
+/// of the page's text (an empty shell of a page, a short story under a mega-menu).
 fn menu_trees(
     order: &[(NodeId, u32)],
     els: &[&scraper::node::Element],
-    own: &[Own],
+    links: &[u32],
     (sub_text, sub_link): (&[u32], &[u32]),
 ) -> Vec<bool> {
     let n = order.len();
     let is_list = |i: usize| matches!(els[i].name(), "ul" | "ol");
     // lists below each element, and links (and those pointing to a place on the page)
     let mut lists: Vec<u32> = (0..n).map(|i| u32::from(is_list(i))).collect();
-    let links = own_sums(order, own, |o| o.links);
     let mut in_page: Vec<u32> = (0..n)
         .map(|i| {
             u32::from(
@@ -804,7 +803,7 @@ fn menu_trees(
                 && nested >= MENU_TREE_ITEMS
                 && nested * 2 >= all
                 && sub_text[i] > 0
-                && sub_link[i] * 100 >= sub_text[i] * LINKS_ALONE
+                && links_alone(sub_text[i], sub_link[i])
                 && links[i] >= MENU_TREE_LINKS
                 && in_page[i] * 2 < links[i]
         })
@@ -831,6 +830,7 @@ fn footers(
     size: &[u32],
     own: &[Own],
     els: &[&scraper::node::Element],
+    links: &[u32],
     (sub_text, sub_link): (&[u32], &[u32]),
 ) -> Vec<bool> {
     // (a page without a copyright line has no footer to find)
@@ -838,7 +838,6 @@ fn footers(
         return vec![false; order.len()];
     }
     let n = order.len();
-    let links = own_sums(order, own, |o| o.links);
     // the last copyright line in each subtree, and the text outside links before each slot
     let mut last: Vec<u32> = (0..n)
         .map(|i| if own[i].copyright { i as u32 + 1 } else { 0 })
@@ -1865,13 +1864,15 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
     // pre-order: a subtree is a range of slots ([`subtree`])
     let mut size = vec![1u32; n];
     sum_subtrees(&order, &mut size);
+    // links (their texts) in each subtree, which menus, footers and pagers count
+    let links = own_sums(&order, &own, |o| o.links);
     // menus known by their shape: a list of sections, each with its dropdown of links
-    let trees = menu_trees(&order, &els, &own, (&sub_text, &sub_link));
+    let trees = menu_trees(&order, &els, &links, (&sub_text, &sub_link));
     for (i, _) in trees.iter().enumerate().filter(|(_, m)| **m) {
         boiler[i] = Boiler::Strong;
     }
     // footers known by their copyright line and links
-    for (i, _) in footers(&order, &size, &own, &els, (&sub_text, &sub_link))
+    for (i, _) in footers(&order, &size, &own, &els, &links, (&sub_text, &sub_link))
         .iter()
         .enumerate()
         .filter(|(_, f)| **f)
@@ -1881,7 +1882,7 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
     // pagers: left out of the text (a listing's pages, a manual's Prev / Up / Next table)
     for (b, _) in boiler
         .iter_mut()
-        .zip(pagers(&order, &els, &own, (&sub_text, &sub_link)))
+        .zip(pagers(&order, &els, &own, &links, (&sub_text, &sub_link)))
         .filter(|(_, p)| *p)
     {
         *b = Boiler::Strong;
@@ -2767,6 +2768,11 @@ const RAIL_PROSE: f32 = 500.0;
 /// ([`items`]).
 const LINKS_ALONE: u32 = 95;
 
+/// Whether a region's (or a group's) text is links alone ([`LINKS_ALONE`]).
+fn links_alone(text: u32, links: u32) -> bool {
+    links * 100 >= text * LINKS_ALONE
+}
+
 /// Percent of a group's item text under links, at most, for its items to say more than
 /// their links ([`items`]).
 const BLURBS: u32 = 80;
@@ -2824,7 +2830,6 @@ fn items(x: &Items<'_>) -> Option<NodeId> {
     // alone beside items that say more than their links and twice as much (a menu beside a
     // page of headlines and blurbs, of posts; not a list of headlines as long as the rail of
     // teasers beside it)
-    let links_alone = |text: u32, links: u32| links * 100 >= text * LINKS_ALONE;
     let blurbs = best_links * 100 <= best * BLURBS;
     if tracing::enabled!(tracing::Level::TRACE) {
         for g in groups.values().filter(|g| g.0 >= MIN_ITEMS) {
