@@ -4518,6 +4518,27 @@ mod tests {
     }
 
     #[test]
+    fn page_before_a_boilerplate_word_says_whose_it_is() {
+        // `page-footer` is the page's footer, not its frame: its small print goes however
+        // much prose it holds (no `footer` tag, no other name)
+        let story = "The council approved the new cycle lanes after a long debate about parking on the high street. ";
+        let print = "This material is for general information only and is not advice; consult a qualified adviser before acting on anything said here. ";
+        let html = format!(
+            r#"<html><body><div class="x0"><div class="x1"><h1>Cycle lanes</h1><p>{s}</p><p>{s}</p><p>{s}</p></div>
+            <div id="page-footer" class="x2"><p>{p}</p><p>{p}</p><p><a href="/privacy">Privacy</a> <a href="/terms">Terms</a></p></div></div></body></html>"#,
+            s = story.repeat(4),
+            p = print.repeat(2),
+        );
+        let x = extract(&html, "https://h.example/news/lanes", true, None, None).unwrap();
+        assert!(
+            x.text.contains("approved the new cycle lanes"),
+            "{}",
+            x.text
+        );
+        assert!(!x.text.contains("general information only"), "{}", x.text);
+    }
+
+    #[test]
     fn a_utility_class_with_an_expression_names_no_region() {
         // `pt-[calc(var(--banner-height))]` sets a padding; the word `banner` inside its
         // expression does not make the section a banner

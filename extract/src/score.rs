@@ -248,7 +248,8 @@ struct ClassWords {
     /// Of which a consent management platform's name (`onetrust-consent-sdk`).
     cmp: bool,
     /// A page-layout word (`page-wrapper`, `container`, `layout`): a strong word next to it
-    /// names what the layout is for (`left-navigation_page-wrapper` holds the whole page).
+    /// names what the layout is for (`left-navigation_page-wrapper` holds the whole page);
+    /// `page` right before a strong word is not one (`page-footer` is the page's footer).
     layout: bool,
     /// A disclosure panel's word (`faq__answer`, `accordion-body`).
     disclosure: bool,
@@ -337,6 +338,10 @@ fn value_words(v: &str, reviews: bool, thread: bool) -> ClassWords {
         if b.contains(&b'[') || b.contains(&b'(') {
             continue;
         }
+        // `page` before a strong word says whose the region is (`page-footer`, `page-nav`:
+        // the page's), before anything else that it is the page's frame (`page-wrapper`,
+        // `left-navigation_page-wrapper`)
+        let mut page = false;
         for w in b
             .split(|x| matches!(x, b'-' | b'_' | b':'))
             .filter(|w| !w.is_empty())
@@ -347,7 +352,12 @@ fn value_words(v: &str, reviews: bool, thread: bool) -> ClassWords {
                 c.card = true;
                 continue;
             }
-            match word_kind(w) {
+            let kind = word_kind(w);
+            if std::mem::take(&mut page) && kind != Some(WordKind::Strong) {
+                c.layout = true;
+            }
+            match kind {
+                Some(WordKind::Layout) if w.eq_ignore_ascii_case(b"page") => page = true,
                 Some(WordKind::Layout) => c.layout = true,
                 Some(WordKind::Disclosure) => c.disclosure = true,
                 Some(WordKind::Content) => content = true,
@@ -361,6 +371,7 @@ fn value_words(v: &str, reviews: bool, thread: bool) -> ClassWords {
                 None => {}
             }
         }
+        c.layout |= page;
     }
     c.content = content && !content_footer;
     c
