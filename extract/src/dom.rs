@@ -6051,6 +6051,44 @@ mod tests {
         assert!(x.text.contains("io.readline"), "{}", x.text);
     }
 
+    #[test]
+    fn sphinx_is_known_by_its_scripts() {
+        // Sphinx writes no `<meta name="generator">`, and a project's docs need not live
+        // under a documentation URL: the scripts every theme loads say what built the page,
+        // and the page keeps its API signatures (their types are links) and its "see also"
+        let para = "The collector gathers what each document says about the others and keeps it in the build environment between builds. ";
+        let page = |scripts: &str| {
+            format!(
+                r##"<html><head><title>Collector API</title>{scripts}</head><body><div class="related"><a href="/">Home</a></div>
+                <div class="body" role="main"><h1>Collector API<a class="headerlink" href="#collector-api">¶</a></h1><p>{p}</p>
+                <dl><dt id="c.merge"><span>merge</span>(<em>app: <a href="/api#app">Sphinx</a></em>, <em>env: <a href="/api#env">BuildEnvironment</a></em>) → None<a href="/src/c.html">[source]</a><a class="headerlink" href="#c.merge">¶</a></dt>
+                <dd><p>Merge in data from another environment.</p><div class="admonition seealso"><p>See also</p><p><a href="/events#merge">env-merge-info</a></p></div></dd></dl>
+                <p>{p}</p></div></body></html>"##,
+                p = para.repeat(3)
+            )
+        };
+        let run = |scripts: &str| {
+            let html = crate::strip::strip_inert(&page(scripts));
+            extract(
+                &html,
+                "https://h.example/en/stable/extdev/collectorapi.html",
+                true,
+                None,
+                None,
+            )
+            .unwrap()
+        };
+        let x = run(
+            r#"<script src="../_static/documentation_options.js?v=b04e2b79"></script><script src="../_static/doctools.js?v=9bcbadda"></script>"#,
+        );
+        assert_eq!(x.page_type.0, crate::PageType::Documentation, "{}", x.text);
+        assert!(x.text.contains("BuildEnvironment"), "{}", x.text);
+        assert!(x.text.contains("env-merge-info"), "{}", x.text);
+        // (another script says nothing)
+        let x = run(r#"<script src="../_static/app.js"></script>"#);
+        assert_ne!(x.page_type.0, crate::PageType::Documentation, "{}", x.text);
+    }
+
     /// A question page: the question under one parent, the answers under another, every
     /// body of one class and marked as the text (microdata), so the long answer's body is
     /// the best root.

@@ -16,7 +16,7 @@ pub(crate) struct PageMeta {
     /// `og:url`, resolved like the canonical URL.
     pub og_url: Option<String>,
     /// `<meta name="generator">`, lowercased (the site generator: `mkdocs-1.6`,
-    /// `Docusaurus v3`).
+    /// `Docusaurus v3`), or, where there is none, the generator its scripts name (`sphinx`).
     pub generator: Option<String>,
     /// The article's JSON-LD `articleBody` as paragraphs (plain-text bodies only).
     pub article_body: Option<String>,
@@ -402,6 +402,25 @@ const PRODUCT_SOLD: &[&str] = &[
     "isVariantOf",
 ];
 
+/// Scripts only one site generator writes, by file name, and the generator: Sphinx writes
+/// no `<meta name="generator">` (since 7.x), but every theme loads these.
+pub(crate) const GENERATOR_ASSETS: &[(&str, &str)] = &[
+    ("documentation_options.js", "sphinx"),
+    ("doctools.js", "sphinx"),
+    ("sphinx_highlight.js", "sphinx"),
+];
+
+/// The generator a script's address names ([`GENERATOR_ASSETS`]): its file name, without a
+/// query (`_static/doctools.js?v=9a2dae69`).
+fn generator_by_asset(src: &str) -> Option<&'static str> {
+    let path = src.split(['?', '#']).next().unwrap_or(src);
+    let file = path.rsplit('/').next().unwrap_or(path);
+    GENERATOR_ASSETS
+        .iter()
+        .find(|(f, _)| file.eq_ignore_ascii_case(f))
+        .map(|(_, g)| *g)
+}
+
 pub(crate) fn page_meta(doc: &Html, base: Option<&url::Url>) -> PageMeta {
     // one pass over the elements collects everything the fields below choose from
     let mut by_key: Vec<(String, String)> = Vec::new();
@@ -413,6 +432,7 @@ pub(crate) fn page_meta(doc: &Html, base: Option<&url::Url>) -> PageMeta {
     let mut types: Vec<(String, u32)> = Vec::new();
     // the first microdata product (`itemscope itemtype=".../Product"`)
     let mut product_item = None;
+    let mut asset_generator = None;
     for node in doc.tree.root().descendants() {
         let Some(el) = scraper::ElementRef::wrap(node) else {
             continue;
@@ -479,6 +499,9 @@ pub(crate) fn page_meta(doc: &Html, base: Option<&url::Url>) -> PageMeta {
                 if let Ok(j) = serde_json::from_str::<Value>(raw.trim().trim_end_matches(';')) {
                     ld_objects(&j, &mut ld);
                 }
+            }
+            "script" if asset_generator.is_none() => {
+                asset_generator = attr(v, "src").and_then(generator_by_asset);
             }
             "time" if time_attr.is_none() => time_attr = attr(v, "datetime").map(str::to_string),
             _ => {}
@@ -552,7 +575,9 @@ pub(crate) fn page_meta(doc: &Html, base: Option<&url::Url>) -> PageMeta {
     };
     let canonical_url = canonical.and_then(resolve);
     let og_url = get(&["og:url"]).and_then(resolve);
-    let generator = get(&["generator"]).map(|g| g.trim().to_ascii_lowercase());
+    let generator = get(&["generator"])
+        .map(|g| g.trim().to_ascii_lowercase())
+        .or(asset_generator.map(str::to_string));
     for o in &ld {
         ld_types(o, &mut types);
         if let Some(m) = o.get("mainEntity") {

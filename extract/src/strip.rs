@@ -199,8 +199,15 @@ fn strip_into(
             let end = html[close..]
                 .find('>')
                 .map_or(html.len(), |e| close + e + 1);
-            let keep =
-                tag == "script" && html[i..open_end].to_ascii_lowercase().contains("ld+json");
+            // (JSON-LD, and a script whose file names the site generator, which writes no
+            // `<meta name="generator">`: `crate::meta::GENERATOR_ASSETS`)
+            let keep = tag == "script" && {
+                let open = html[i..open_end].to_ascii_lowercase();
+                open.contains("ld+json")
+                    || crate::meta::GENERATOR_ASSETS
+                        .iter()
+                        .any(|(f, _)| open.contains(f))
+            };
             if !keep {
                 out.push_str(&html[copied..i]);
                 copied = end;
@@ -381,6 +388,16 @@ fn find_close(html: &str, from: usize, tag: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keeps_the_scripts_that_name_the_site_generator() {
+        // (what `meta` reads of them is their address: Sphinx writes no generator meta)
+        let html = r#"<head><script src="_static/doctools.js?v=9a"></script><script src="app.js"></script><script>var doctools = 1;</script></head>"#;
+        assert_eq!(
+            strip_inert(html),
+            r#"<head><script src="_static/doctools.js?v=9a"></script></head>"#
+        );
+    }
 
     #[test]
     fn strips_scripts_styles_comments_keeps_json_ld() {
