@@ -402,8 +402,9 @@ const PRODUCT_SOLD: &[&str] = &[
     "isVariantOf",
 ];
 
-/// Scripts only one site generator writes, by file name, and the generator: Sphinx writes
-/// no `<meta name="generator">` (since 7.x), but every theme loads these.
+/// Scripts only one site generator writes, by file name, and the generator: Sphinx (8.1, and
+/// most Sphinx sites among the WCXB pages) writes no `<meta name="generator">`, but every
+/// theme loads these.
 pub(crate) const GENERATOR_ASSETS: &[(&str, &str)] = &[
     ("documentation_options.js", "sphinx"),
     ("doctools.js", "sphinx"),
