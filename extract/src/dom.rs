@@ -5404,6 +5404,16 @@ mod tests {
         let x = extract(&page, "https://h.example/a", true, None, None).unwrap();
         assert!(x.text.contains("the ferry"), "{}", x.text);
         assert!(!x.text.contains("Sport pages"), "{}", x.text);
+        // the same tree inside the main landmark, under the page's title, is the page's
+        // table of contents (a manual's chapters), while the one above it is still a menu
+        let contents = tree("contents", &|s, k| format!("/guide/{s}/{k}"), "");
+        let html = format!(
+            r#"<html><body><div>{menu}</div><div role="main"><h1>The guide</h1><p>{}</p>{contents}</div></body></html>"#,
+            sentences("the guide", 1)
+        );
+        let boiler = boiler_by_id(&html);
+        assert!(boiler("sections"));
+        assert!(!boiler("contents"));
     }
 
     #[test]

@@ -1879,7 +1879,18 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
     let links = own_sums(&order, &own, |o| o.links);
     // menus known by their shape: a list of sections, each with its dropdown of links
     let trees = menu_trees(&order, &els, &links, (&sub_text, &sub_link));
-    for (i, _) in trees.iter().enumerate().filter(|(_, m)| **m) {
+    // (inside the page's main landmark such a tree is the page's own table of contents: a
+    // manual's chapters under the chapter's title)
+    let mut in_main = vec![false; n];
+    for i in 0..n {
+        let p = order[i].1;
+        in_main[i] = landmark[i] || (p != u32::MAX && in_main[p as usize]);
+    }
+    for (i, _) in trees
+        .iter()
+        .enumerate()
+        .filter(|(i, m)| **m && !in_main[*i])
+    {
         boiler[i] = Boiler::Strong;
     }
     // footers known by their copyright line and links
