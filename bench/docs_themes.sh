@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Documentation pages from generators and themes no rule was written for: Sphinx 8.1.3's own
+# documentation (from its PyPI source) built with fifteen themes (Sphinx's eleven and furo,
+# Read the Docs', PyData's and the Book theme), scored against Sphinx's text builder on the
+# same sources (word F1, the WCXB metric); trawl beside rs-trafilatura, resiliparse and
+# trafilatura. Pins and builds into $TRAWL_CACHE/docs-themes once (a few minutes); reruns
+# score only. Extra args go to bench/docs_themes.py (e.g. --only trawl,rs-trafilatura).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/trawl/target}"
+CACHE="${TRAWL_CACHE:-$HOME/.cache/trawl}"
+scripts/setup.sh test
+VENV="$CACHE/venv"
+"$VENV/bin/python" -c 'import rs_trafilatura' 2>/dev/null || "$VENV/bin/pip" install --quiet rs-trafilatura
+"$VENV/bin/python" -c 'import trafilatura, resiliparse' 2>/dev/null || "$VENV/bin/pip" install --quiet trafilatura resiliparse
+DOCS="$CACHE/docs-themes"
+if [ ! -x "$DOCS/venv/bin/sphinx-build" ]; then
+    python3 -m venv "$DOCS/venv"
+    "$DOCS/venv/bin/pip" install --quiet sphinx==8.1.3 furo==2025.12.19 sphinx_rtd_theme==3.1.0 \
+        pydata-sphinx-theme==0.17.1 sphinx-book-theme==1.3.0
+fi
+cargo build --release --locked --quiet --bin trawl
+python3 bench/docs_themes.py --trawl "$CARGO_TARGET_DIR/release/trawl" --python "$VENV/bin/python" \
+    --sphinx "$DOCS/venv/bin" --work "$DOCS" "$@"
