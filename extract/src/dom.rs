@@ -6099,6 +6099,43 @@ mod tests {
         assert_ne!(x.page_type.0, crate::PageType::Documentation, "{}", x.text);
     }
 
+    #[test]
+    fn a_contents_page_is_its_main_landmark() {
+        // a manual's contents page: a line under the title, then the chapters as links, in
+        // the main landmark (the line alone weighed as prose and was the root, and the
+        // page's prose spread past the landmark, to a line under it); the site's menu
+        // beside it is still left out
+        let chapters: String = ["Installing", "Configuring", "Building", "Publishing"]
+            .iter()
+            .map(|c| {
+                let parts: String = ["Synopsis", "Options", "Examples"]
+                    .iter()
+                    .map(|p| format!(r##"<li><a href="{c}.html#{p}">{p} of {c}</a></li>"##))
+                    .collect();
+                format!(r#"<li><a href="{c}.html">{c} the site</a><ul>{parts}</ul></li>"#)
+            })
+            .collect();
+        let menu: String = (0..12)
+            .map(|i| format!(r#"<li><a href="/s{i}">Section {i}</a></li>"#))
+            .collect();
+        let html = format!(
+            r#"<html><body><nav><ul>{menu}</ul></nav><div role="main"><section><h1>Command-line tools</h1>
+            <p>These are the tools the package installs.</p><section><h2>Core tools</h2><div class="toc"><ul>{chapters}</ul></div></section></section></div>
+            <div><p>Kept up by volunteers, on the web.</p></div></body></html>"#
+        );
+        let x = extract(
+            &html,
+            "https://h.example/docs/man/index.html",
+            true,
+            None,
+            None,
+        )
+        .unwrap();
+        assert!(x.text.contains("Configuring the site"), "{}", x.text);
+        assert!(x.text.contains("Options of Publishing"), "{}", x.text);
+        assert!(!x.text.contains("Section 3"), "{}", x.text);
+    }
+
     /// A question page: the question under one parent, the answers under another, every
     /// body of one class and marked as the text (microdata), so the long answer's body is
     /// the best root.

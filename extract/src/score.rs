@@ -2161,6 +2161,17 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
             .or_else(|| sibling_sections(&order, &size, &stats, &sig, root).map(|w| (w, false)))
     });
     let wider = wider.filter(|(w, _)| within.as_ref().is_none_or(|m| m.contains(&(*w as usize))));
+    // a root of hardly any prose inside a main landmark of links, half its text or more (a
+    // contents page: a line under the title, then the chapters as links), is not the text:
+    // the landmark is
+    let wider = wider.or_else(|| {
+        let m = within.as_ref()?;
+        let landmark = &stats[m.start];
+        (prose < SMALL_ROOT
+            && landmark.link * 2 >= landmark.text
+            && m.start != best.map(|(_, id)| index[&id] as usize)?)
+        .then_some((m.start as u32, false))
+    });
     if let Some((wider, spread)) = wider {
         if tracing::enabled!(tracing::Level::TRACE) {
             let e = els[wider as usize];
@@ -2645,6 +2656,10 @@ fn spread(order: &[(NodeId, u32)], stats: &[Stat], root: u32) -> Option<u32> {
     }
     Some(at)
 }
+
+/// Mass of a root (about its characters of sentence text) below which, inside a main
+/// landmark of links, the landmark is the content ([`score`]).
+const SMALL_ROOT: f32 = 100.0;
 
 /// Share of the root's prose a sibling of the same tag and class needs to join it.
 const SIBLING_SHARE: f32 = 0.25;
