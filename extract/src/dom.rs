@@ -2642,7 +2642,9 @@ impl Walker<'_> {
             "pre" => {
                 self.flush();
                 let code = pre_text(e);
-                let code = code.trim_matches('\n');
+                // (the last line's trailing spaces are invisible: the space before a copy
+                // button)
+                let code = code.trim_start_matches('\n').trim_end();
                 if !code.trim().is_empty() {
                     self.cur.push_str("```\n");
                     self.cur.push_str(code);
@@ -3057,7 +3059,8 @@ fn pre_render(
                             skipping = Some(n.id());
                             continue;
                         }
-                        if UNRENDERED.contains(&name) {
+                        // (a button in a code block is its copy or run control, not code)
+                        if UNRENDERED.contains(&name) || name == "button" {
                             skipping = Some(n.id());
                             continue;
                         }
@@ -6508,6 +6511,7 @@ mod tests {
             <pre><code><span class="line"><span>cd app</span></span><span class="line"><span>npm run dev</span></span></code></pre>
             <pre><code><span class="line">a:</span>
                 <span class="line">b</span></code></pre>
+            <pre><code>export {{ addTwo }};</code> <button class="x9">copy</button></pre>
             <p>{}</p></article></body></html>"#,
             sentences("shell", 6),
             sentences("prompt", 6)
@@ -6539,6 +6543,12 @@ mod tests {
         );
         assert!(
             x.text.contains("```\na:\n                b\n```"),
+            "{}",
+            x.text
+        );
+        // a code block's copy button is a control, not code
+        assert!(
+            x.text.contains("```\nexport { addTwo };\n```"),
             "{}",
             x.text
         );
