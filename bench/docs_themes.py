@@ -12,6 +12,11 @@ well a tool reads that theme, and the tools are compared on equal terms. The pag
 into a tuning and a validation part as the WCXB pages do (`wcxb_split.part_of` of the page's
 path, `usage/quickstart`): a page's themes fall on the same side.
 
+Then, where the machine has it (`--node-docs`), Node.js's API reference: its Markdown,
+scored as Python-Markdown renders it, against Node's own HTML layout and MkDocs' `mkdocs`,
+`readthedocs` and Material themes built from the same Markdown (history tables and copy
+buttons that Node's layout adds are not in the Markdown).
+
   docs_themes.py --trawl BIN --python VENV_PYTHON --sphinx SPHINX_VENV_BIN --work DIR
                  [--only trawl,rs-trafilatura,resiliparse,trafilatura]
 
@@ -138,9 +143,7 @@ def f1(pred, ref):
     return 2 * prec * rec / (prec + rec)
 
 
-def run(tool, a, theme):
-    inp = os.path.join(a.work, "in", theme)
-    out = os.path.join(a.work, "out", tool, theme)
+def run(tool, a, inp, out):
     subprocess.run(["rm", "-rf", out], check=True)
     if tool == "trawl":
         subprocess.run([a.trawl, "--quiet", "extract", "--format", "txt", "--input", inp,
@@ -157,42 +160,140 @@ def main():
     ap.add_argument("--sphinx", help="bin folder of a venv with Sphinx and the themes")
     ap.add_argument("--work", help="where the sources, builds and outputs live")
     ap.add_argument("--only", default=",".join(TOOLS))
+    ap.add_argument("--node-docs", default="/usr/share/doc/nodejs/api",
+                    help="Node.js's API Markdown and HTML, where installed")
     ap.add_argument("--ref", nargs=3, metavar=("TOOL", "IN", "OUT"), help=argparse.SUPPRESS)
+    ap.add_argument("--md-text", nargs=2, metavar=("SRC", "OUT"), help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.ref:
         ref_worker(*a.ref)
         return
+    if a.md_text:
+        md_text(*a.md_text)
+        return
+    tools = [t for t in a.only.split(",") if t]
     build(a.work, a.sphinx)
     rels = pages(a.work)
     inputs(a.work, rels)
-    tools = [t for t in a.only.split(",") if t]
+    table = scores(a, tools, THEMES, os.path.join(a.work, "in"), os.path.join(a.work, "out"),
+                   {rel.replace(os.sep, "__"): (os.path.join(a.work, "text", rel + ".txt"),
+                                                rel.replace(os.sep, "/")) for rel in rels})
+    show(f"Sphinx {SPHINX} documentation, {len(rels)} pages per theme", "theme", tools, THEMES, table)
+    node = node_docs(a)
+    if node:
+        layouts, refs = node
+        table = scores(a, tools, layouts, os.path.join(a.work, "node", "in"),
+                       os.path.join(a.work, "node", "out"), refs)
+        print()
+        show(f"Node.js API reference (its Markdown), {len(refs)} pages per layout", "layout",
+             tools, layouts, table)
+
+
+def scores(a, tools, layouts, ins, outs, refs):
+    """Word F1 per tool and layout, by part: `refs` maps a page's file stem to its reference
+    text's path and the name its part is drawn from."""
     table = {}
     for tool in tools:
-        for theme in THEMES:
-            out = run(tool, a, theme)
-            scores = {"tune": [], "valid": []}
-            for rel in rels:
-                key = rel.replace(os.sep, "__")
-                if not os.path.exists(os.path.join(a.work, "in", theme, key + ".html")):
+        for layout in layouts:
+            inp = os.path.join(ins, layout)
+            out = run(tool, a, inp, os.path.join(outs, tool, layout))
+            got = {"tune": [], "valid": []}
+            for key, (ref, name) in refs.items():
+                if not os.path.exists(os.path.join(inp, key + ".html")):
                     continue
                 pred_f = os.path.join(out, key + ".txt")
                 pred = open(pred_f).read() if os.path.exists(pred_f) else ""
-                ref = open(os.path.join(a.work, "text", rel + ".txt")).read()
-                scores[part_of(rel.replace(os.sep, "/"))].append(f1(pred, ref))
-            table[(tool, theme)] = scores
-    mean = lambda v: sum(v) / len(v) if v else 0.0  # noqa: E731
-    n = {p: len(table[(tools[0], THEMES[0])][p]) for p in ("tune", "valid")}
-    print(f"Sphinx {SPHINX} documentation, {len(rels)} pages per theme ({n['tune']} tuning, "
-          f"{n['valid']} validation): word F1 against the text builder, tuning / validation")
-    print(f"{'theme':22}" + "".join(f"{t:>18}" for t in tools))
-    for theme in THEMES:
-        print(f"{theme:22}" + "".join(
-            f"{mean(table[(t, theme)]['tune']):11.3f} /{mean(table[(t, theme)]['valid']):.3f}" for t in tools))
-    for label, pick in (("mean", lambda v: sum(v) / len(v)), ("worst theme", min)):
-        print(f"{label:22}" + "".join(
-            f"{pick([mean(table[(t, th)]['tune']) for th in THEMES]):11.3f} /"
-            f"{pick([mean(table[(t, th)]['valid']) for th in THEMES]):.3f}" for t in tools))
+                got[part_of(name)].append(f1(pred, open(ref).read()))
+            table[(tool, layout)] = got
+    return table
 
+
+def show(title, what, tools, layouts, table):
+    mean = lambda v: sum(v) / len(v) if v else 0.0  # noqa: E731
+    n = {p: len(table[(tools[0], layouts[0])][p]) for p in ("tune", "valid")}
+    print(f"{title} ({n['tune']} tuning, {n['valid']} validation): word F1, tuning / validation")
+    print(f"{what:22}" + "".join(f"{t:>18}" for t in tools))
+    for layout in layouts:
+        print(f"{layout:22}" + "".join(
+            f"{mean(table[(t, layout)]['tune']):11.3f} /{mean(table[(t, layout)]['valid']):.3f}" for t in tools))
+    for label, pick in (("mean", lambda v: sum(v) / len(v)), (f"worst {what}", min)):
+        print(f"{label:22}" + "".join(
+            f"{pick([mean(table[(t, x)]['tune']) for x in layouts]):11.3f} /"
+            f"{pick([mean(table[(t, x)]['valid']) for x in layouts]):.3f}" for t in tools))
+
+
+def md_text(src, out):
+    """The reference of a folder of Markdown: Python-Markdown's HTML of each page, as text
+    (run in the documentation venv, which has MkDocs' Markdown)."""
+    import html.parser
+    import markdown
+
+    class Text(html.parser.HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.parts = []
+
+        def handle_data(self, d):
+            self.parts.append(d)
+
+        def handle_starttag(self, tag, attrs):
+            if tag in ("p", "li", "pre", "tr", "br", "div", "table", "blockquote") or tag[:1] == "h":
+                self.parts.append("\n")
+
+    os.makedirs(out, exist_ok=True)
+    for f in sorted(os.listdir(src)):
+        if f.endswith(".md"):
+            t = Text()
+            t.feed(markdown.markdown(open(os.path.join(src, f), encoding="utf-8").read(),
+                                     extensions=["tables", "fenced_code"]))
+            with open(os.path.join(out, f[:-3] + ".txt"), "w") as fh:
+                fh.write("".join(t.parts))
+
+
+def node_docs(a):
+    """Node.js's API reference where the machine has it (`--node-docs`: its Markdown and its
+    own HTML, as NodeSource's `nodejs` package installs them): its own layout, and MkDocs'
+    two themes and Material built from the same Markdown. (layouts, references) or None."""
+    src = a.node_docs
+    if not src or not glob.glob(os.path.join(src, "*.md")):
+        print(f"\n(no Node.js API Markdown in {src}: that part skipped)")
+        return None
+    work = os.path.join(a.work, "node")
+    docs = os.path.join(work, "src", "docs")
+    if not os.path.isdir(os.path.join(work, "text")):
+        os.makedirs(docs, exist_ok=True)
+        for f in glob.glob(os.path.join(src, "*.md")):
+            subprocess.run(["cp", f, docs], check=True)
+        subprocess.run([os.path.join(a.sphinx, "python"), os.path.abspath(__file__), "--md-text",
+                        docs, os.path.join(work, "text") + ".part"], check=True)
+        os.rename(os.path.join(work, "text") + ".part", os.path.join(work, "text"))
+    layouts = ["node"]
+    for theme in ("mkdocs", "readthedocs", "material"):
+        site = os.path.join(work, "html", theme)
+        if not os.path.isdir(site):
+            with open(os.path.join(work, "src", "mkdocs.yml"), "w") as fh:
+                fh.write(f"site_name: Node.js API\ntheme:\n  name: {theme}\n"
+                         "markdown_extensions:\n  - tables\n  - fenced_code\n")
+            r = subprocess.run([os.path.join(a.sphinx, "mkdocs"), "build", "-q", "-f",
+                                os.path.join(work, "src", "mkdocs.yml"), "-d", site + ".part"],
+                               capture_output=True, text=True)
+            if r.returncode != 0:
+                sys.exit(f"mkdocs build ({theme}) failed:\n{r.stderr[-2000:]}")
+            os.rename(site + ".part", site)
+        layouts.append(theme)
+    refs = {}
+    for f in sorted(os.listdir(os.path.join(work, "text"))):
+        stem = f[:-4]
+        refs[stem] = (os.path.join(work, "text", f), "nodejs/" + stem)
+        for layout in layouts:
+            d = os.path.join(work, "in", layout)
+            os.makedirs(d, exist_ok=True)
+            page = (os.path.join(src, stem + ".html") if layout == "node" else
+                    os.path.join(work, "html", layout, "" if stem == "index" else stem, "index.html"))
+            link = os.path.join(d, stem + ".html")
+            if os.path.exists(page) and not os.path.lexists(link):
+                os.symlink(page, link)
+    return layouts, refs
 
 if __name__ == "__main__":
     main()

@@ -3,8 +3,11 @@
 # documentation (from its PyPI source) built with fifteen themes (Sphinx's eleven and furo,
 # Read the Docs', PyData's and the Book theme), scored against Sphinx's text builder on the
 # same sources (word F1, the WCXB metric); trawl beside rs-trafilatura, resiliparse and
-# trafilatura. Pins and builds into $TRAWL_CACHE/docs-themes once (a few minutes); reruns
-# score only. Extra args go to bench/docs_themes.py (e.g. --only trawl,rs-trafilatura).
+# trafilatura. Then, where the machine has Node.js's API reference as Markdown and HTML
+# (NodeSource's nodejs package: /usr/share/doc/nodejs/api), its own layout and MkDocs' two
+# themes and Material built from the same Markdown, against Python-Markdown's text of it.
+# Pins and builds into $TRAWL_CACHE/docs-themes once (a few minutes); reruns score only.
+# Extra args go to bench/docs_themes.py (e.g. --only trawl,rs-trafilatura).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/trawl/target}"
@@ -17,7 +20,7 @@ DOCS="$CACHE/docs-themes"
 if [ ! -x "$DOCS/venv/bin/sphinx-build" ]; then
     python3 -m venv "$DOCS/venv"
     "$DOCS/venv/bin/pip" install --quiet sphinx==8.1.3 furo==2025.12.19 sphinx_rtd_theme==3.1.0 \
-        pydata-sphinx-theme==0.17.1 sphinx-book-theme==1.3.0
+        pydata-sphinx-theme==0.17.1 sphinx-book-theme==1.3.0 mkdocs==1.6.1 mkdocs-material==9.8.2
 fi
 cargo build --release --locked --quiet --bin trawl
 python3 bench/docs_themes.py --trawl "$CARGO_TARGET_DIR/release/trawl" --python "$VENV/bin/python" \
