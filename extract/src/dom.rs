@@ -6103,6 +6103,20 @@ mod tests {
     }
 
     #[test]
+    fn a_named_region_outside_main_gives_way_to_main() {
+        // a short page of headings and pointers in its main landmark; outside it a footer
+        // named by its class (no `footer` tag) whose line of text is the best prose there
+        // is: the content is found in the landmark
+        let html = r#"<html><body><div role="main"><h1>Domains</h1><h2>Moved: basic markup</h2>
+            <p>See <a href="/domains">Domains</a>.</p><h2>Moved: the Python domain</h2>
+            <p>See <a href="/py">The Python Domain</a>.</p></div>
+            <div class="footer">Copyright 2007-2026, the project's developers, who wrote every page of it by hand over many years.</div></body></html>"#;
+        let x = extract(html, "https://h.example/usage/domains", true, None, None).unwrap();
+        assert!(x.text.contains("Moved: "), "{}", x.text);
+        assert!(!x.text.contains("Copyright 2007"), "{}", x.text);
+    }
+
+    #[test]
     fn a_contents_page_is_its_main_landmark() {
         // a manual's contents page: a line under the title, then the chapters as links, in
         // the main landmark (the line alone weighed as prose and was the root, and the

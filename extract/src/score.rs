@@ -2103,7 +2103,10 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
     let main = main_landmark(&size, &stats, &landmark);
     if let (Some(m), Some((_, id))) = (&main, best) {
         let r = index[&id] as usize;
-        if !m.contains(&r) && stats[m.start].mass >= MAIN_SHARE * stats[r].mass {
+        // (a root named as boilerplate, spared as the best prose there is, gives way
+        // whatever the landmark weighs: a footer's line beside a short page's headings)
+        let named = !matches!(boiler[r], Boiler::No);
+        if !m.contains(&r) && (named || stats[m.start].mass >= MAIN_SHARE * stats[r].mass) {
             let inner = best_root(
                 order.iter().enumerate().skip(m.start).take(m.len()),
                 &stats,
