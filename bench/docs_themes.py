@@ -23,16 +23,14 @@ buttons that Node's layout adds are not in the Markdown).
 (`--ref TOOL IN OUT` is the worker the reference tools run in, under `--python`.)
 """
 import argparse
-import collections
 import glob
 import os
-import re
 import subprocess
 import sys
 import tarfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from wcxb_split import part_of  # noqa: E402
+from wcxb_split import part_of, prf  # noqa: E402
 
 SPHINX = "8.1.3"
 THEMES = ["alabaster", "classic", "sphinxdoc", "scrolls", "agogo", "traditional", "nature",
@@ -41,20 +39,12 @@ THEMES = ["alabaster", "classic", "sphinxdoc", "scrolls", "agogo", "traditional"
 SKIP = ("genindex", "search", "py-modindex", "_modules", "_sources", "_static", "_images",
         "changes")
 TOOLS = ["trawl", "rs-trafilatura", "resiliparse", "trafilatura"]
-WORD = re.compile(r"\w+")
 
 
 def ref_worker(tool, inp, out):
     """Runs one reference tool over a folder of pages (inside the reference venv)."""
-    if tool == "rs-trafilatura":
-        import rs_trafilatura
-        def ex(h): return rs_trafilatura.extract(h).main_content or ""
-    elif tool == "trafilatura":
-        import trafilatura
-        def ex(h): return trafilatura.extract(h, include_comments=False, include_tables=True) or ""
-    else:
-        from resiliparse.extract.html2text import extract_plain_text
-        def ex(h): return extract_plain_text(h, main_content=True)
+    from ref_tools import extractor
+    ex = extractor(tool)
     os.makedirs(out, exist_ok=True)
     for f in os.listdir(inp):
         with open(os.path.join(inp, f), encoding="utf-8", errors="replace") as fh:
@@ -131,18 +121,6 @@ def inputs(work, rels):
         os.rename(d + ".part", d)
 
 
-def f1(pred, ref):
-    p = collections.Counter(WORD.findall(pred.lower()))
-    r = collections.Counter(WORD.findall(ref.lower()))
-    if not p and not r:
-        return 1.0
-    common = sum((p & r).values())
-    if not common:
-        return 0.0
-    prec, rec = common / sum(p.values()), common / sum(r.values())
-    return 2 * prec * rec / (prec + rec)
-
-
 def run(tool, a, inp, out):
     subprocess.run(["rm", "-rf", out], check=True)
     if tool == "trawl":
@@ -203,7 +181,7 @@ def scores(a, tools, layouts, ins, outs, refs):
                     continue
                 pred_f = os.path.join(out, key + ".txt")
                 pred = open(pred_f).read() if os.path.exists(pred_f) else ""
-                got[part_of(name)].append(f1(pred, open(ref).read()))
+                got[part_of(name)].append(prf(pred, open(ref).read())[2])
             table[(tool, layout)] = got
     return table
 

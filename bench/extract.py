@@ -61,19 +61,10 @@ if args.perturb:
 
 REF = r'''
 import json, os, sys, time
-name, data, out, datasets = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4].split(",")
-if name == "trafilatura":
-    import trafilatura
-    def ex(html): return trafilatura.extract(html, include_comments=False, include_tables=True) or ""
-elif name == "resiliparse":
-    from resiliparse.extract.html2text import extract_plain_text
-    def ex(html): return extract_plain_text(html, main_content=True)
-elif name == "readability":
-    from readability import Document
-    import lxml.html
-    def ex(html):
-        s = Document(html).summary(html_partial=True)
-        return lxml.html.fromstring(s).text_content() if s.strip() else ""
+name, data, out, datasets, bench = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4].split(","), sys.argv[5]
+sys.path.insert(0, bench)
+from ref_tools import extractor
+ex = extractor(name)
 pages = []
 for ds in datasets:
     d = os.path.join(data, ds, "html")
@@ -107,7 +98,8 @@ def run_trawl(out):
 def run_ref(name, out):
     script = os.path.join(pred_root, "ref.py")
     open(script, "w").write(REF)
-    r = subprocess.run(["taskset", "-c", "1", args.python, script, name, html_root, out, ",".join(datasets)], capture_output=True, text=True)
+    r = subprocess.run(["taskset", "-c", "1", args.python, script, name, html_root, out, ",".join(datasets),
+                        os.path.dirname(os.path.abspath(__file__))], capture_output=True, text=True)
     if r.returncode != 0:
         sys.exit(f"{name} failed:\n{r.stderr[-2000:]}")
     j = json.loads(r.stdout.strip().splitlines()[-1])

@@ -57,17 +57,10 @@ if args.perturb:
 
 REF = r'''
 import gzip, json, os, sys, time
-name, html_dir, out = sys.argv[1], sys.argv[2], sys.argv[3]
-if name == "rs-trafilatura":
-    import rs_trafilatura
-    def ex(html):
-        return rs_trafilatura.extract(html).main_content or ""
-elif name == "trafilatura":
-    import trafilatura
-    def ex(html): return trafilatura.extract(html, include_comments=False, include_tables=True) or ""
-elif name == "resiliparse":
-    from resiliparse.extract.html2text import extract_plain_text
-    def ex(html): return extract_plain_text(html, main_content=True)
+name, html_dir, out, bench = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+sys.path.insert(0, bench)
+from ref_tools import extractor
+ex = extractor(name)
 pages = []
 for fn in sorted(os.listdir(html_dir)):
     raw = gzip.open(os.path.join(html_dir, fn)).read()
@@ -93,7 +86,8 @@ def run_trawl(out):
 def run_ref(name, out):
     script = os.path.join(pred_root, "ref.py")
     open(script, "w").write(REF)
-    r = subprocess.run(["taskset", "-c", "1", args.python, script, name, html_dir, out],
+    r = subprocess.run(["taskset", "-c", "1", args.python, script, name, html_dir, out,
+                        os.path.dirname(os.path.abspath(__file__))],
                        capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError(f"{name} failed:\n{r.stderr[-2000:]}")
