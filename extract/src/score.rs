@@ -2103,10 +2103,11 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
     let main = main_landmark(&size, &stats, &landmark);
     if let (Some(m), Some((_, id))) = (&main, best) {
         let r = index[&id] as usize;
-        // (a root named as boilerplate, spared as the best prose there is, gives way
-        // whatever the landmark weighs: a footer's line beside a short page's headings)
-        let named = !matches!(boiler[r], Boiler::No);
-        if !m.contains(&r) && (named || stats[m.start].mass >= MAIN_SHARE * stats[r].mass) {
+        // (a root known as boilerplate, by its name, tag, role or shape, and spared as the
+        // best prose there is, gives way whatever the landmark weighs: a footer's line
+        // beside a short page's headings)
+        let known = !matches!(boiler[r], Boiler::No);
+        if !m.contains(&r) && (known || stats[m.start].mass >= MAIN_SHARE * stats[r].mass) {
             let inner = best_root(
                 order.iter().enumerate().skip(m.start).take(m.len()),
                 &stats,
@@ -2169,9 +2170,9 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
     // the landmark is
     let wider = wider.or_else(|| {
         let m = within.as_ref()?;
-        let landmark = &stats[m.start];
+        let region = &stats[m.start];
         (prose < SMALL_ROOT
-            && landmark.link * 2 >= landmark.text
+            && region.link * 2 >= region.text
             && m.start != best.map(|(_, id)| index[&id] as usize)?)
         .then_some((m.start as u32, false))
     });
