@@ -6117,6 +6117,97 @@ mod tests {
     }
 
     #[test]
+    fn a_class_that_says_what_the_element_has_does_not_name_it() {
+        // a documentation layout whose content column says it has a sidebar beside it
+        // (`has-sidebar`), on a short page under an edit link and a pager: the column is
+        // not a sidebar
+        let links: String = (0..20)
+            .map(|i| format!(r#"<div class="item"><a href="/api/m{i}"><p class="text">Module number {i}</p></a></div>"#))
+            .collect();
+        let html = format!(
+            r#"<html><body><div class="layout"><aside class="site-sidebar"><nav>{links}</nav></aside>
+            <div id="content" class="content has-sidebar"><div class="doc has-sidebar"><main><h1>Policies</h1><p>The former policies page is now the permissions page.</p></main>
+            <footer><a href="/edit/policy">Edit this page</a><nav><a href="/permissions">Previous page: Permissions</a> <a href="/process">Next page: Process</a></nav></footer></div></div>
+            <footer class="footer has-sidebar"><p class="message">Released under the MIT License.</p></footer></div></body></html>"#
+        );
+        let x = extract(&html, "https://h.example/docs/policy", true, None, None).unwrap();
+        assert!(x.text.contains("now the permissions page"), "{}", x.text);
+        assert!(!x.text.contains("Module number"), "{}", x.text);
+        assert!(!x.text.contains("MIT License"), "{}", x.text);
+    }
+
+    #[test]
+    fn an_app_root_closed_by_a_copyright_line_is_not_a_footer() {
+        // a short documentation page whose sidebar of links is most of the page's text,
+        // and the app's root element ends with the site's copyright line: the root is a
+        // wrapper, the page's few lines its text
+        let links: String = (0..30)
+            .map(|i| format!(r#"<li class="menu__item"><a href="/api/m{i}">Module {i}</a></li>"#))
+            .collect();
+        let html = format!(
+            r#"<html><body><div id="app"><aside><nav class="menu"><ul>{links}</ul></nav></aside>
+            <main><article><h1>Policies</h1><blockquote><p>Stability: 1 - Experimental</p></blockquote>
+            <p>The former policies page is now the permissions page.</p></article></main>
+            <div>Copyright © 2026 The Authors</div></div></body></html>"#
+        );
+        let x = extract(&html, "https://h.example/docs/policy", true, None, None).unwrap();
+        assert!(x.text.contains("now the permissions page"), "{}", x.text);
+        assert!(!x.text.contains("Module 3"), "{}", x.text);
+    }
+
+    #[test]
+    fn a_short_page_is_its_main_landmark() {
+        // a page of three short lines in its main landmark, beside a book's chapter list
+        // and a hidden help box of keyboard shortcuts: the line of the quote weighed most
+        // and was the root alone; the landmark is the content
+        let links: String = (0..20)
+            .map(|i| format!(r#"<li class="chapter-item"><a href="/api/m{i}.html">Module number {i}</a></li>"#))
+            .collect();
+        let html = format!(
+            r#"<html><body><div class="help-container"><div class="help-popup"><h2>Keyboard shortcuts</h2><div><p>Press ← or → to navigate between chapters</p>
+            <p>Press S or / to search in the book</p><p>Press ? to show this help</p><p>Press Esc to hide this help</p></div></div></div>
+            <nav id="sidebar" class="sidebar"><ol class="chapter">{links}</ol></nav>
+            <div id="page-wrapper"><div id="content" class="content"><main><h1 id="policies">Policies</h1>
+            <blockquote><p>Stability: 1 - Experimental</p></blockquote>
+            <p>The former policies page is now at <a href="/permissions.html">the permissions page</a>.</p></main></div></div></body></html>"#
+        );
+        let x = extract(
+            &html,
+            "https://h.example/docs/policy.html",
+            true,
+            None,
+            None,
+        )
+        .unwrap();
+        assert!(x.text.contains("Stability: 1"), "{}", x.text);
+        assert!(x.text.contains("The former policies page"), "{}", x.text);
+        assert!(!x.text.contains("Keyboard shortcuts"), "{}", x.text);
+    }
+
+    #[test]
+    fn a_heading_linked_to_itself_is_text() {
+        // headings wrapped in a link to their own anchor (a permalink): they stay in the
+        // text; a heading that links elsewhere is still a link
+        let p = "Parses a query string into a collection of key and value pairs, decoding percent-encoded characters on the way. ";
+        let html = format!(
+            r##"<html><body><main><h1 id="query-string"><a class="header" href="#query-string">Query string</a></h1>
+            <p>{p}{p}</p><h2 id="parse"><a href="#parse">querystring.parse(str)</a></h2><p>{p}{p}</p>
+            <h2 id="next"><a href="/url.html">URL module</a></h2></main></body></html>"##
+        );
+        let x = extract(
+            &html,
+            "https://h.example/api/querystring.html",
+            true,
+            None,
+            None,
+        )
+        .unwrap();
+        assert!(x.text.contains("# Query string"), "{}", x.text);
+        assert!(x.text.contains("querystring.parse(str)"), "{}", x.text);
+        assert!(!x.text.contains("URL module"), "{}", x.text);
+    }
+
+    #[test]
     fn a_contents_page_is_its_main_landmark() {
         // a manual's contents page: a line under the title, then the chapters as links, in
         // the main landmark (the line alone weighed as prose and was the root, and the

@@ -335,7 +335,7 @@ fn value_words(v: &str, reviews: bool, thread: bool) -> ClassWords {
         content_footer |= t
             .rsplit_once(['-', '_', ':'])
             .is_some_and(|(head, last)| !head.is_empty() && last.eq_ignore_ascii_case("footer"));
-        if b.contains(&b'[') || b.contains(&b'(') {
+        if b.contains(&b'[') || b.contains(&b'(') || state_token(b) {
             continue;
         }
         // `page` before a strong word says whose the region is (`page-footer`, `page-nav`:
@@ -375,6 +375,21 @@ fn value_words(v: &str, reviews: bool, thread: bool) -> ClassWords {
     }
     c.content = content && !content_footer;
     c
+}
+
+/// Whether a class token states what the element has or lacks rather than what it is:
+/// `has-sidebar`, `with-sidebar`, `no-comments`, `without-ads` (a layout holding a sidebar,
+/// a post whose comments are closed, a paragraph with a text colour: `has-text-color`). Its
+/// words name something beside or inside the element, so none of them names the element.
+fn state_token(b: &[u8]) -> bool {
+    let Some(i) = b.iter().position(|x| matches!(x, b'-' | b'_')) else {
+        return false;
+    };
+    let (head, rest) = (&b[..i], &b[i + 1..]);
+    !rest.is_empty()
+        && ["has", "with", "no", "without"]
+            .iter()
+            .any(|p| head.eq_ignore_ascii_case(p.as_bytes()))
 }
 
 /// Whether word `w`, after `before` and `last` in one class value, completes the name of a
@@ -1716,7 +1731,22 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
                 } else {
                     owner
                 };
-                let link = in_link || name == "a";
+                // a heading's link to itself (`<h2 id="x"><a href="#x">Title</a></h2>`: a
+                // permalink wrapped around the title) is the heading's text, not a way out
+                let link = in_link
+                    || (name == "a"
+                        && !e.attr("href").is_some_and(|h| {
+                            h.strip_prefix('#').is_some_and(|f| {
+                                !f.is_empty()
+                                    && (e.id() == Some(f)
+                                        || (owner != u32::MAX
+                                            && matches!(
+                                                els[owner as usize].name(),
+                                                "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "dt"
+                                            )
+                                            && els[owner as usize].id() == Some(f)))
+                            })
+                        }));
                 for c in node.children().rev() {
                     stack.push((c, slot, owner, link));
                 }
@@ -2085,9 +2115,14 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
     // thread's posts, a page builder's widgets) is made of them
     if best.is_none_or(|(_, id)| stats[index[&id] as usize].mass < MAX_LIST_PROSE) {
         let groupable: Vec<bool> = (0..n).map(|i| flip[i] && by_words[i]).collect();
-        let blocks = building_blocks(&order, &size, &els, &own, &groupable, total_text);
+        let mut blocks = building_blocks(&order, &size, &els, &own, &groupable, total_text);
         if blocks.iter().zip(&spared).any(|(b, s)| *b && !*s) {
             tracing::trace!("boilerplate-named groups hold the page");
+            // (a region holding half the page stays a wrapper: the app's root, taken for a
+            // footer by the copyright line that closes it)
+            for (b, s) in blocks.iter_mut().zip(&spared) {
+                *b |= *s;
+            }
             stats = unflipped.clone();
             best = resolve(&mut stats, &blocks);
             spared = blocks;
@@ -2172,7 +2207,7 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
         let m = within.as_ref()?;
         let region = &stats[m.start];
         (prose < SMALL_ROOT
-            && region.link * 2 >= region.text
+            && (region.link * 2 >= region.text || region.text < SHORT_MAIN)
             && m.start != best.map(|(_, id)| index[&id] as usize)?)
         .then_some((m.start as u32, false))
     });
@@ -2664,6 +2699,9 @@ fn spread(order: &[(NodeId, u32)], stats: &[Stat], root: u32) -> Option<u32> {
 /// Mass of a root (about its characters of sentence text) below which, inside a main
 /// landmark of links, the landmark is the content ([`score`]).
 const SMALL_ROOT: f32 = 100.0;
+
+/// Characters of a main landmark below which it is the whole of a short page's content.
+const SHORT_MAIN: u32 = 400;
 
 /// Share of the root's prose a sibling of the same tag and class needs to join it.
 const SIBLING_SHARE: f32 = 0.25;
