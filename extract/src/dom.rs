@@ -614,7 +614,6 @@ fn edge_fragment(block: &str, leading: bool) -> bool {
         "subscribe",
         "advertisement",
         "read more",
-        "related",
         "tags:",
         "filed under",
         "newsletter",
@@ -632,7 +631,13 @@ fn edge_fragment(block: &str, leading: bool) -> bool {
     ]
     .iter()
     .any(|p| lower.contains(p));
+    let sentence_end = plain.ends_with(SENTENCE_ENDS);
     if phrase && n < 200 {
+        return true;
+    }
+    // `related` labels a list of links ("Related articles", "Related: ..."); in a sentence
+    // it is a word of the text ("news related to the project.")
+    if lower.contains("related") && (n < 60 || !sentence_end) && n < 200 {
         return true;
     }
     // a copyright notice with its reprint terms runs longer, under the text (above it, a
@@ -641,7 +646,6 @@ fn edge_fragment(block: &str, leading: bool) -> bool {
     if !leading && n < 500 && (plain.starts_with('©') || lower.starts_with("copyright")) {
         return true;
     }
-    let sentence_end = plain.ends_with(SENTENCE_ENDS);
     // credits and captions in parentheses, dates and times
     let credit = plain.starts_with('(') && plain.ends_with(')') && n < 150;
     let date = n <= 40
@@ -6153,6 +6157,23 @@ mod tests {
         let x = extract(&html, "https://h.example/docs/policy", true, None, None).unwrap();
         assert!(x.text.contains("now the permissions page"), "{}", x.text);
         assert!(!x.text.contains("Module 3"), "{}", x.text);
+    }
+
+    #[test]
+    fn related_in_a_closing_sentence_is_a_word_of_the_text() {
+        // the last paragraph of a guide says "related" in a sentence: it is the text; a
+        // "Related posts" label closing the text is still left out
+        let p = "The project publishes a discussion item every year where the teams collect the news of their work for newsletter writers. ";
+        for (last, kept) in [
+            ("We trust collaborators to post project related news versus news that promotes a company.", true),
+            ("Related posts", false),
+        ] {
+            let html = format!(
+                r#"<html><body><article><h1>Sharing project news</h1><p>{p}{p}</p><p>{p}</p><p>{last}</p></article></body></html>"#
+            );
+            let x = extract(&html, "https://h.example/posts/news/", true, None, None).unwrap();
+            assert_eq!(x.text.contains(last), kept, "{}", x.text);
+        }
     }
 
     #[test]
