@@ -15,16 +15,23 @@ path, `usage/quickstart`): a page's themes fall on the same side.
 Then, where the machine has it (`--node-docs`), Node.js's API reference: its Markdown,
 scored as Python-Markdown renders it, against Node's own HTML layout and MkDocs' `mkdocs`,
 `readthedocs` and Material themes built from the same Markdown (history tables and copy
-buttons that Node's layout adds are not in the Markdown).
+buttons that Node's layout adds are not in the Markdown); and where `--generators` holds
+them (`docs_themes.sh` installs them), the same Markdown under VitePress, Docusaurus and
+mdBook, scored against Python-Markdown's text of the copy those three build from (the
+copy escapes the `<` of a non-HTML word, `<Buffer 61 61>`, and drops a doubled `</tr>`,
+which VitePress's template compiler refuses; browsers show both as text and ignore the
+second).
 
   docs_themes.py --trawl BIN --python VENV_PYTHON --sphinx SPHINX_VENV_BIN --work DIR
-                 [--only trawl,rs-trafilatura,resiliparse,trafilatura]
+                 [--generators DIR] [--only trawl,rs-trafilatura,resiliparse,trafilatura]
 
 (`--ref TOOL IN OUT` is the worker the reference tools run in, under `--python`.)
 """
 import argparse
 import glob
+import json
 import os
+import re
 import subprocess
 import sys
 import tarfile
@@ -140,6 +147,8 @@ def main():
     ap.add_argument("--only", default=",".join(TOOLS))
     ap.add_argument("--node-docs", default="/usr/share/doc/nodejs/api",
                     help="Node.js's API Markdown and HTML, where installed")
+    ap.add_argument("--generators",
+                    help="where docs_themes.sh installed VitePress, Docusaurus and mdBook")
     ap.add_argument("--ref", nargs=3, metavar=("TOOL", "IN", "OUT"), help=argparse.SUPPRESS)
     ap.add_argument("--md-text", nargs=2, metavar=("SRC", "OUT"), help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -165,6 +174,14 @@ def main():
         print()
         show(f"Node.js API reference (its Markdown), {len(refs)} pages per layout", "layout",
              tools, layouts, table)
+        gen = generators(a) if a.generators else None
+        if gen:
+            layouts, refs = gen
+            table = scores(a, tools, layouts, os.path.join(a.work, "node", "in"),
+                           os.path.join(a.work, "node", "out"), refs)
+            print()
+            show(f"The same Markdown under three more generators, {len(refs)} pages each",
+                 "generator", tools, layouts, table)
 
 
 def scores(a, tools, layouts, ins, outs, refs):
@@ -272,6 +289,142 @@ def node_docs(a):
             if os.path.exists(page) and not os.path.lexists(link):
                 os.symlink(page, link)
     return layouts, refs
+
+# HTML tags the Node.js Markdown writes; any other `<word` outside code is text to escape
+HTML_TAGS = ("a|td|tr|th|table|code|kbd|sup|sub|span|i|strong|em|br|p|div|b|ul|li|ol|thead|"
+             "tbody|img|pre|details|summary|dl|dt|dd|h[1-6]|hr|blockquote")
+NOT_HTML = re.compile(r"<(?!/?(?:%s)\b[^<>]*>|!--)" % HTML_TAGS)
+
+
+def vue_safe(text):
+    """The Markdown as VitePress's template compiler takes it: outside code, a `<` that opens
+    no HTML tag (`<Buffer 61 61>`) escaped, and a doubled `</tr>` written once."""
+    out, fence = [], False
+    for line in text.split("\n"):
+        if line.lstrip().startswith(("```", "~~~")):
+            fence = not fence
+        elif not fence:
+            parts = re.split(r"(`+[^`]*`+)", line)
+            line = "".join(p if i % 2 else NOT_HTML.sub("&lt;", p) for i, p in enumerate(parts))
+        out.append(line)
+    return re.sub(r"</tr>(\s*)</tr>", "</tr>", "\n".join(out))
+
+
+def build_once(site, cmd, cwd):
+    """Runs a generator's build unless `site` is there (a failed build leaves nothing)."""
+    if os.path.isdir(site):
+        return
+    r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    if r.returncode != 0 or not os.path.isdir(site):
+        sys.exit(f"{' '.join(cmd)} failed:\n{(r.stdout + r.stderr)[-2000:]}")
+
+
+def generators(a):
+    """Node.js's API Markdown under VitePress, Docusaurus and mdBook (installed by
+    `docs_themes.sh` in `--generators`): (layouts, references), or None where they are not."""
+    g = a.generators
+    need = [os.path.join(g, "vitepress", "node_modules", "vitepress"),
+            os.path.join(g, "docusaurus", "node_modules", "@docusaurus", "core"),
+            os.path.join(g, "mdbook", "bin", "mdbook")]
+    src = a.node_docs
+    if not all(os.path.exists(x) for x in need) or not glob.glob(os.path.join(src, "*.md")):
+        print(f"\n(VitePress, Docusaurus or mdBook not in {g}, or no Node.js Markdown: "
+              "that part skipped)")
+        return None
+    work = os.path.join(a.work, "node")
+    md = os.path.join(work, "gen-md")
+    if not os.path.isdir(os.path.join(work, "gen-text")):
+        os.makedirs(md, exist_ok=True)
+        for f in glob.glob(os.path.join(src, "*.md")):
+            with open(os.path.join(md, os.path.basename(f)), "w") as fh:
+                fh.write(vue_safe(open(f, encoding="utf-8").read()))
+        subprocess.run([os.path.join(a.sphinx, "python"), os.path.abspath(__file__), "--md-text",
+                        md, os.path.join(work, "gen-text") + ".part"], check=True)
+        os.rename(os.path.join(work, "gen-text") + ".part", os.path.join(work, "gen-text"))
+    stems = sorted(f[:-3] for f in os.listdir(md) if f.endswith(".md"))
+    titles = {}
+    for s in stems:
+        m = re.search(r"^#\s+(.+)$", open(os.path.join(md, s + ".md")).read(), re.M)
+        titles[s] = (m.group(1) if m else s).replace("[", "").replace("]", "")
+    # VitePress: the default theme with a sidebar of every page, an outline, search, an edit
+    # link, social links and a footer (markdown-it-attrs off: Node writes types as `{string}`)
+    vp = os.path.join(g, "vitepress")
+    site_vp = os.path.join(vp, "docs", ".vitepress", "dist")
+    if not os.path.isdir(site_vp):
+        subprocess.run(["rm", "-rf", os.path.join(vp, "docs")], check=True)
+        os.makedirs(os.path.join(vp, "docs", ".vitepress"))
+        for s in stems:
+            subprocess.run(["cp", os.path.join(md, s + ".md"), os.path.join(vp, "docs")], check=True)
+        items = [{"text": titles[s], "link": "/" + s} for s in stems]
+        with open(os.path.join(vp, "docs", ".vitepress", "config.mjs"), "w") as fh:
+            fh.write("export default " + json.dumps({
+                "title": "Node.js API", "ignoreDeadLinks": True,
+                "markdown": {"attrs": {"disable": True}},
+                "themeConfig": {
+                    "nav": [{"text": "Home", "link": "/"}, {"text": "API", "link": "/documentation"}],
+                    "sidebar": [{"text": "Reference", "items": items}],
+                    "search": {"provider": "local"},
+                    "editLink": {"pattern": "https://example.invalid/edit/:path"},
+                    "socialLinks": [{"icon": "github", "link": "https://example.invalid"}],
+                    "footer": {"message": "Released under the MIT License.",
+                               "copyright": "Copyright © Example"}}}, indent=1) + "\n")
+    build_once(site_vp, ["node", os.path.join(vp, "node_modules", "vitepress", "bin", "vitepress.js"),
+                         "build", "docs"], vp)
+    # Docusaurus: the classic preset, docs at the root with the sidebar generated from the
+    # folder, a navbar, an edit link and a footer of links; `.md` read as CommonMark
+    du = os.path.join(g, "docusaurus")
+    site_du = os.path.join(du, "build")
+    if not os.path.isdir(site_du):
+        subprocess.run(["rm", "-rf", os.path.join(du, "docs")], check=True)
+        os.makedirs(os.path.join(du, "docs"))
+        for s in stems:
+            subprocess.run(["cp", os.path.join(md, s + ".md"), os.path.join(du, "docs")], check=True)
+        with open(os.path.join(du, "docusaurus.config.js"), "w") as fh:
+            fh.write("module.exports = " + json.dumps({
+                "title": "Node.js API", "url": "http://127.0.0.1", "baseUrl": "/",
+                "onBrokenLinks": "ignore", "onBrokenAnchors": "ignore",
+                "markdown": {"format": "detect", "hooks": {"onBrokenMarkdownLinks": "ignore"}},
+                "presets": [["classic", {"docs": {"routeBasePath": "/",
+                                                  "editUrl": "https://example.invalid/edit/"},
+                                         "blog": False}]],
+                "themeConfig": {
+                    "navbar": {"title": "Node.js API", "items": [
+                        {"type": "docSidebar", "sidebarId": "defaultSidebar", "label": "Docs"},
+                        {"href": "https://example.invalid", "label": "GitHub", "position": "right"}]},
+                    "footer": {"style": "dark", "links": [{"title": "Community", "items": [
+                        {"label": "Forum", "href": "https://example.invalid/forum"}]}],
+                               "copyright": "Copyright © Example"}}}, indent=1) + ";\n")
+    build_once(site_du, ["node", os.path.join(du, "node_modules", "@docusaurus", "core", "bin",
+                                              "docusaurus.mjs"), "build"], du)
+    # mdBook: its one theme (chapter list, menu bar, search, print and edit links)
+    mb = os.path.join(work, "mdbook")
+    site_mb = os.path.join(mb, "book")
+    if not os.path.isdir(site_mb):
+        subprocess.run(["rm", "-rf", mb], check=True)
+        os.makedirs(os.path.join(mb, "src"))
+        for s in stems:
+            subprocess.run(["cp", os.path.join(md, s + ".md"), os.path.join(mb, "src")], check=True)
+        with open(os.path.join(mb, "src", "SUMMARY.md"), "w") as fh:
+            fh.write("# Summary\n\n" + "".join(f"- [{titles[s]}](./{s}.md)\n" for s in stems))
+        with open(os.path.join(mb, "book.toml"), "w") as fh:
+            fh.write('[book]\ntitle = "Node.js API"\nsrc = "src"\n\n[output.html]\n'
+                     'git-repository-url = "https://example.invalid/node"\n'
+                     'edit-url-template = "https://example.invalid/edit/{path}"\n')
+    build_once(site_mb, [os.path.join(g, "mdbook", "bin", "mdbook"), "build"], mb)
+    pages = {"vitepress": lambda s: os.path.join(site_vp, s + ".html"),
+             "docusaurus": lambda s: os.path.join(site_du, "" if s == "index" else s, "index.html"),
+             "mdbook": lambda s: os.path.join(site_mb, s + ".html")}
+    refs = {}
+    for s in stems:
+        refs[s] = (os.path.join(work, "gen-text", s + ".txt"), "nodejs/" + s)
+        for layout, page in pages.items():
+            d = os.path.join(work, "in", layout)
+            os.makedirs(d, exist_ok=True)
+            link = os.path.join(d, s + ".html")
+            if os.path.exists(page(s)) and not os.path.lexists(link):
+                os.symlink(page(s), link)
+    return list(pages), refs
+
 
 if __name__ == "__main__":
     main()

@@ -4,8 +4,9 @@
 # Read the Docs', PyData's and the Book theme), scored against Sphinx's text builder on the
 # same sources (word F1, the WCXB metric); trawl beside rs-trafilatura, resiliparse and
 # trafilatura. Then, where the machine has Node.js's API reference as Markdown and HTML
-# (NodeSource's nodejs package: /usr/share/doc/nodejs/api), its own layout and MkDocs' two
-# themes and Material built from the same Markdown, against Python-Markdown's text of it.
+# (NodeSource's nodejs package: /usr/share/doc/nodejs/api), its own layout, MkDocs' two
+# themes and Material, VitePress, Docusaurus and mdBook built from the same Markdown, against
+# Python-Markdown's text of it.
 # Pins and builds into $TRAWL_CACHE/docs-themes once (a few minutes); reruns score only.
 # Extra args go to bench/docs_themes.py (e.g. --only trawl,rs-trafilatura).
 set -euo pipefail
@@ -22,6 +23,20 @@ if [ ! -x "$DOCS/venv/bin/sphinx-build" ]; then
     "$DOCS/venv/bin/pip" install --quiet sphinx==8.1.3 furo==2025.12.19 sphinx_rtd_theme==3.1.0 \
         pydata-sphinx-theme==0.17.1 sphinx-book-theme==1.3.0 mkdocs==1.6.1 mkdocs-material==9.8.2
 fi
+# VitePress and Docusaurus (the npm registry) and mdBook (crates.io), pinned, where the
+# machine has Node.js and its API Markdown: the same Markdown under three more generators
+GEN="$DOCS/generators"
+if command -v npm >/dev/null && ls /usr/share/doc/nodejs/api/*.md >/dev/null 2>&1; then
+    npm_once() { # DIR PACKAGE... : a package.json of its own (no "type": webpack reads ESM)
+        if [ ! -d "$GEN/$1/node_modules" ]; then
+            mkdir -p "$GEN/$1" && echo '{"private": true}' > "$GEN/$1/package.json"
+            (cd "$GEN/$1" && npm install --silent --no-audit --no-fund "${@:2}")
+        fi
+    }
+    npm_once vitepress vitepress@1.6.4
+    npm_once docusaurus @docusaurus/core@3.10.2 @docusaurus/preset-classic@3.10.2 react@18.3.1 react-dom@18.3.1
+    [ -x "$GEN/mdbook/bin/mdbook" ] || cargo install --quiet --locked mdbook --version 0.4.52 --root "$GEN/mdbook"
+fi
 cargo build --release --locked --quiet --bin trawl
 python3 bench/docs_themes.py --trawl "$CARGO_TARGET_DIR/release/trawl" --python "$VENV/bin/python" \
-    --sphinx "$DOCS/venv/bin" --work "$DOCS" "$@"
+    --sphinx "$DOCS/venv/bin" --work "$DOCS" --generators "$GEN" "$@"
