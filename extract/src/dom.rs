@@ -6177,6 +6177,29 @@ mod tests {
     }
 
     #[test]
+    fn a_post_word_before_a_boilerplate_word_says_whose_box_it_is() {
+        // under a post, its licence box (`post-copyright-info`: the post's copyright box)
+        // lists the title, author, link and licence; the post's text above it stays
+        let p = "The project scans its source code every night and reports the issues it finds to the people who maintain it. ";
+        let html = format!(
+            r#"<html><body><div class="post-body"><h1>Static analysis</h1><p>{p}{p}</p><p>{p}</p></div>
+            <div class="post-copyright-info"><ul><li><strong>Title:</strong> Static analysis</li><li><strong>Author:</strong> The Editors</li>
+            <li><strong>Link:</strong> https://h.example/posts/static-analysis/</li><li><strong>License:</strong> This work is licensed under a Creative Commons licence.</li></ul></div></body></html>"#
+        );
+        let x = extract(
+            &html,
+            "https://h.example/posts/static-analysis/",
+            true,
+            None,
+            None,
+        )
+        .unwrap();
+        assert!(x.text.contains("The project scans"), "{}", x.text);
+        assert!(!x.text.contains("The Editors"), "{}", x.text);
+        assert!(!x.text.contains("This work is licensed"), "{}", x.text);
+    }
+
+    #[test]
     fn a_short_page_is_its_main_landmark() {
         // a page of three short lines in its main landmark, beside a book's chapter list
         // and a hidden help box of keyboard shortcuts: the line of the quote weighed most

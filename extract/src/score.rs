@@ -342,6 +342,10 @@ fn value_words(v: &str, reviews: bool, thread: bool) -> ClassWords {
         // the page's), before anything else that it is the page's frame (`page-wrapper`,
         // `left-navigation_page-wrapper`)
         let mut page = false;
+        // a content word before a strong one says whose the region is, as `page` does
+        // (`post-copyright-info`, `article-share`, `entry-related`: the post's box, not
+        // the post)
+        let (mut tok_content, mut tok_owner, mut owned) = (false, false, false);
         for w in b
             .split(|x| matches!(x, b'-' | b'_' | b':'))
             .filter(|w| !w.is_empty())
@@ -360,22 +364,40 @@ fn value_words(v: &str, reviews: bool, thread: bool) -> ClassWords {
                 Some(WordKind::Layout) if w.eq_ignore_ascii_case(b"page") => page = true,
                 Some(WordKind::Layout) => c.layout = true,
                 Some(WordKind::Disclosure) => c.disclosure = true,
-                Some(WordKind::Content) => content = true,
+                Some(WordKind::Content) => {
+                    // (`content`, `main`, `body`, `text` before a strong word name a layout of
+                    // areas as often: `content-nav-section`, `grid-toc-content-sidebar`)
+                    if OWNER_WORDS
+                        .iter()
+                        .any(|o| w.eq_ignore_ascii_case(o.as_bytes()))
+                    {
+                        tok_owner = true;
+                    }
+                    tok_content = true;
+                }
                 // on a page that declares a discussion, the comments are its posts: only
                 // those without much prose (a remark under an answer) are left out
                 Some(WordKind::Comment) if thread => c.weak_words |= 1 << 11,
                 Some(WordKind::Comment) => c.comment = true,
                 Some(WordKind::Review) => c.comment |= reviews,
-                Some(WordKind::Strong) => c.strong = true,
+                Some(WordKind::Strong) => {
+                    c.strong = true;
+                    owned |= tok_owner;
+                }
                 Some(WordKind::Weak(k)) => c.weak_words |= 1 << k,
                 None => {}
             }
         }
+        content |= tok_content && !owned;
         c.layout |= page;
     }
     c.content = content && !content_footer;
     c
 }
+
+/// Content words that, before a strong word in one class token, say whose the region is
+/// (`post-copyright`, `article-share`, `entry-related`).
+const OWNER_WORDS: &[&str] = &["post", "entry", "article", "story", "blog"];
 
 /// Whether a class token states what the element has or lacks rather than what it is:
 /// `has-sidebar`, `with-sidebar`, `no-comments`, `without-ads` (a layout holding a sidebar,
