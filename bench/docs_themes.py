@@ -20,7 +20,11 @@ them (`docs_themes.sh` installs them), the same Markdown under VitePress, Docusa
 mdBook, scored against Python-Markdown's text of the copy those three build from (the
 copy escapes the `<` of a non-HTML word, `<Buffer 61 61>`, and drops a doubled `</tr>`,
 which VitePress's template compiler refuses; browsers show both as text and ignore the
-second).
+second). Last, where `--generators` holds Hexo and twelve of its themes, an article set:
+Node.js's project guides (`contributing/` and the top-level guides beside the API, 59
+pages of prose) as the posts of a blog under each theme (sidebars of recent posts, tags and
+archives, related posts, post navigation, share and licence boxes), against
+Python-Markdown's text of each guide.
 
   docs_themes.py --trawl BIN --python VENV_PYTHON --sphinx SPHINX_VENV_BIN --work DIR
                  [--generators DIR] [--only trawl,rs-trafilatura,resiliparse,trafilatura]
@@ -182,6 +186,14 @@ def main():
             print()
             show(f"The same Markdown under three more generators, {len(refs)} pages each",
                  "generator", tools, layouts, table)
+        blog = blogs(a) if a.generators else None
+        if blog:
+            themes, refs = blog
+            table = scores(a, tools, themes, os.path.join(a.work, "blog", "in"),
+                           os.path.join(a.work, "blog", "out"), refs)
+            print()
+            show(f"Node.js's project guides as a Hexo blog, {len(refs)} posts per theme",
+                 "theme", tools, themes, table)
 
 
 def scores(a, tools, layouts, ins, outs, refs):
@@ -311,10 +323,13 @@ def vue_safe(text):
 
 
 def build_once(site, cmd, cwd):
-    """Runs a generator's build unless `site` is there (a failed build leaves nothing)."""
+    """Runs a generator's build unless `site` is there (a failed build leaves nothing), with
+    the project's `node_modules/.bin` on the path (a Hexo theme runs `hexo -v` to check)."""
     if os.path.isdir(site):
         return
-    r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    env = dict(os.environ)
+    env["PATH"] = os.path.join(cwd, "node_modules", ".bin") + os.pathsep + env.get("PATH", "")
+    r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env=env)
     if r.returncode != 0 or not os.path.isdir(site):
         sys.exit(f"{' '.join(cmd)} failed:\n{(r.stdout + r.stderr)[-2000:]}")
 
@@ -424,6 +439,78 @@ def generators(a):
             if os.path.exists(page(s)) and not os.path.lexists(link):
                 os.symlink(page(s), link)
     return list(pages), refs
+
+
+# Hexo themes from the npm registry (`docs_themes.sh` pins them), as `theme:` names them
+HEXO_THEMES = ["landscape", "next", "butterfly", "fluid", "redefine", "keep", "icarus",
+               "stellar", "volantis", "pure", "apollo", "anzhiyu"]
+
+
+def blogs(a):
+    """Node.js's project guides as the posts of a Hexo blog under each of `HEXO_THEMES`
+    (installed by `docs_themes.sh` in `--generators`/hexo): (themes, references) or None."""
+    site = os.path.join(a.generators, "hexo")
+    doc = os.path.dirname(a.node_docs.rstrip("/"))
+    guides = sorted(glob.glob(os.path.join(doc, "contributing", "**", "*.md"), recursive=True))
+    guides += [os.path.join(doc, f) for f in ("BUILDING.md", "CONTRIBUTING.md", "GOVERNANCE.md",
+               "onboarding.md", "glossary.md", "SECURITY.md", "CODE_OF_CONDUCT.md")]
+    guides = [g for g in guides if os.path.exists(g)]
+    themes = [t for t in HEXO_THEMES
+              if os.path.isdir(os.path.join(site, "node_modules", "hexo-theme-" + t))]
+    if not guides or len(themes) < len(HEXO_THEMES):
+        print(f"\n(Hexo and its themes not in {site}, or no Node.js guides in {doc}: "
+              "that part skipped)")
+        return None
+    work = os.path.join(a.work, "blog")
+    md = os.path.join(work, "md")
+    posts = os.path.join(site, "source", "_posts")
+    if not os.path.isdir(os.path.join(work, "text")):
+        subprocess.run(["rm", "-rf", md, posts], check=True)
+        os.makedirs(md)
+        os.makedirs(posts)
+        tags = ["process", "security", "build", "community", "testing", "release"]
+        for i, g in enumerate(guides):
+            stem = os.path.basename(g)[:-3].lower()
+            text = open(g, encoding="utf-8").read()
+            m = re.search(r"^#\s+(.+)$", text, re.M)
+            title = m.group(1).strip() if m else stem
+            # the body under the title (the theme writes the title), without its images
+            # (the guides' pictures are not part of the blog)
+            body = re.sub(r"!\[[^\]]*\]\([^)]*\)", "", text[m.end():] if m else text)
+            day = f"2024-{1 + i // 28:02d}-{1 + i % 28:02d}"
+            with open(os.path.join(posts, stem + ".md"), "w") as fh:
+                fh.write(f"---\ntitle: {json.dumps(title)}\ndate: {day} 10:00:00\n"
+                         f"tags: [{tags[i % 6]}, {tags[(i + 2) % 6]}]\n"
+                         f"categories: [{'guides' if i % 2 else 'maintaining'}]\n---\n{body}")
+            with open(os.path.join(md, stem + ".md"), "w") as fh:
+                fh.write(f"# {title}\n{body}")
+        subprocess.run([os.path.join(a.sphinx, "python"), os.path.abspath(__file__), "--md-text",
+                        md, os.path.join(work, "text") + ".part"], check=True)
+        os.rename(os.path.join(work, "text") + ".part", os.path.join(work, "text"))
+    stems = sorted(f[:-4] for f in os.listdir(os.path.join(work, "text")))
+    for theme in themes:
+        html = os.path.join(work, "html", theme)
+        if not os.path.isdir(html):
+            with open(os.path.join(site, "_config.yml"), "w") as fh:
+                fh.write("title: Node.js Notes\nsubtitle: Guides from the project\n"
+                         "author: The Editors\nlanguage: en\nurl: http://127.0.0.1\n"
+                         f"permalink: posts/:title/\ntheme: {theme}\npublic_dir: public\n"
+                         # a post's "updated" stamp is its date, not the build's time
+                         "updated_option: date\nindex_generator:\n  per_page: 10\n")
+            subprocess.run(["rm", "-rf", os.path.join(site, "db.json"), os.path.join(site, "public")],
+                           check=True)
+            build_once(os.path.join(site, "public"),
+                       ["node", os.path.join(site, "node_modules", "hexo", "bin", "hexo"),
+                        "generate"], site)
+            os.makedirs(os.path.dirname(html), exist_ok=True)
+            os.rename(os.path.join(site, "public"), html)
+        d = os.path.join(work, "in", theme)
+        os.makedirs(d, exist_ok=True)
+        for s in stems:
+            page, link = os.path.join(html, "posts", s, "index.html"), os.path.join(d, s + ".html")
+            if os.path.exists(page) and not os.path.lexists(link):
+                os.symlink(page, link)
+    return themes, {s: (os.path.join(work, "text", s + ".txt"), "nodeblog/" + s) for s in stems}
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@
 # trafilatura. Then, where the machine has Node.js's API reference as Markdown and HTML
 # (NodeSource's nodejs package: /usr/share/doc/nodejs/api), its own layout, MkDocs' two
 # themes and Material, VitePress, Docusaurus and mdBook built from the same Markdown, against
-# Python-Markdown's text of it.
+# Python-Markdown's text of it; and Node.js's project guides as a blog under twelve Hexo themes.
 # Pins and builds into $TRAWL_CACHE/docs-themes once (a few minutes); reruns score only.
 # Extra args go to bench/docs_themes.py (e.g. --only trawl,rs-trafilatura).
 set -euo pipefail
@@ -36,6 +36,19 @@ if command -v npm >/dev/null && ls /usr/share/doc/nodejs/api/*.md >/dev/null 2>&
     npm_once vitepress vitepress@1.6.4
     npm_once docusaurus @docusaurus/core@3.10.2 @docusaurus/preset-classic@3.10.2 react@18.3.1 react-dom@18.3.1
     [ -x "$GEN/mdbook/bin/mdbook" ] || cargo install --quiet --locked mdbook --version 0.4.52 --root "$GEN/mdbook"
+    # Hexo, the renderers and generators its themes use, and twelve themes; a site's
+    # package.json names Hexo's version (Hexo looks for it)
+    if [ ! -d "$GEN/hexo/node_modules/hexo-theme-anzhiyu" ]; then
+        mkdir -p "$GEN/hexo" && echo '{"private": true, "hexo": {"version": "8.1.2"}}' > "$GEN/hexo/package.json"
+        (cd "$GEN/hexo" && npm install --silent --no-audit --no-fund hexo@8.1.2 \
+            hexo-renderer-marked@7.0.1 hexo-renderer-ejs@2.0.0 hexo-renderer-stylus@3.0.1 \
+            hexo-renderer-pug@3.0.0 hexo-renderer-inferno@1.0.2 hexo-generator-index@4.0.0 \
+            hexo-generator-archive@2.0.0 hexo-generator-category@2.0.0 hexo-generator-tag@2.0.0 \
+            hexo-theme-landscape@1.1.0 hexo-theme-next@8.29.0 hexo-theme-butterfly@5.7.0 \
+            hexo-theme-fluid@1.9.9 hexo-theme-redefine@2.9.0 hexo-theme-keep@4.3.0 \
+            hexo-theme-icarus@6.1.1 hexo-theme-stellar@1.44.0 hexo-theme-volantis@6.8.3 \
+            hexo-theme-pure@1.0.2 hexo-theme-apollo@1.0.6 hexo-theme-anzhiyu@1.7.0)
+    fi
 fi
 cargo build --release --locked --quiet --bin trawl
 python3 bench/docs_themes.py --trawl "$CARGO_TARGET_DIR/release/trawl" --python "$VENV/bin/python" \
