@@ -6200,6 +6200,36 @@ mod tests {
     }
 
     #[test]
+    fn cards_that_are_links_never_hold_the_page() {
+        // a short post under which eight related posts are cards, each one link around a
+        // title, a date and a long blurb, named `related`: together they outweigh the post,
+        // but a link points away from the page and is never its text
+        let blurb = "This guide explains how the team plans its releases, who signs them and how the notes are written for every line that is still supported. ";
+        let cards: String = (0..8)
+            .map(|i| {
+                format!(
+                    r#"<a class="pagination-related" href="/posts/p{i}/"><div class="info"><div>2024-04-1{i}</div><div>Guide number {i}</div><div>{blurb}{blurb}</div></div></a>"#
+                )
+            })
+            .collect();
+        let p = "The project scans its source code every night and reports the issues it finds to the people who maintain it. ";
+        let html = format!(
+            r#"<html><body><article id="article-container"><h1>Static analysis</h1><p>{p}{p}</p><p>{p}</p></article>
+            <div class="relatedPosts"><div class="headline"><span>Related Articles</span></div><div class="relatedPosts-list">{cards}</div></div></body></html>"#
+        );
+        let x = extract(
+            &html,
+            "https://h.example/posts/static-analysis/",
+            true,
+            None,
+            None,
+        )
+        .unwrap();
+        assert!(x.text.contains("The project scans"), "{}", x.text);
+        assert!(!x.text.contains("Guide number"), "{}", x.text);
+    }
+
+    #[test]
     fn a_short_page_is_its_main_landmark() {
         // a page of three short lines in its main landmark, beside a book's chapter list
         // and a hidden help box of keyboard shortcuts: the line of the quote weighed most

@@ -2136,7 +2136,11 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
     // a page with little prose of its own outside its boilerplate-named groups (a forum
     // thread's posts, a page builder's widgets) is made of them
     if best.is_none_or(|(_, id)| stats[index[&id] as usize].mass < MAX_LIST_PROSE) {
-        let groupable: Vec<bool> = (0..n).map(|i| flip[i] && by_words[i]).collect();
+        // (a region that is itself a link, a card pointing to another post with its blurb,
+        // points away from the page: it is never its text)
+        let groupable: Vec<bool> = (0..n)
+            .map(|i| flip[i] && by_words[i] && els[i].name() != "a")
+            .collect();
         let mut blocks = building_blocks(&order, &size, &els, &own, &groupable, total_text);
         if blocks.iter().zip(&spared).any(|(b, s)| *b && !*s) {
             tracing::trace!("boilerplate-named groups hold the page");
