@@ -646,9 +646,10 @@ fn edge_fragment(block: &str, leading: bool) -> bool {
     if !leading && n < 500 && (plain.starts_with('©') || lower.starts_with("copyright")) {
         return true;
     }
-    // credits and captions in parentheses, dates and times
+    // credits and captions in parentheses, dates and times (a line of them: a post's
+    // created and updated stamps, `2024-02-16 10:00 Created 2024-02-17 11:30 Updated`)
     let credit = plain.starts_with('(') && plain.ends_with(')') && n < 150;
-    let date = n <= 40
+    let date = n <= 100
         && plain.chars().filter(|c| c.is_ascii_digit()).count() * 2
             >= plain.chars().filter(|c| c.is_alphanumeric()).count();
     credit || date || (n < 60 && !sentence_end)
@@ -6227,6 +6228,27 @@ mod tests {
         .unwrap();
         assert!(x.text.contains("The project scans"), "{}", x.text);
         assert!(!x.text.contains("Guide number"), "{}", x.text);
+    }
+
+    #[test]
+    fn a_line_of_dates_at_the_top_of_a_post_is_its_stamp() {
+        // a theme writes a post's created and updated stamps as one line over the text:
+        // mostly digits, it is a stamp, not the text
+        let p = "The project scans its source code every night and reports the issues it finds to the people who maintain it. ";
+        let html = format!(
+            r#"<html><body><article><div class="meta">2024-02-16 10:00 2024-02-16 10:00 Created 2024-02-17 11:30 2024-02-17 11:30 Updated</div>
+            <p>{p}{p}</p><p>{p}</p></article></body></html>"#
+        );
+        let x = extract(
+            &html,
+            "https://h.example/posts/static-analysis/",
+            true,
+            None,
+            None,
+        )
+        .unwrap();
+        assert!(x.text.contains("The project scans"), "{}", x.text);
+        assert!(!x.text.contains("Created"), "{}", x.text);
     }
 
     #[test]
