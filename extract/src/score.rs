@@ -342,9 +342,9 @@ fn value_words(v: &str, reviews: bool, thread: bool) -> ClassWords {
         // the page's), before anything else that it is the page's frame (`page-wrapper`,
         // `left-navigation_page-wrapper`)
         let mut page = false;
-        // a content word before a strong one says whose the region is, as `page` does
-        // (`post-copyright-info`, `article-share`, `entry-related`: the post's box, not
-        // the post)
+        // an owner word ([`OWNER_WORDS`]) before a strong one says whose the region is, as
+        // `page` does (`post-copyright-info`, `article-share`, `entry-related`: the post's
+        // box, not the post)
         let (mut tok_content, mut tok_owner, mut owned) = (false, false, false);
         for w in b
             .split(|x| matches!(x, b'-' | b'_' | b':'))
@@ -2227,8 +2227,8 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
     });
     let wider = wider.filter(|(w, _)| within.as_ref().is_none_or(|m| m.contains(&(*w as usize))));
     // a root of hardly any prose inside a main landmark of links, half its text or more (a
-    // contents page: a line under the title, then the chapters as links), is not the text:
-    // the landmark is
+    // contents page: a line under the title, then the chapters as links), or inside a short
+    // one (a title, a quote and a pointer), is not the text: the landmark is
     let wider = wider.or_else(|| {
         let m = within.as_ref()?;
         let region = &stats[m.start];
@@ -2723,7 +2723,8 @@ fn spread(order: &[(NodeId, u32)], stats: &[Stat], root: u32) -> Option<u32> {
 }
 
 /// Mass of a root (about its characters of sentence text) below which, inside a main
-/// landmark of links, the landmark is the content ([`score`]).
+/// landmark of links or a short one ([`SHORT_MAIN`]), the landmark is the content
+/// ([`score`]).
 const SMALL_ROOT: f32 = 100.0;
 
 /// Characters of a main landmark below which it is the whole of a short page's content.
