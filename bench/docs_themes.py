@@ -170,30 +170,47 @@ def main():
                    {rel.replace(os.sep, "__"): (os.path.join(a.work, "text", rel + ".txt"),
                                                 rel.replace(os.sep, "/")) for rel in rels})
     show(f"Sphinx {SPHINX} documentation, {len(rels)} pages per theme", "theme", tools, THEMES, table)
-    node = node_docs(a)
-    if node:
-        layouts, refs = node
-        table = scores(a, tools, layouts, os.path.join(a.work, "node", "in"),
-                       os.path.join(a.work, "node", "out"), refs)
-        print()
-        show(f"Node.js API reference (its Markdown), {len(refs)} pages per layout", "layout",
-             tools, layouts, table)
-        gen = generators(a) if a.generators else None
-        if gen:
-            layouts, refs = gen
-            table = scores(a, tools, layouts, os.path.join(a.work, "node", "in"),
-                           os.path.join(a.work, "node", "out"), refs)
-            print()
-            show(f"The same Markdown under three more generators, {len(refs)} pages each",
-                 "generator", tools, layouts, table)
-        blog = blogs(a) if a.generators else None
-        if blog:
-            themes, refs = blog
-            table = scores(a, tools, themes, os.path.join(a.work, "blog", "in"),
-                           os.path.join(a.work, "blog", "out"), refs)
-            print()
-            show(f"Node.js's project guides as a Hexo blog, {len(refs)} posts per theme",
-                 "theme", tools, themes, table)
+    if node_docs(a, tools):
+        if a.generators:
+            generators(a, tools)
+            blogs(a, tools)
+
+
+def part(a, tools, got, where, title, what):
+    """Scores and shows one of the Node.js parts: `got` is its (layouts, references) or
+    None (skipped), its pages under `where`/in. Whether it ran."""
+    if not got:
+        return False
+    layouts, refs = got
+    table = scores(a, tools, layouts, os.path.join(where, "in"), os.path.join(where, "out"), refs)
+    print()
+    show(title.format(n=len(refs)), what, tools, layouts, table)
+    return True
+
+
+def md_reference(a, src, out):
+    """The reference text of a folder of Markdown (`md_text`, run in the documentation venv),
+    made once into `out`."""
+    if not os.path.isdir(out):
+        subprocess.run([os.path.join(a.sphinx, "python"), os.path.abspath(__file__), "--md-text",
+                        src, out + ".part"], check=True)
+        os.rename(out + ".part", out)
+
+
+def link_pages(d, stems, page):
+    """Links each built page (`page(stem)`, where it exists) into folder `d` as `stem.html`."""
+    os.makedirs(d, exist_ok=True)
+    for s in stems:
+        link = os.path.join(d, s + ".html")
+        if os.path.exists(page(s)) and not os.path.lexists(link):
+            os.symlink(page(s), link)
+
+
+def copy_md(md, stems, dst):
+    """Copies the Markdown pages `stems` of folder `md` into folder `dst` (made)."""
+    os.makedirs(dst, exist_ok=True)
+    for s in stems:
+        subprocess.run(["cp", os.path.join(md, s + ".md"), dst], check=True)
 
 
 def scores(a, tools, layouts, ins, outs, refs):
@@ -257,23 +274,20 @@ def md_text(src, out):
                 fh.write("".join(t.parts))
 
 
-def node_docs(a):
+def node_docs(a, tools):
     """Node.js's API reference where the machine has it (`--node-docs`: its Markdown and its
     own HTML, as NodeSource's `nodejs` package installs them): its own layout, and MkDocs'
-    two themes and Material built from the same Markdown. (layouts, references) or None."""
+    two themes and Material built from the same Markdown. Whether it ran."""
     src = a.node_docs
     if not src or not glob.glob(os.path.join(src, "*.md")):
         print(f"\n(no Node.js API Markdown in {src}: that part skipped)")
-        return None
+        return False
     work = os.path.join(a.work, "node")
     docs = os.path.join(work, "src", "docs")
     if not os.path.isdir(os.path.join(work, "text")):
-        os.makedirs(docs, exist_ok=True)
-        for f in glob.glob(os.path.join(src, "*.md")):
-            subprocess.run(["cp", f, docs], check=True)
-        subprocess.run([os.path.join(a.sphinx, "python"), os.path.abspath(__file__), "--md-text",
-                        docs, os.path.join(work, "text") + ".part"], check=True)
-        os.rename(os.path.join(work, "text") + ".part", os.path.join(work, "text"))
+        copy_md(src, [os.path.basename(f)[:-3] for f in glob.glob(os.path.join(src, "*.md"))],
+                docs)
+    md_reference(a, docs, os.path.join(work, "text"))
     layouts = ["node"]
     for theme in ("mkdocs", "readthedocs", "material"):
         site = os.path.join(work, "html", theme)
@@ -288,19 +302,14 @@ def node_docs(a):
                 sys.exit(f"mkdocs build ({theme}) failed:\n{r.stderr[-2000:]}")
             os.rename(site + ".part", site)
         layouts.append(theme)
-    refs = {}
-    for f in sorted(os.listdir(os.path.join(work, "text"))):
-        stem = f[:-4]
-        refs[stem] = (os.path.join(work, "text", f), "nodejs/" + stem)
-        for layout in layouts:
-            d = os.path.join(work, "in", layout)
-            os.makedirs(d, exist_ok=True)
-            page = (os.path.join(src, stem + ".html") if layout == "node" else
-                    os.path.join(work, "html", layout, "" if stem == "index" else stem, "index.html"))
-            link = os.path.join(d, stem + ".html")
-            if os.path.exists(page) and not os.path.lexists(link):
-                os.symlink(page, link)
-    return layouts, refs
+    stems = sorted(f[:-4] for f in os.listdir(os.path.join(work, "text")))
+    for layout in layouts:
+        link_pages(os.path.join(work, "in", layout), stems,
+                   lambda s, layout=layout: os.path.join(src, s + ".html") if layout == "node"
+                   else os.path.join(work, "html", layout, "" if s == "index" else s, "index.html"))
+    refs = {s: (os.path.join(work, "text", s + ".txt"), "nodejs/" + s) for s in stems}
+    return part(a, tools, (layouts, refs), work,
+                "Node.js API reference (its Markdown), {n} pages per layout", "layout")
 
 # HTML tags the Node.js Markdown writes; any other `<word` outside code is text to escape
 HTML_TAGS = ("a|td|tr|th|table|code|kbd|sup|sub|span|i|strong|em|br|p|div|b|ul|li|ol|thead|"
@@ -334,9 +343,9 @@ def build_once(site, cmd, cwd):
         sys.exit(f"{' '.join(cmd)} failed:\n{(r.stdout + r.stderr)[-2000:]}")
 
 
-def generators(a):
+def generators(a, tools):
     """Node.js's API Markdown under VitePress, Docusaurus and mdBook (installed by
-    `docs_themes.sh` in `--generators`): (layouts, references), or None where they are not."""
+    `docs_themes.sh` in `--generators`), where they are."""
     g = a.generators
     need = [os.path.join(g, "vitepress", "node_modules", "vitepress"),
             os.path.join(g, "docusaurus", "node_modules", "@docusaurus", "core"),
@@ -345,7 +354,7 @@ def generators(a):
     if not all(os.path.exists(x) for x in need) or not glob.glob(os.path.join(src, "*.md")):
         print(f"\n(VitePress, Docusaurus or mdBook not in {g}, or no Node.js Markdown: "
               "that part skipped)")
-        return None
+        return
     work = os.path.join(a.work, "node")
     md = os.path.join(work, "gen-md")
     if not os.path.isdir(os.path.join(work, "gen-text")):
@@ -353,14 +362,12 @@ def generators(a):
         for f in glob.glob(os.path.join(src, "*.md")):
             with open(os.path.join(md, os.path.basename(f)), "w") as fh:
                 fh.write(vue_safe(open(f, encoding="utf-8").read()))
-        subprocess.run([os.path.join(a.sphinx, "python"), os.path.abspath(__file__), "--md-text",
-                        md, os.path.join(work, "gen-text") + ".part"], check=True)
-        os.rename(os.path.join(work, "gen-text") + ".part", os.path.join(work, "gen-text"))
+    md_reference(a, md, os.path.join(work, "gen-text"))
     stems = sorted(f[:-3] for f in os.listdir(md) if f.endswith(".md"))
     titles = {}
     for s in stems:
-        m = re.search(r"^#\s+(.+)$", open(os.path.join(md, s + ".md")).read(), re.M)
-        titles[s] = (m.group(1) if m else s).replace("[", "").replace("]", "")
+        title, _ = first_heading(open(os.path.join(md, s + ".md")).read(), s)
+        titles[s] = title.replace("[", "").replace("]", "")
     # VitePress: the default theme with a sidebar of every page, an outline, search, an edit
     # link, social links and a footer (markdown-it-attrs off: Node writes types as `{string}`)
     vp = os.path.join(g, "vitepress")
@@ -368,8 +375,7 @@ def generators(a):
     if not os.path.isdir(site_vp):
         subprocess.run(["rm", "-rf", os.path.join(vp, "docs")], check=True)
         os.makedirs(os.path.join(vp, "docs", ".vitepress"))
-        for s in stems:
-            subprocess.run(["cp", os.path.join(md, s + ".md"), os.path.join(vp, "docs")], check=True)
+        copy_md(md, stems, os.path.join(vp, "docs"))
         items = [{"text": titles[s], "link": "/" + s} for s in stems]
         with open(os.path.join(vp, "docs", ".vitepress", "config.mjs"), "w") as fh:
             fh.write("export default " + json.dumps({
@@ -391,9 +397,7 @@ def generators(a):
     site_du = os.path.join(du, "build")
     if not os.path.isdir(site_du):
         subprocess.run(["rm", "-rf", os.path.join(du, "docs")], check=True)
-        os.makedirs(os.path.join(du, "docs"))
-        for s in stems:
-            subprocess.run(["cp", os.path.join(md, s + ".md"), os.path.join(du, "docs")], check=True)
+        copy_md(md, stems, os.path.join(du, "docs"))
         with open(os.path.join(du, "docusaurus.config.js"), "w") as fh:
             fh.write("module.exports = " + json.dumps({
                 "title": "Node.js API", "url": "http://127.0.0.1", "baseUrl": "/",
@@ -416,9 +420,7 @@ def generators(a):
     site_mb = os.path.join(mb, "book")
     if not os.path.isdir(site_mb):
         subprocess.run(["rm", "-rf", mb], check=True)
-        os.makedirs(os.path.join(mb, "src"))
-        for s in stems:
-            subprocess.run(["cp", os.path.join(md, s + ".md"), os.path.join(mb, "src")], check=True)
+        copy_md(md, stems, os.path.join(mb, "src"))
         with open(os.path.join(mb, "src", "SUMMARY.md"), "w") as fh:
             fh.write("# Summary\n\n" + "".join(f"- [{titles[s]}](./{s}.md)\n" for s in stems))
         with open(os.path.join(mb, "book.toml"), "w") as fh:
@@ -429,16 +431,17 @@ def generators(a):
     pages = {"vitepress": lambda s: os.path.join(site_vp, s + ".html"),
              "docusaurus": lambda s: os.path.join(site_du, "" if s == "index" else s, "index.html"),
              "mdbook": lambda s: os.path.join(site_mb, s + ".html")}
-    refs = {}
-    for s in stems:
-        refs[s] = (os.path.join(work, "gen-text", s + ".txt"), "nodejs/" + s)
-        for layout, page in pages.items():
-            d = os.path.join(work, "in", layout)
-            os.makedirs(d, exist_ok=True)
-            link = os.path.join(d, s + ".html")
-            if os.path.exists(page(s)) and not os.path.lexists(link):
-                os.symlink(page(s), link)
-    return list(pages), refs
+    for layout, page in pages.items():
+        link_pages(os.path.join(work, "in", layout), stems, page)
+    refs = {s: (os.path.join(work, "gen-text", s + ".txt"), "nodejs/" + s) for s in stems}
+    part(a, tools, (list(pages), refs), work,
+         "The same Markdown under three more generators, {n} pages each", "generator")
+
+
+def first_heading(text, default):
+    """A Markdown page's first `# ` heading and where it ends (`default` and 0 without one)."""
+    m = re.search(r"^#\s+(.+)$", text, re.M)
+    return (m.group(1).strip(), m.end()) if m else (default, 0)
 
 
 # Hexo themes from the npm registry (`docs_themes.sh` pins them), as `theme:` names them
@@ -446,9 +449,9 @@ HEXO_THEMES = ["landscape", "next", "butterfly", "fluid", "redefine", "keep", "i
                "stellar", "volantis", "pure", "apollo", "anzhiyu"]
 
 
-def blogs(a):
+def blogs(a, tools):
     """Node.js's project guides as the posts of a Hexo blog under each of `HEXO_THEMES`
-    (installed by `docs_themes.sh` in `--generators`/hexo): (themes, references) or None."""
+    (installed by `docs_themes.sh` in `--generators`/hexo), where they are."""
     site = os.path.join(a.generators, "hexo")
     doc = os.path.dirname(a.node_docs.rstrip("/"))
     guides = sorted(glob.glob(os.path.join(doc, "contributing", "**", "*.md"), recursive=True))
@@ -460,7 +463,7 @@ def blogs(a):
     if not guides or len(themes) < len(HEXO_THEMES):
         print(f"\n(Hexo and its themes not in {site}, or no Node.js guides in {doc}: "
               "that part skipped)")
-        return None
+        return
     work = os.path.join(a.work, "blog")
     md = os.path.join(work, "md")
     posts = os.path.join(site, "source", "_posts")
@@ -472,11 +475,10 @@ def blogs(a):
         for i, g in enumerate(guides):
             stem = os.path.basename(g)[:-3].lower()
             text = open(g, encoding="utf-8").read()
-            m = re.search(r"^#\s+(.+)$", text, re.M)
-            title = m.group(1).strip() if m else stem
+            title, end = first_heading(text, stem)
             # the body under the title (the theme writes the title), without its images
             # (the guides' pictures are not part of the blog)
-            body = re.sub(r"!\[[^\]]*\]\([^)]*\)", "", text[m.end():] if m else text)
+            body = re.sub(r"!\[[^\]]*\]\([^)]*\)", "", text[end:])
             day = f"2024-{1 + i // 28:02d}-{1 + i % 28:02d}"
             with open(os.path.join(posts, stem + ".md"), "w") as fh:
                 fh.write(f"---\ntitle: {json.dumps(title)}\ndate: {day} 10:00:00\n"
@@ -484,9 +486,7 @@ def blogs(a):
                          f"categories: [{'guides' if i % 2 else 'maintaining'}]\n---\n{body}")
             with open(os.path.join(md, stem + ".md"), "w") as fh:
                 fh.write(f"# {title}\n{body}")
-        subprocess.run([os.path.join(a.sphinx, "python"), os.path.abspath(__file__), "--md-text",
-                        md, os.path.join(work, "text") + ".part"], check=True)
-        os.rename(os.path.join(work, "text") + ".part", os.path.join(work, "text"))
+    md_reference(a, md, os.path.join(work, "text"))
     stems = sorted(f[:-4] for f in os.listdir(os.path.join(work, "text")))
     for theme in themes:
         html = os.path.join(work, "html", theme)
@@ -504,13 +504,11 @@ def blogs(a):
                         "generate"], site)
             os.makedirs(os.path.dirname(html), exist_ok=True)
             os.rename(os.path.join(site, "public"), html)
-        d = os.path.join(work, "in", theme)
-        os.makedirs(d, exist_ok=True)
-        for s in stems:
-            page, link = os.path.join(html, "posts", s, "index.html"), os.path.join(d, s + ".html")
-            if os.path.exists(page) and not os.path.lexists(link):
-                os.symlink(page, link)
-    return themes, {s: (os.path.join(work, "text", s + ".txt"), "nodeblog/" + s) for s in stems}
+        link_pages(os.path.join(work, "in", theme), stems,
+                   lambda s, html=html: os.path.join(html, "posts", s, "index.html"))
+    refs = {s: (os.path.join(work, "text", s + ".txt"), "nodeblog/" + s) for s in stems}
+    part(a, tools, (themes, refs), work,
+         "Node.js's project guides as a Hexo blog, {n} posts per theme", "theme")
 
 
 if __name__ == "__main__":
