@@ -497,8 +497,12 @@ def blogs(a, tools):
                          f"permalink: posts/:title/\ntheme: {theme}\npublic_dir: public\n"
                          # a post's "updated" stamp is its date, not the build's time
                          "updated_option: date\nindex_generator:\n  per_page: 10\n")
-            subprocess.run(["rm", "-rf", os.path.join(site, "db.json"), os.path.join(site, "public")],
-                           check=True)
+            # (and no theme's own config left by an earlier build: Icarus writes its
+            # `_config.icarus.yml` of sample widgets on its first build, and reads it on the
+            # next, which then shows "You need to set install_url" notices: every build is
+            # a first one)
+            subprocess.run(["rm", "-rf", os.path.join(site, "db.json"), os.path.join(site, "public")]
+                           + glob.glob(os.path.join(site, "_config.*.yml")), check=True)
             build_once(os.path.join(site, "public"),
                        ["node", os.path.join(site, "node_modules", "hexo", "bin", "hexo"),
                         "generate"], site)
