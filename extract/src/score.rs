@@ -395,6 +395,19 @@ fn value_words(v: &str, reviews: bool, thread: bool) -> ClassWords {
     c
 }
 
+/// Whether link `a` points at itself or at the heading (or `dt`) holding it,
+/// `<h2 id="x"><a href="#x">Title</a></h2>`: a permalink wrapped around the title is the
+/// heading's text, not a way out of the page.
+fn self_link(a: &scraper::node::Element, owner: Option<&scraper::node::Element>) -> bool {
+    let Some(f) = a.attr("href").and_then(|h| h.strip_prefix('#')) else {
+        return false;
+    };
+    !f.is_empty()
+        && (a.id() == Some(f)
+            || owner
+                .is_some_and(|o| (is_heading(o.name()) || o.name() == "dt") && o.id() == Some(f)))
+}
+
 /// Content words that, before a strong word in one class token, say whose the region is
 /// (`post-copyright`, `article-share`, `entry-related`).
 const OWNER_WORDS: &[&str] = &["post", "entry", "article", "story", "blog"];
@@ -1753,22 +1766,9 @@ pub(crate) fn score(doc: &Html, declared: Declared) -> Scores {
                 } else {
                     owner
                 };
-                // a heading's link to itself (`<h2 id="x"><a href="#x">Title</a></h2>`: a
-                // permalink wrapped around the title) is the heading's text, not a way out
                 let link = in_link
                     || (name == "a"
-                        && !e.attr("href").is_some_and(|h| {
-                            h.strip_prefix('#').is_some_and(|f| {
-                                !f.is_empty()
-                                    && (e.id() == Some(f)
-                                        || (owner != u32::MAX
-                                            && matches!(
-                                                els[owner as usize].name(),
-                                                "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "dt"
-                                            )
-                                            && els[owner as usize].id() == Some(f)))
-                            })
-                        }));
+                        && !self_link(e, (owner != u32::MAX).then(|| els[owner as usize])));
                 for c in node.children().rev() {
                     stack.push((c, slot, owner, link));
                 }
